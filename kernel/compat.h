@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * sroce: the one place where the supported kernels (Debian's 6.1 and 6.12)
+ * differ in the APIs the driver uses. Nothing outside this header tests
+ * LINUX_VERSION_CODE.
+ */
+#ifndef SROCE_COMPAT_H
+#define SROCE_COMPAT_H
+
+#include <linux/version.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/uverbs_ioctl.h>
+
+/*
+ * ib_device_ops.create_cq: 6.11 replaced the trailing struct ib_udata with
+ * the uverbs attribute bundle that carries it.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
+#define SROCE_CREATE_CQ_ARG	struct uverbs_attr_bundle
+static inline struct ib_udata *sroce_cq_udata(struct uverbs_attr_bundle *attrs)
+{
+	return attrs ? &attrs->driver_udata : NULL;
+}
+#else
+#define SROCE_CREATE_CQ_ARG	struct ib_udata
+static inline struct ib_udata *sroce_cq_udata(struct ib_udata *udata)
+{
+	return udata;
+}
+#endif
+
+#endif /* SROCE_COMPAT_H */

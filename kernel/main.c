@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sroce - software RoCEv2 RDMA device.
+ *
+ * Module entry: `rdma link add NAME type sroce netdev IF` creates a device
+ * bound to an Ethernet netdev, `rdma link delete NAME` removes it. A netdev
+ * notifier keeps the port state in step with the netdev and removes the
+ * device when its netdev goes away. The RoCE GID table itself is kept by
+ * the RDMA core from the netdev's addresses (ib_device_set_netdev()).
+ *
+ * Device lifetime: every device sits on sroce_dev_list from newlink until it
+ * is reaped, and the list holds a reference on its struct device. The RDMA
+ * core calls sroce_dealloc_driver() exactly once, after unregistration (or a
+ * failed registration); that is the single place that releases the netdev
+ * and the socket, and it marks the entry dead. Dead entries are reaped
+ * (reference dropped) only after ib_unregister_device() on them returned:
+ * the core serialises unregistration, so that call is a fence against a
+ * concurrent unregistration still running our dealloc_driver. Module unload
+ * reaps every entry that way, so no sroce code can run after it.
+ */
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/rtnetlink.h>
+#include <rdma/rdma_netlink.h>
+#include <rdma/ib_verbs.h>
+
+#include "sroce.h"
+
+MODULE_AUTHOR("sroce developers");
+MODULE_DESCRIPTION("sroce: software RoCEv2 RDMA device");
+MODULE_LICENSE("GPL");
+
+static LIST_HEAD(sroce_dev_list);
+static DEFINE_MUTEX(sroce_dev_lock);
+
+static struct sroce_dev *sroce_find_by_ndev(struct net_device *ndev)
+{
+	struct sroce_dev *sdev;
+
+	lockdep_assert_held(&sroce_dev_lock);
+
+	list_for_each_entry(sdev, &sroce_dev_list, list)
+		if (!sdev->dead && sdev->ndev == ndev)
+			return sdev;
+	return NULL;
+}
+
+/**
+ * sroce_dealloc_driver() - release what a device holds
+ * @ibdev: the device
+ *
+ * Called by the RDMA core exactly once: after unregistration (`rdma link
+ * delete`, netdev removal, module unload) or from ib_dealloc_device() when
+ * registration failed or never happened. The core frees the memory when the
+ * last device reference is gone; ours is dropped when the entry is reaped.
+ */
+void sroce_dealloc_driver(struct ib_device *ibdev)
+{
+	struct sroce_dev *sdev = to_sdev(ibdev);
+
+	if (sdev->udp)
+		sroce_udp_put(sdev->udp);
+	sdev->udp = NULL;
+	if (sdev->ndev)
+		netdev_put(sdev->ndev, &sdev->ndev_tracker);
+
+	mutex_lock(&sroce_dev_lock);
+	sdev->ndev = NULL;
+	sdev->dead = true;
+	mutex_unlock(&sroce_dev_lock);
+}
+
+/*
+ * Reap entries: @all for module unload, otherwise only dead ones. See the
+ * lifetime comment at the top of this file.
+ */
+static void sroce_reap(bool all)
+{
+	struct sroce_dev *sdev, *tmp;
+	LIST_HEAD(reap);
+
+	mutex_lock(&sroce_dev_lock);
+	list_for_each_entry_safe(sdev, tmp, &sroce_dev_list, list)
+		if (all || sdev->dead)
+			list_move_tail(&sdev->list, &reap);
+	mutex_unlock(&sroce_dev_lock);
+
+	list_for_each_entry_safe(sdev, tmp, &reap, list) {
+		list_del_init(&sdev->list);
+		ib_unregister_device(&sdev->ib_dev);
+		put_device(&sdev->ib_dev.dev);
+	}
+}
+
+static void sroce_port_event(struct sroce_dev *sdev)
+{
+	enum ib_port_state state = sroce_port_state(sdev);
+	struct ib_event ev = {
+		.device = &sdev->ib_dev,
+		.element.port_num = SROCE_PORT,
+	};
+
+	if (state == sdev->last_port_state)
+		return;
+	sdev->last_port_state = state;
+	ev.event = state == IB_PORT_ACTIVE ? IB_EVENT_PORT_ACTIVE : IB_EVENT_PORT_ERR;
+	ib_dispatch_event(&ev);
+}
+
+static int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
+{
+	struct sroce_dev *sdev;
+	struct sroce_udp *udp;
+	bool gone;
+	int err;
+
+	if (ndev->type != ARPHRD_ETHER || ndev->addr_len != ETH_ALEN)
+		return -EINVAL;
+
+	sroce_reap(false);
+
+	mutex_lock(&sroce_dev_lock);
+	if (sroce_find_by_ndev(ndev)) {
+		mutex_unlock(&sroce_dev_lock);
+		return -EEXIST;
+	}
+	sdev = ib_alloc_device(sroce_dev, ib_dev);
+	if (!sdev) {
+		mutex_unlock(&sroce_dev_lock);
+		return -ENOMEM;
+	}
+	/* from here on, ib_dealloc_device() unwinds through dealloc_driver */
+	sdev->ndev = ndev;
+	netdev_hold(ndev, &sdev->ndev_tracker, GFP_KERNEL);
+	sroce_init_ib_dev(sdev);
+	sdev->last_port_state = sroce_port_state(sdev);
+	get_device(&sdev->ib_dev.dev);
+	list_add_tail(&sdev->list, &sroce_dev_list);
+	mutex_unlock(&sroce_dev_lock);
+
+	udp = sroce_udp_get(dev_net(ndev));
+	if (IS_ERR(udp)) {
+		err = PTR_ERR(udp);
+		goto err_dealloc_dev;
+	}
+	sdev->udp = udp;
+
+	err = ib_device_set_netdev(&sdev->ib_dev, ndev, SROCE_PORT);
+	if (err)
+		goto err_dealloc_dev;
+
+	err = ib_register_device(&sdev->ib_dev, ibdev_name, NULL);
+	if (err)
+		goto err_dealloc_dev;
+
+	/*
+	 * The netdev may have started unregistering while we registered; the
+	 * notifier could not unregister a device that was not registered yet,
+	 * so it left us a flag.
+	 */
+	rtnl_lock();
+	mutex_lock(&sroce_dev_lock);
+	gone = sdev->ndev_gone || ndev->reg_state != NETREG_REGISTERED;
+	mutex_unlock(&sroce_dev_lock);
+	if (gone)
+		ib_unregister_device_queued(&sdev->ib_dev);
+	rtnl_unlock();
+	return gone ? -ENODEV : 0;
+
+err_dealloc_dev:
+	ib_dealloc_device(&sdev->ib_dev);
+	return err;
+}
+
+static struct rdma_link_ops sroce_link_ops = {
+	.type = SROCE_DRV_NAME,
+	.newlink = sroce_newlink,
+};
+
+static int sroce_netdev_event(struct notifier_block *nb, unsigned long event,
+			      void *ptr)
+{
+	struct net_device *ndev = netdev_notifier_info_to_dev(ptr);
+	struct sroce_dev *sdev;
+
+	mutex_lock(&sroce_dev_lock);
+	sdev = sroce_find_by_ndev(ndev);
+	if (!sdev)
+		goto out_unlock;
+	if (!ib_device_try_get(&sdev->ib_dev)) {
+		/* still registering, or already on its way out */
+		if (event == NETDEV_UNREGISTER)
+			sdev->ndev_gone = true;
+		goto out_unlock;
+	}
+
+	switch (event) {
+	case NETDEV_UNREGISTER:
+		/* we hold rtnl: let the core unregister from a work item */
+		ib_unregister_device_queued(&sdev->ib_dev);
+		break;
+	case NETDEV_UP:
+	case NETDEV_DOWN:
+	case NETDEV_CHANGE:
+		sroce_port_event(sdev);
+		break;
+	default:
+		/* the MTU is read live; the core tracks addresses (GIDs) */
+		break;
+	}
+	ib_device_put(&sdev->ib_dev);
+out_unlock:
+	mutex_unlock(&sroce_dev_lock);
+	return NOTIFY_OK;
+}
+
+static struct notifier_block sroce_netdev_nb = {
+	.notifier_call = sroce_netdev_event,
+};
+
+static int __init sroce_init(void)
+{
+	int err;
+
+	err = sroce_net_init();
+	if (err)
+		return err;
+	err = register_netdevice_notifier(&sroce_netdev_nb);
+	if (err)
+		goto err_net_exit;
+	rdma_link_register(&sroce_link_ops);
+	return 0;
+
+err_net_exit:
+	sroce_net_exit();
+	return err;
+}
+
+static void __exit sroce_exit(void)
+{
+	rdma_link_unregister(&sroce_link_ops);
+	unregister_netdevice_notifier(&sroce_netdev_nb);
+	sroce_reap(true);
+	sroce_net_exit();
+}
+
+module_init(sroce_init);
+module_exit(sroce_exit);
+MODULE_ALIAS_RDMA_LINK("sroce");

@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sroce verbs: device/port queries, user contexts, protection domains.
+ *
+ * Capabilities are honest: only what works is advertised. Objects that are
+ * not implemented yet (CQ, QP, MR) are refused with -EOPNOTSUPP so that
+ * applications and test suites skip rather than mis-complete.
+ */
+#include <linux/etherdevice.h>
+#include <linux/module.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/ib_mad.h>
+
+#include "sroce.h"
+
+/**
+ * sroce_port_state() - IB port state derived from the netdev
+ * @sdev: the device
+ *
+ * The port is ACTIVE while the netdev is up with carrier, DOWN otherwise.
+ */
+enum ib_port_state sroce_port_state(struct sroce_dev *sdev)
+{
+	struct net_device *ndev = sdev->ndev;
+
+	return netif_running(ndev) && netif_carrier_ok(ndev) ?
+		IB_PORT_ACTIVE : IB_PORT_DOWN;
+}
+
+static int sroce_query_device(struct ib_device *ibdev,
+			      struct ib_device_attr *attr,
+			      struct ib_udata *udata)
+{
+	struct sroce_dev *sdev = to_sdev(ibdev);
+
+	if (udata && (udata->inlen || udata->outlen))
+		return -EINVAL;
+
+	memset(attr, 0, sizeof(*attr));
+	attr->fw_ver = 0;
+	attr->sys_image_guid = ibdev->node_guid;
+	attr->max_mr_size = 0;
+	attr->page_size_cap = PAGE_SIZE;
+	attr->vendor_id = SROCE_VENDOR_ID;
+	attr->vendor_part_id = 0;
+	attr->hw_ver = 0;
+	attr->max_pd = SROCE_MAX_PD;
+	attr->max_pkeys = 1;
+	attr->local_ca_ack_delay = 15;
+	attr->max_fast_reg_page_list_len = 0;
+	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
+	attr->device_cap_flags = IB_DEVICE_RC_RNR_NAK_GEN | IB_DEVICE_SYS_IMAGE_GUID;
+	(void)sdev;
+	return 0;
+}
+
+static int sroce_query_port(struct ib_device *ibdev, u32 port,
+			    struct ib_port_attr *attr)
+{
+	struct sroce_dev *sdev = to_sdev(ibdev);
+	int mtu;
+
+	/* the core zeroes *attr and validates @port */
+	attr->state = sroce_port_state(sdev);
+	attr->phys_state = attr->state == IB_PORT_ACTIVE ?
+		IB_PORT_PHYS_STATE_LINK_UP : IB_PORT_PHYS_STATE_DISABLED;
+	attr->max_mtu = IB_MTU_4096;
+	mtu = sroce_ib_mtu_from_netdev_mtu(READ_ONCE(sdev->ndev->mtu));
+	attr->active_mtu = mtu ? (enum ib_mtu)mtu : IB_MTU_256;
+	attr->gid_tbl_len = SROCE_GID_TBL_LEN;
+	attr->port_cap_flags = IB_PORT_CM_SUP;
+	attr->max_msg_sz = SROCE_MAX_MSG_SZ;
+	attr->pkey_tbl_len = 1;
+	attr->max_vl_num = 1;
+	attr->lid = 0;
+	attr->sm_lid = 0;
+	attr->lmc = 0;
+	attr->sm_sl = 0;
+	attr->subnet_timeout = 0;
+	attr->init_type_reply = 0;
+	return ib_get_eth_speed(ibdev, port, &attr->active_speed,
+				&attr->active_width);
+}
+
+static int sroce_query_pkey(struct ib_device *ibdev, u32 port, u16 index,
+			    u16 *pkey)
+{
+	if (index)
+		return -EINVAL;
+	*pkey = IB_DEFAULT_PKEY_FULL;
+	return 0;
+}
+
+static int sroce_get_port_immutable(struct ib_device *ibdev, u32 port,
+				    struct ib_port_immutable *immutable)
+{
+	struct ib_port_attr attr = {};
+	int err;
+
+	/*
+	 * RoCEv2 only. The MAD/CM capabilities (QP1) are not claimed until
+	 * the device can create the GSI QP they need.
+	 */
+	immutable->core_cap_flags = RDMA_CORE_CAP_PROT_ROCE_UDP_ENCAP |
+				    RDMA_CORE_CAP_ETH_AH;
+	err = ib_query_port(ibdev, port, &attr);
+	if (err)
+		return err;
+	immutable->pkey_tbl_len = attr.pkey_tbl_len;
+	immutable->gid_tbl_len = attr.gid_tbl_len;
+	immutable->max_mad_size = 0;	/* no MAD support claimed */
+	return 0;
+}
+
+static enum rdma_link_layer sroce_get_link_layer(struct ib_device *ibdev,
+						 u32 port)
+{
+	return IB_LINK_LAYER_ETHERNET;
+}
+
+static int sroce_alloc_ucontext(struct ib_ucontext *ibuc,
+				struct ib_udata *udata)
+{
+	struct sroce_alloc_ucontext_resp resp = {
+		.abi_version = SROCE_UVERBS_ABI_VERSION,
+		.caps = 0,
+	};
+
+	if (!udata)
+		return 0;
+	return ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
+}
+
+static void sroce_dealloc_ucontext(struct ib_ucontext *ibuc)
+{
+}
+
+static int sroce_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	return 0;
+}
+
+static int sroce_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	return 0;
+}
+
+/* ---- not implemented yet: refuse cleanly ---------------------------- */
+
+static int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+			   SROCE_CREATE_CQ_ARG *arg)
+{
+	return -EOPNOTSUPP;
+}
+
+static int sroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
+{
+	return 0;
+}
+
+static int sroce_poll_cq(struct ib_cq *ibcq, int n, struct ib_wc *wc)
+{
+	return -EOPNOTSUPP;
+}
+
+static int sroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
+{
+	return -EOPNOTSUPP;
+}
+
+static int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+			   struct ib_udata *udata)
+{
+	return -EOPNOTSUPP;
+}
+
+static int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
+			   int mask, struct ib_udata *udata)
+{
+	return -EOPNOTSUPP;
+}
+
+static int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
+{
+	return 0;
+}
+
+static int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+			   const struct ib_send_wr **bad_wr)
+{
+	*bad_wr = wr;
+	return -EOPNOTSUPP;
+}
+
+static int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+			   const struct ib_recv_wr **bad_wr)
+{
+	*bad_wr = wr;
+	return -EOPNOTSUPP;
+}
+
+static struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access)
+{
+	return ERR_PTR(-EOPNOTSUPP);
+}
+
+static struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+				       u64 iova, int access, struct ib_udata *udata)
+{
+	return ERR_PTR(-EOPNOTSUPP);
+}
+
+static int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
+{
+	return 0;
+}
+
+/* ---- sysfs ---------------------------------------------------------- */
+
+static ssize_t hca_type_show(struct device *device,
+			     struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%s\n", SROCE_DRV_NAME);
+}
+static DEVICE_ATTR_RO(hca_type);
+
+static ssize_t parent_show(struct device *device,
+			   struct device_attribute *attr, char *buf)
+{
+	struct sroce_dev *sdev =
+		rdma_device_to_drv_device(device, struct sroce_dev, ib_dev);
+
+	return sysfs_emit(buf, "%s\n", netdev_name(sdev->ndev));
+}
+static DEVICE_ATTR_RO(parent);
+
+static struct attribute *sroce_dev_attrs[] = {
+	&dev_attr_hca_type.attr,
+	&dev_attr_parent.attr,
+	NULL,
+};
+
+static const struct attribute_group sroce_dev_attr_group = {
+	.attrs = sroce_dev_attrs,
+};
+
+const struct ib_device_ops sroce_dev_ops = {
+	.owner = THIS_MODULE,
+	.driver_id = RDMA_DRIVER_UNKNOWN,
+	.uverbs_abi_ver = SROCE_UVERBS_ABI_VERSION,
+
+	.alloc_pd = sroce_alloc_pd,
+	.alloc_ucontext = sroce_alloc_ucontext,
+	.create_cq = sroce_create_cq,
+	.create_qp = sroce_create_qp,
+	.dealloc_driver = sroce_dealloc_driver,
+	.dealloc_pd = sroce_dealloc_pd,
+	.dealloc_ucontext = sroce_dealloc_ucontext,
+	.dereg_mr = sroce_dereg_mr,
+	.destroy_cq = sroce_destroy_cq,
+	.destroy_qp = sroce_destroy_qp,
+	.device_group = &sroce_dev_attr_group,
+	.get_dma_mr = sroce_get_dma_mr,
+	.get_link_layer = sroce_get_link_layer,
+	.get_port_immutable = sroce_get_port_immutable,
+	.modify_qp = sroce_modify_qp,
+	.poll_cq = sroce_poll_cq,
+	.post_recv = sroce_post_recv,
+	.post_send = sroce_post_send,
+	.query_device = sroce_query_device,
+	.query_pkey = sroce_query_pkey,
+	.query_port = sroce_query_port,
+	.reg_user_mr = sroce_reg_user_mr,
+	.req_notify_cq = sroce_req_notify_cq,
+
+	INIT_RDMA_OBJ_SIZE(ib_pd, sroce_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_ucontext, sroce_ucontext, ibuc),
+};
+
+/**
+ * sroce_init_ib_dev() - fill the ib_device fields that derive from the netdev
+ * @sdev: device whose @ndev is set
+ */
+void sroce_init_ib_dev(struct sroce_dev *sdev)
+{
+	struct ib_device *ibdev = &sdev->ib_dev;
+	struct net_device *ndev = sdev->ndev;
+	u8 mac[ETH_ALEN] = {};
+
+	ibdev->node_type = RDMA_NODE_IB_CA;
+	ibdev->phys_port_cnt = 1;
+	ibdev->num_comp_vectors = num_possible_cpus();
+	ibdev->local_dma_lkey = 0;
+	strscpy(ibdev->node_desc, SROCE_DRV_NAME, sizeof(ibdev->node_desc));
+	if (ndev->addr_len == ETH_ALEN)
+		ether_addr_copy(mac, ndev->dev_addr);
+	sroce_eui64_from_mac((u8 *)&ibdev->node_guid, mac);
+	/*
+	 * Parent the RDMA device to the netdev's bus device (virtio-net's
+	 * PCI function) so /sys/class/infiniband/X/device/net/ exists, as
+	 * rdma-core's tools expect for a NIC-backed device.
+	 */
+	ibdev->dev.parent = ndev->dev.parent;
+	ib_set_device_ops(ibdev, &sroce_dev_ops);
+}
