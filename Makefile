@@ -3,8 +3,8 @@
 #   make [KERNEL=6.1|6.12]   deps, module for KERNEL, provider, C++ tools
 #   make run                 boot the VM, create sroce0, show it
 #   make check               host unit tests + VM selftests on every kernel
-#   make sparse              module under sparse (C=1) for every kernel
-#   make bench               performance comparison (see Documentation/)
+#   make sparse              module under sparse (C=2) for every kernel
+#   make install             provider + module on a real host (see README)
 #   make clean
 
 KERNEL ?= 6.12
@@ -15,12 +15,12 @@ MODSRC := $(TOP)/kernel
 MODFILES := $(MODSRC)/Kbuild $(wildcard $(MODSRC)/*.c $(MODSRC)/*.h $(MODSRC)/proto/*.c $(MODSRC)/proto/*.h $(MODSRC)/uapi/*.h)
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps module modules provider userspace run check unit selftests sparse bench clean help
+.PHONY: all deps module module-host modules provider userspace run check sparse install clean help
 
 all: deps module provider userspace
 
 help:
-	@sed -n '2,9p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,10p' Makefile | sed 's/^# \{0,1\}//'
 
 # scripts/deps is idempotent and quiet when everything is present
 deps:
@@ -57,3 +57,39 @@ sparse: $(foreach k,$(KERNELS),sparse-$(k))
 
 clean:
 	rm -rf $(B)/kernel $(B)/provider $(B)/userspace $(MODSRC)/sroce.ko
+	rm -f $(MODSRC)/*.o $(MODSRC)/proto/*.o $(MODSRC)/.*.cmd $(MODSRC)/proto/.*.cmd \
+		$(MODSRC)/*.mod* $(MODSRC)/Module.symvers $(MODSRC)/modules.order
+
+# --- rdma-core provider (against rdma-core's headers, checked against the
+# installed libibverbs' private ABI) ---------------------------------------
+provider: $(B)/rdma-core/.done
+	@cmake -S rdma-core-provider -B $(B)/provider -DRDMA_CORE_SRC=$(B)/rdma-core/src \
+		-DCMAKE_BUILD_TYPE=RelWithDebInfo > $(B)/provider.cmake.log 2>&1 || \
+		{ cat $(B)/provider.cmake.log; exit 1; }
+	@cmake --build $(B)/provider -j $(JOBS)
+
+$(B)/rdma-core/.done:
+	@scripts/deps --rdma-core
+
+# --- C++ companion tools and host unit tests -------------------------------
+userspace:
+	@cmake -S userspace -B $(B)/userspace -DCMAKE_BUILD_TYPE=RelWithDebInfo > $(B)/userspace.cmake.log 2>&1 || \
+		{ cat $(B)/userspace.cmake.log; exit 1; }
+	@cmake --build $(B)/userspace -j $(JOBS)
+
+# --- the two user commands -------------------------------------------------
+run: all
+	qemu/vm-run --kernel $(KERNEL) -- scripts/demo
+
+check: deps
+	@$(MAKE) --no-print-directory modules provider userspace
+	@scripts/check --kernels "$(KERNELS)"
+
+# Build against the running kernel's headers (a real host, not the VM).
+module-host:
+	$(MAKE) -C /lib/modules/$$(uname -r)/build M=$(MODSRC) W=1 modules
+
+install: module-host provider
+	install -D -m 644 kernel/sroce.ko /lib/modules/$$(uname -r)/updates/sroce.ko
+	depmod -a
+	cmake --install $(B)/provider

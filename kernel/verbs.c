@@ -31,8 +31,6 @@ static int sroce_query_device(struct ib_device *ibdev,
 			      struct ib_device_attr *attr,
 			      struct ib_udata *udata)
 {
-	struct sroce_dev *sdev = to_sdev(ibdev);
-
 	if (udata && (udata->inlen || udata->outlen))
 		return -EINVAL;
 
@@ -49,8 +47,7 @@ static int sroce_query_device(struct ib_device *ibdev,
 	attr->local_ca_ack_delay = 15;
 	attr->max_fast_reg_page_list_len = 0;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
-	attr->device_cap_flags = IB_DEVICE_RC_RNR_NAK_GEN | IB_DEVICE_SYS_IMAGE_GUID;
-	(void)sdev;
+	attr->device_cap_flags = IB_DEVICE_SYS_IMAGE_GUID;
 	return 0;
 }
 

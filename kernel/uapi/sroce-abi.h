@@ -15,11 +15,17 @@
 /* Device name prefix the provider matches (sroce0, sroce1, ...) */
 #define SROCE_DEVICE_NAME_PREFIX	"sroce"
 
+/*
+ * Capability bits in sroce_alloc_ucontext_resp.caps. None are defined yet:
+ * later kernels set bits here as features (mmapped rings, doorbell
+ * suppression) land, and a provider must treat unknown bits as absent.
+ */
+
 /* alloc_ucontext response: what this kernel build supports */
 struct sroce_alloc_ucontext_resp {
 	__u32 abi_version;	/* SROCE_UVERBS_ABI_VERSION */
 	__u32 caps;		/* SROCE_CAP_* */
-	__u64 reserved;
+	__aligned_u64 reserved;
 };
 
 #endif /* SROCE_ABI_USER_H */

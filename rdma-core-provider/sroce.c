@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * sroce userspace provider: device matching, device and context lifetime,
+ * and registration with libibverbs.
+ */
+#include <config.h>
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sroce.h"
+
+/*
+ * The kernel registers its ib_devices with driver_id RDMA_DRIVER_UNKNOWN and
+ * without a modalias, so libibverbs can only match them by name. The table
+ * entry expands to an fnmatch() pattern on "rdma_device:N<ibdev name>".
+ */
+static const struct verbs_match_ent sroce_match_table[] = {
+	VERBS_NAME_MATCH(SROCE_DEVICE_NAME_PREFIX, NULL),
+	{},
+};
+
+/*
+ * The name pattern above is loose ("*Nsroce*"); accept only the names the
+ * kernel module actually hands out: the prefix followed by a decimal index.
+ */
+static bool sroce_name_is_ours(const char *name)
+{
+	size_t plen = strlen(SROCE_DEVICE_NAME_PREFIX);
+	const char *p;
+
+	if (strncmp(name, SROCE_DEVICE_NAME_PREFIX, plen))
+		return false;
+	p = name + plen;
+	if (!*p)
+		return false;
+	for (; *p; p++)
+		if (!isdigit((unsigned char)*p))
+			return false;
+	return true;
+}
+
+static bool sroce_match_device(struct verbs_sysfs_dev *sysfs_dev)
+{
+	return sysfs_dev->match && sroce_name_is_ours(sysfs_dev->ibdev_name);
+}
+
+static void sroce_free_context(struct ibv_context *ibctx)
+{
+	struct sroce_context *ctx = to_sctx(ibctx);
+
+	verbs_uninit_context(&ctx->vctx);
+	free(ctx);
+}
+
+static const struct verbs_context_ops sroce_ctx_ops = {
+	.free_context = sroce_free_context,
+	.query_device_ex = sroce_query_device_ex,
+	.query_port = sroce_query_port,
+	.alloc_pd = sroce_alloc_pd,
+	.dealloc_pd = sroce_dealloc_pd,
+	/*
+	 * Every op left NULL keeps libibverbs' default, which fails with
+	 * EOPNOTSUPP.
+	 */
+};
+
+static struct verbs_context *sroce_alloc_context(struct ibv_device *ibdev,
+						 int cmd_fd,
+						 void *private_data)
+{
+	struct sroce_get_context_resp resp;
+	struct sroce_get_context cmd;
+	struct sroce_context *ctx;
+	int ret;
+
+	(void)private_data;
+
+	ctx = verbs_init_and_alloc_context(ibdev, cmd_fd, ctx, vctx,
+					   RDMA_DRIVER_UNKNOWN);
+	if (!ctx)
+		return NULL;
+
+	memset(&cmd, 0, sizeof(cmd));
+	memset(&resp, 0, sizeof(resp));
+	ret = ibv_cmd_get_context(&ctx->vctx, &cmd.ibv_cmd, sizeof(cmd),
+				  &resp.ibv_resp, sizeof(resp));
+	if (ret) {
+		errno = ret;
+		goto err;
+	}
+
+	if (resp.abi_version != SROCE_UVERBS_ABI_VERSION) {
+		/*
+		 * Printed unconditionally, like libibverbs' own ABI warnings:
+		 * a mismatched kernel module is a setup error the user must
+		 * see, not a debug detail.
+		 */
+		fprintf(stderr,
+			"sroce: %s: kernel returned uverbs ABI version %u, this provider supports only %u; rebuild/reload sroce.ko and libsroce together\n",
+			ibdev->name, resp.abi_version,
+			SROCE_UVERBS_ABI_VERSION);
+		errno = EPROTONOSUPPORT;
+		goto err;
+	}
+	ctx->caps = resp.caps;
+
+	verbs_set_ops(&ctx->vctx, &sroce_ctx_ops);
+	return &ctx->vctx;
+
+err:
+	/* Closes cmd_fd, which also tears down the kernel ucontext. */
+	verbs_uninit_context(&ctx->vctx);
+	free(ctx);
+	return NULL;
+}
+
+static struct verbs_device *sroce_alloc_device(struct verbs_sysfs_dev *sysfs_dev)
+{
+	struct sroce_device *dev;
+
+	(void)sysfs_dev;
+
+	dev = calloc(1, sizeof(*dev));
+	if (!dev)
+		return NULL;
+	return &dev->vdev;
+}
+
+static void sroce_uninit_device(struct verbs_device *vdev)
+{
+	free(to_sdev(&vdev->device));
+}
+
+static const struct verbs_device_ops sroce_dev_ops = {
+	.name = "sroce",
+	/* libibverbs refuses the device if its uverbs ABI is out of range */
+	.match_min_abi_version = SROCE_UVERBS_ABI_VERSION,
+	.match_max_abi_version = SROCE_UVERBS_ABI_VERSION,
+	.match_table = sroce_match_table,
+	.match_device = sroce_match_device,
+	.alloc_device = sroce_alloc_device,
+	.uninit_device = sroce_uninit_device,
+	.alloc_context = sroce_alloc_context,
+};
+
+PROVIDER_DRIVER(sroce, sroce_dev_ops);

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * uverbs command wrappers carrying sroce's driver-specific udata.
+ *
+ * The udata layouts live in the kernel uapi header (kernel/uapi/sroce-abi.h).
+ * The build runs rdma-core's make_abi_structs.py over it to produce
+ * <kernel-abi/sroce-abi.h>, which DECLARE_DRV_CMD() needs to splice the
+ * driver payload behind the core command/response.
+ */
+#ifndef SROCE_CMD_H
+#define SROCE_CMD_H
+
+#include <infiniband/kern-abi.h>
+#include <sroce-abi.h>
+#include <kernel-abi/sroce-abi.h>
+
+DECLARE_DRV_CMD(sroce_get_context, IB_USER_VERBS_CMD_GET_CONTEXT,
+		empty, sroce_alloc_ucontext_resp);
+
+#endif /* SROCE_CMD_H */

@@ -1,0 +1,37 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# 100x add/delete leaves no leak: module refcount back to 0, the netdev
+# can still be deleted at once (no reference leak), slab usage does not grow
+# with the iteration count, dmesg stays clean.
+. "$(dirname "$0")/lib.sh"
+
+cleanup() { rdma link delete sroce0 2>/dev/null; ip link del sst0 2>/dev/null; }
+trap cleanup EXIT
+
+# kmalloc + ib objects in KiB, after letting RCU-freed objects go
+slab_kb() { sync; sleep 1; echo 2 > /proc/sys/vm/drop_caches; awk '/^Slab:/ {print $2}' /proc/meminfo; }
+cycles() {
+	local i
+	for i in $(seq "$1"); do
+		rdma link add sroce0 type sroce netdev sst0 || return 1
+		rdma link delete sroce0 || return 1
+	done
+}
+modref() { awk '$1 == "sroce" {print $3}' /proc/modules; }
+
+ktap_header 6
+dmesg_mark
+ip link add sst0 type veth peer name sst1
+ip link set sst0 up; ip link set sst1 up
+cycles 10                # warm caches
+s0=$(slab_kb)
+ktap_result "100x rdma link add/delete" cycles 100
+s1=$(slab_kb)
+ktap_diag "slab before ${s0} KiB, after ${s1} KiB"
+# one device is a few KiB: 100 leaked ones would be hundreds of KiB
+ktap_result "slab growth under 256 KiB after 100 cycles" test $((s1 - s0)) -lt 256
+ktap_result "module refcount back to 0" test "$(modref)" = 0
+ktap_result "netdev deletes at once" timeout 20 ip link del sst0
+ktap_result "rmmod after the cycles" sh -c 'rmmod sroce && modprobe sroce'
+ktap_result "dmesg clean" dmesg_clean_since_mark
+ktap_finish

@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// `sroce show` output formats; the JSON schema is a stable interface.
+#include <gtest/gtest.h>
+
+#include "render.h"
+
+namespace {
+
+sroce::DeviceView sample()
+{
+	sroce::DeviceView d;
+	d.name = "sroce0";
+	d.index = 3;
+	d.node_guid = "5054:00ff:fe12:3456";
+	d.port = 1;
+	d.state = "ACTIVE";
+	d.physical_state = "LINK_UP";
+	d.netdev = "eth0";
+	d.netdev_index = 2;
+	d.netdev_mtu = 1500;
+	d.active_mtu = 1024;
+	d.gids = {
+		{0, "fe80:0000:0000:0000:5054:00ff:fe12:3456", "RoCE v2", std::nullopt},
+		{1, "0000:0000:0000:0000:0000:ffff:c0a8:0102", "RoCE v2", "192.168.1.2"},
+	};
+	return d;
+}
+
+TEST(RenderJson, EmptyList)
+{
+	EXPECT_EQ(sroce::render_json({}), "[]\n");
+}
+
+TEST(RenderJson, Schema)
+{
+	const sroce::DeviceView d[] = {sample()};
+	EXPECT_EQ(sroce::render_json(d),
+		  R"([{"name":"sroce0","index":3,"node_guid":"5054:00ff:fe12:3456","port":1,)"
+		  R"("state":"ACTIVE","physical_state":"LINK_UP","netdev":"eth0","netdev_index":2,)"
+		  R"("netdev_mtu":1500,"active_mtu":1024,"gids":[)"
+		  R"({"index":0,"gid":"fe80:0000:0000:0000:5054:00ff:fe12:3456","type":"RoCE v2","ipv4":null},)"
+		  R"({"index":1,"gid":"0000:0000:0000:0000:0000:ffff:c0a8:0102","type":"RoCE v2","ipv4":"192.168.1.2"}]}])"
+		  "\n");
+}
+
+TEST(RenderJson, AbsentValuesAreNull)
+{
+	sroce::DeviceView d = sample();
+	d.name = "we\"ird";
+	d.netdev.reset();
+	d.netdev_index.reset();
+	d.netdev_mtu.reset();
+	d.active_mtu.reset();
+	d.gids.clear();
+	const sroce::DeviceView two[] = {d, d};
+	EXPECT_EQ(sroce::render_json(two),
+		  R"([{"name":"we\"ird","index":3,"node_guid":"5054:00ff:fe12:3456","port":1,)"
+		  R"("state":"ACTIVE","physical_state":"LINK_UP","netdev":null,"netdev_index":null,)"
+		  R"("netdev_mtu":null,"active_mtu":null,"gids":[]},)"
+		  R"({"name":"we\"ird","index":3,"node_guid":"5054:00ff:fe12:3456","port":1,)"
+		  R"("state":"ACTIVE","physical_state":"LINK_UP","netdev":null,"netdev_index":null,)"
+		  R"("netdev_mtu":null,"active_mtu":null,"gids":[]}])"
+		  "\n");
+}
+
+TEST(RenderHuman, EmptyList)
+{
+	EXPECT_EQ(sroce::render_human({}), "");
+}
+
+TEST(RenderHuman, Device)
+{
+	const sroce::DeviceView d[] = {sample()};
+	EXPECT_EQ(sroce::render_human(d),
+		  "3: sroce0: node_guid 5054:00ff:fe12:3456\n"
+		  "    link sroce0/1 state ACTIVE physical_state LINK_UP netdev eth0 netdev_index 2\n"
+		  "    mtu 1500 active_mtu 1024\n"
+		  "    gid 0 fe80:0000:0000:0000:5054:00ff:fe12:3456 RoCE v2\n"
+		  "    gid 1 0000:0000:0000:0000:0000:ffff:c0a8:0102 RoCE v2 ipv4 192.168.1.2\n");
+}
+
+TEST(RenderHuman, DeviceWithoutNetdev)
+{
+	sroce::DeviceView d = sample();
+	d.netdev.reset();
+	d.netdev_index.reset();
+	d.netdev_mtu.reset();
+	d.active_mtu.reset();
+	d.gids = {{4, "fe80:0000:0000:0000:0000:0000:0000:0001", std::nullopt, std::nullopt}};
+	const sroce::DeviceView one[] = {d};
+	EXPECT_EQ(sroce::render_human(one),
+		  "3: sroce0: node_guid 5054:00ff:fe12:3456\n"
+		  "    link sroce0/1 state ACTIVE physical_state LINK_UP\n"
+		  "    mtu - active_mtu -\n"
+		  "    gid 4 fe80:0000:0000:0000:0000:0000:0000:0001 -\n");
+}
+
+}  // namespace
