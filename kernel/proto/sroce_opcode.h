@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * sroce protocol core: the BTH OpCode table (IBTA 9.2.1, Annex A17).
+ *
+ * The opcode's top three bits select the transport (RC 000, UC 001,
+ * UD 011), the low five bits the operation. One table indexed by the full
+ * 8-bit opcode describes every opcode sroce understands; all other entries
+ * are zero and sroce_opcode() returns NULL for them.
+ */
+#ifndef SROCE_OPCODE_H
+#define SROCE_OPCODE_H
+
+#include "sroce_types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Transport prefixes (opcode bits 7-5) */
+#define SROCE_OP_TRANSPORT_MASK	0xe0
+#define SROCE_OP_PREFIX_RC	0x00
+#define SROCE_OP_PREFIX_UC	0x20
+#define SROCE_OP_PREFIX_UD	0x60
+
+enum sroce_opcode_num {
+	SROCE_OP_RC_SEND_FIRST			= 0x00,
+	SROCE_OP_RC_SEND_MIDDLE			= 0x01,
+	SROCE_OP_RC_SEND_LAST			= 0x02,
+	SROCE_OP_RC_SEND_LAST_IMM		= 0x03,
+	SROCE_OP_RC_SEND_ONLY			= 0x04,
+	SROCE_OP_RC_SEND_ONLY_IMM		= 0x05,
+	SROCE_OP_RC_WRITE_FIRST			= 0x06,
+	SROCE_OP_RC_WRITE_MIDDLE		= 0x07,
+	SROCE_OP_RC_WRITE_LAST			= 0x08,
+	SROCE_OP_RC_WRITE_LAST_IMM		= 0x09,
+	SROCE_OP_RC_WRITE_ONLY			= 0x0a,
+	SROCE_OP_RC_WRITE_ONLY_IMM		= 0x0b,
+	SROCE_OP_RC_READ_REQUEST		= 0x0c,
+	SROCE_OP_RC_READ_RESPONSE_FIRST		= 0x0d,
+	SROCE_OP_RC_READ_RESPONSE_MIDDLE	= 0x0e,
+	SROCE_OP_RC_READ_RESPONSE_LAST		= 0x0f,
+	SROCE_OP_RC_READ_RESPONSE_ONLY		= 0x10,
+	SROCE_OP_RC_ACKNOWLEDGE			= 0x11,
+	SROCE_OP_RC_ATOMIC_ACKNOWLEDGE		= 0x12,
+	SROCE_OP_RC_COMPARE_SWAP		= 0x13,
+	SROCE_OP_RC_FETCH_ADD			= 0x14,
+	SROCE_OP_RC_SEND_LAST_INV		= 0x16,
+	SROCE_OP_RC_SEND_ONLY_INV		= 0x17,
+
+	SROCE_OP_UC_SEND_FIRST			= 0x20,
+	SROCE_OP_UC_SEND_MIDDLE			= 0x21,
+	SROCE_OP_UC_SEND_LAST			= 0x22,
+	SROCE_OP_UC_SEND_LAST_IMM		= 0x23,
+	SROCE_OP_UC_SEND_ONLY			= 0x24,
+	SROCE_OP_UC_SEND_ONLY_IMM		= 0x25,
+	SROCE_OP_UC_WRITE_FIRST			= 0x26,
+	SROCE_OP_UC_WRITE_MIDDLE		= 0x27,
+	SROCE_OP_UC_WRITE_LAST			= 0x28,
+	SROCE_OP_UC_WRITE_LAST_IMM		= 0x29,
+	SROCE_OP_UC_WRITE_ONLY			= 0x2a,
+	SROCE_OP_UC_WRITE_ONLY_IMM		= 0x2b,
+
+	SROCE_OP_UD_SEND_ONLY			= 0x64,
+	SROCE_OP_UD_SEND_ONLY_IMM		= 0x65,
+};
+
+/**
+ * enum sroce_opcode_flags - properties of an opcode
+ * @SROCE_OPF_RC: Reliable Connected transport
+ * @SROCE_OPF_UC: Unreliable Connected transport
+ * @SROCE_OPF_UD: Unreliable Datagram transport
+ * @SROCE_OPF_REQ: request packet (requester to responder)
+ * @SROCE_OPF_RESP: RDMA READ response packet (carries data back)
+ * @SROCE_OPF_ACK: Acknowledge or ATOMIC Acknowledge packet
+ * @SROCE_OPF_FIRST: first packet of a multi-packet message
+ * @SROCE_OPF_MIDDLE: middle packet of a multi-packet message
+ * @SROCE_OPF_LAST: last packet of a multi-packet message
+ * @SROCE_OPF_ONLY: the only packet of its message (single-packet messages,
+ *                  including READ requests, atomics and acknowledges)
+ * @SROCE_OPF_PAYLOAD: the packet may (LAST/ONLY) or must (FIRST/MIDDLE)
+ *                     carry payload; without the flag it carries none
+ * @SROCE_OPF_RETH: RDMA Extended Transport Header present
+ * @SROCE_OPF_AETH: ACK Extended Transport Header present
+ * @SROCE_OPF_IMMDT: Immediate Data present
+ * @SROCE_OPF_IETH: Invalidate Extended Transport Header present
+ * @SROCE_OPF_ATMETH: Atomic Extended Transport Header present
+ * @SROCE_OPF_ATMACK: Atomic ACK Extended Transport Header present
+ * @SROCE_OPF_DETH: Datagram Extended Transport Header present
+ * @SROCE_OPF_SEND: SEND operation
+ * @SROCE_OPF_WRITE: RDMA WRITE operation
+ * @SROCE_OPF_READ: RDMA READ request or response
+ * @SROCE_OPF_ATOMIC: CmpSwap/FetchAdd request or ATOMIC Acknowledge
+ * @SROCE_OPF_NEEDS_ACK: RC request; the requester must see it acknowledged
+ *                       (explicitly or coalesced) before completing it
+ */
+enum sroce_opcode_flags {
+	SROCE_OPF_RC		= 1u << 0,
+	SROCE_OPF_UC		= 1u << 1,
+	SROCE_OPF_UD		= 1u << 2,
+	SROCE_OPF_REQ		= 1u << 3,
+	SROCE_OPF_RESP		= 1u << 4,
+	SROCE_OPF_ACK		= 1u << 5,
+	SROCE_OPF_FIRST		= 1u << 6,
+	SROCE_OPF_MIDDLE	= 1u << 7,
+	SROCE_OPF_LAST		= 1u << 8,
+	SROCE_OPF_ONLY		= 1u << 9,
+	SROCE_OPF_PAYLOAD	= 1u << 10,
+	SROCE_OPF_RETH		= 1u << 11,
+	SROCE_OPF_AETH		= 1u << 12,
+	SROCE_OPF_IMMDT		= 1u << 13,
+	SROCE_OPF_IETH		= 1u << 14,
+	SROCE_OPF_ATMETH	= 1u << 15,
+	SROCE_OPF_ATMACK	= 1u << 16,
+	SROCE_OPF_DETH		= 1u << 17,
+	SROCE_OPF_SEND		= 1u << 18,
+	SROCE_OPF_WRITE		= 1u << 19,
+	SROCE_OPF_READ		= 1u << 20,
+	SROCE_OPF_ATOMIC	= 1u << 21,
+	SROCE_OPF_NEEDS_ACK	= 1u << 22,
+};
+
+#define SROCE_OPF_TRANSPORT	(SROCE_OPF_RC | SROCE_OPF_UC | SROCE_OPF_UD)
+#define SROCE_OPF_KIND		(SROCE_OPF_REQ | SROCE_OPF_RESP | SROCE_OPF_ACK)
+#define SROCE_OPF_POSITION	(SROCE_OPF_FIRST | SROCE_OPF_MIDDLE | \
+				 SROCE_OPF_LAST | SROCE_OPF_ONLY)
+#define SROCE_OPF_EXT_HDRS	(SROCE_OPF_RETH | SROCE_OPF_AETH | \
+				 SROCE_OPF_IMMDT | SROCE_OPF_IETH | \
+				 SROCE_OPF_ATMETH | SROCE_OPF_ATMACK | \
+				 SROCE_OPF_DETH)
+#define SROCE_OPF_OPERATION	(SROCE_OPF_SEND | SROCE_OPF_WRITE | \
+				 SROCE_OPF_READ | SROCE_OPF_ATOMIC)
+/* Packets that start / end a message */
+#define SROCE_OPF_START		(SROCE_OPF_FIRST | SROCE_OPF_ONLY)
+#define SROCE_OPF_END		(SROCE_OPF_LAST | SROCE_OPF_ONLY)
+
+/**
+ * struct sroce_opcode_info - one opcode table entry
+ * @name: human readable name, NULL for invalid opcodes
+ * @flags: enum sroce_opcode_flags bits, 0 for invalid opcodes
+ * @hdr_len: BTH plus all extension headers, in bytes
+ */
+struct sroce_opcode_info {
+	const char *name;
+	u32 flags;
+	u8 hdr_len;
+};
+
+extern const struct sroce_opcode_info sroce_opcode_table[256];
+
+/**
+ * sroce_opcode() - table entry for a BTH OpCode
+ * @op: the opcode byte from the wire
+ *
+ * Return: the entry, or NULL if sroce does not implement @op.
+ */
+static inline const struct sroce_opcode_info *sroce_opcode(u8 op)
+{
+	const struct sroce_opcode_info *info = &sroce_opcode_table[op];
+
+	return info->flags ? info : NULL;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SROCE_OPCODE_H */
