@@ -107,6 +107,17 @@ static void sroce_port_event(struct sroce_dev *sdev)
 	ib_dispatch_event(&ev);
 }
 
+/* Is @name taken by any RDMA device (ours or another driver's)? */
+static bool sroce_name_taken(const char *name)
+{
+	struct ib_device *ibdev = ib_device_get_by_name(name, RDMA_DRIVER_UNKNOWN);
+
+	if (!ibdev)
+		return false;
+	ib_device_put(ibdev);
+	return true;
+}
+
 static int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 {
 	struct sroce_dev *sdev;
@@ -116,6 +127,13 @@ static int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 
 	if (ndev->type != ARPHRD_ETHER || ndev->addr_len != ETH_ALEN)
 		return -EINVAL;
+	/*
+	 * The core would refuse a taken name with -ENFILE ("Too many open
+	 * files in system"); say what is wrong instead. Racing adds of one
+	 * name still get the core's answer.
+	 */
+	if (sroce_name_taken(ibdev_name))
+		return -EEXIST;
 
 	sroce_reap(false);
 

@@ -15,6 +15,11 @@ dup_refused() {
 	out=$(rdma link add sroce9 type sroce netdev eth0 2>&1) && return 1
 	echo "$out" | grep -qi 'exists'
 }
+name_taken_refused() {
+	local out
+	out=$(rdma link add sroce1 type sroce netdev slkd 2>&1) && return 1
+	echo "$out" | grep -qi 'exists'
+}
 lo_refused() { ! rdma link add sroce9 type sroce netdev lo 2>/dev/null; }
 missing_netdev_refused() { ! rdma link add sroce9 type sroce netdev nosuch0 2>/dev/null; }
 shows() { rdma link show "$1/1" | grep -q "netdev $2"; }
@@ -25,7 +30,7 @@ delete_one() {
 parented_to_pci() { [ -d $sys/sroce0/device/net/eth0 ]; }
 no_parent_for_veth() { [ ! -e $sys/sroce1/device ]; }
 
-ktap_header 14
+ktap_header 15
 dmesg_mark
 ip link set eth0 up
 ip link add slk0 type veth peer name slk1
@@ -38,6 +43,7 @@ ktap_result "add on dummy" rdma link add sroce2 type sroce netdev slkd
 ktap_result "three devices at once" three_devices
 ktap_result "rdma link show names the netdev" shows sroce1 slk0
 ktap_result "second device on one netdev refused (EEXIST)" dup_refused
+ktap_result "name already in use refused (EEXIST)" name_taken_refused
 ktap_result "non-Ethernet netdev (lo) refused" lo_refused
 ktap_result "unknown netdev refused" missing_netdev_refused
 ktap_result "hca_type is sroce" grep -qx sroce $sys/sroce0/hca_type

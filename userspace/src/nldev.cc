@@ -47,11 +47,14 @@ int put_string(nl_msg *msg, int attr, std::string_view s)
 	return nla_put_string(msg, attr, z.c_str()) < 0 ? EMSGSIZE : 0;
 }
 
-// Parses `nlh` (expected type `cmd`) into `tb`, validating `required`.
+// Parses `nlh` (expected type `cmd`, or `alt_cmd` when >= 0) into `tb`,
+// validating `required`.
 template <std::size_t N>
-int parse(const nlmsghdr &nlh, int cmd, AttrTable &tb, const int (&required)[N])
+int parse(const nlmsghdr &nlh, int cmd, AttrTable &tb, const int (&required)[N],
+	  int alt_cmd = -1)
 {
-	if (nlh.nlmsg_type != msg_type(cmd))
+	if (nlh.nlmsg_type != msg_type(cmd) &&
+	    (alt_cmd < 0 || nlh.nlmsg_type != msg_type(alt_cmd)))
 		return EPROTO;
 	tb.fill(nullptr);
 	// libnl takes a non-const header but only reads it.
@@ -139,8 +142,11 @@ Result<Device> parse_device(const nlmsghdr &nlh)
 Result<Port> parse_port(const nlmsghdr &nlh)
 {
 	AttrTable tb;
+	// The kernel types a PORT_GET dump entry RDMA_NLDEV_CMD_PORT_GET but
+	// the reply to a single PORT_GET request RDMA_NLDEV_CMD_GET.
 	if (int err = parse(nlh, RDMA_NLDEV_CMD_PORT_GET, tb,
-			    {RDMA_NLDEV_ATTR_DEV_INDEX, RDMA_NLDEV_ATTR_PORT_INDEX}))
+			    {RDMA_NLDEV_ATTR_DEV_INDEX, RDMA_NLDEV_ATTR_PORT_INDEX},
+			    RDMA_NLDEV_CMD_GET))
 		return Errno{err};
 	Port p;
 	p.dev_index = nla_get_u32(tb[RDMA_NLDEV_ATTR_DEV_INDEX]);

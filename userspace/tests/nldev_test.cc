@@ -266,7 +266,25 @@ TEST(NldevDecode, RejectsWrongMessageType)
 	auto b = device_reply(1, "sroce0", 0).bytes();
 	reinterpret_cast<nlmsghdr *>(b.data())->nlmsg_type = kTypePortGet;
 	EXPECT_EQ(nldev::parse_device(hdr(b)).error(), EPROTO);
-	EXPECT_EQ(nldev::parse_port(hdr(device_reply(1, "a", 0).bytes())).error(), EPROTO);
+	auto newlink = device_reply(1, "a", 0).bytes();
+	reinterpret_cast<nlmsghdr *>(newlink.data())->nlmsg_type =
+		RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_NEWLINK);
+	EXPECT_EQ(nldev::parse_port(hdr(newlink)).error(), EPROTO);
+}
+
+TEST(NldevDecode, PortReplyTypedAsGet)
+{
+	// Linux answers a single PORT_GET request with a message typed
+	// RDMA_NLDEV_CMD_GET (only dump entries are typed PORT_GET).
+	auto b = WireMsg(kTypeGet)
+			 .u32(RDMA_NLDEV_ATTR_DEV_INDEX, 3)
+			 .u32(RDMA_NLDEV_ATTR_PORT_INDEX, 1)
+			 .u8(RDMA_NLDEV_ATTR_PORT_STATE, 4)
+			 .bytes();
+	auto p = nldev::parse_port(hdr(b));
+	ASSERT_TRUE(p) << p.error();
+	EXPECT_EQ(p->port, 1u);
+	EXPECT_EQ(nldev::port_state_name(p->state), "ACTIVE");
 }
 
 TEST(NldevDecode, RejectsMissingRequiredAttributes)
