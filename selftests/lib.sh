@@ -1,0 +1,130 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# selftests/lib.sh - KTAP helpers for sroce selftests. Sourced by every
+# selftests/NN-name.sh, which runs as root inside a qemu/vm-run guest
+# (selftests/run boots the VM). Output is KTAP (TAP version 13 compatible):
+#
+#	. "$(dirname "$0")/lib.sh"
+#	ktap_header 3
+#	ktap_result "veth loads" modprobe veth
+#	require_cmd ibv_devices || ktap_skip "ibv_devices" "no ibv_devices"
+#	dmesg_mark
+#	...
+#	dmesg_clean_since_mark && ktap_ok "dmesg clean" || ktap_fail "dmesg clean"
+#	ktap_finish
+#
+# Helpers:
+#   ktap_header N           "TAP version 13" and the plan "1..N"
+#   ktap_ok NAME            "ok <n> NAME"
+#   ktap_fail NAME [WHY]    "not ok <n> NAME" (+ "# WHY")
+#   ktap_skip NAME WHY      "ok <n> NAME # SKIP WHY"
+#   ktap_result NAME CMD..  run CMD (output shown as "# " lines), ok iff it exits 0
+#   ktap_diag MSG..         "# MSG"
+#   ktap_skip_all WHY       whole script skipped: "1..0 # SKIP WHY", exit 4
+#                           (only before ktap_header)
+#   ktap_finish             checks the plan; exit 1 if anything failed, else 0
+#   require_cmd CMD..       0 if all CMDs are in PATH, else 1 (and a "# " note)
+#   require_module MOD..    modprobe MODs; 0 if all loaded, else 1
+#   dmesg_mark [TAG]        write a marker line into the kernel log
+#   dmesg_clean_since_mark  0 if no WARNING/BUG/Oops/KASAN/UBSAN/panic/
+#                           "cut here" line since the last mark (else prints
+#                           them as "# " lines and returns 1)
+# Numbering is automatic. Exit codes follow kselftest: 0 pass, 1 fail, 4 skip.
+
+KTAP_N=0
+KTAP_PLAN=""
+KTAP_FAILED=0
+KTAP_MARK=""
+KTAP_BAD_DMESG='Kernel panic|Oops|kernel BUG at|BUG:|WARNING:|-+\[ cut here \]-+|KASAN|UBSAN|general protection fault|INFO: task .* blocked for more than|rcu: INFO: .*detected stall'
+
+ktap_header() {
+	KTAP_PLAN=$1
+	echo "TAP version 13"
+	echo "1..$1"
+}
+
+ktap_diag() {
+	local l
+	while IFS= read -r l; do echo "# $l"; done <<< "$*"
+}
+
+ktap_ok() {
+	KTAP_N=$((KTAP_N + 1))
+	echo "ok $KTAP_N $1"
+}
+
+ktap_fail() {
+	KTAP_N=$((KTAP_N + 1))
+	KTAP_FAILED=$((KTAP_FAILED + 1))
+	echo "not ok $KTAP_N $1"
+	[ $# -lt 2 ] || ktap_diag "$2"
+}
+
+ktap_skip() {
+	KTAP_N=$((KTAP_N + 1))
+	echo "ok $KTAP_N $1 # SKIP ${2:-}"
+}
+
+ktap_skip_all() {
+	echo "TAP version 13"
+	echo "1..0 # SKIP $*"
+	exit 4
+}
+
+# ktap_result NAME CMD [ARG...]: run CMD, show its output as diagnostics.
+ktap_result() {
+	local name=$1 out rc
+	shift
+	out=$("$@" 2>&1)
+	rc=$?
+	[ -z "$out" ] || ktap_diag "$out"
+	if [ "$rc" -eq 0 ]; then
+		ktap_ok "$name"
+	else
+		ktap_fail "$name" "exit status $rc: $*"
+	fi
+	return "$rc"
+}
+
+ktap_finish() {
+	if [ -n "$KTAP_PLAN" ] && [ "$KTAP_PLAN" != "$KTAP_N" ]; then
+		echo "# planned $KTAP_PLAN tests but ran $KTAP_N"
+		exit 1
+	fi
+	[ "$KTAP_FAILED" -eq 0 ] || exit 1
+	exit 0
+}
+
+require_cmd() {
+	local c rc=0
+	for c in "$@"; do
+		command -v "$c" >/dev/null 2>&1 || { echo "# missing command: $c"; rc=1; }
+	done
+	return "$rc"
+}
+
+require_module() {
+	local m rc=0
+	for m in "$@"; do
+		modprobe "$m" >/dev/null 2>&1 || { echo "# cannot load module: $m"; rc=1; }
+	done
+	return "$rc"
+}
+
+dmesg_mark() {
+	KTAP_MARK="sroce-selftest-mark $$ ${1:-} $(date +%s.%N)"
+	echo "$KTAP_MARK" > /dev/kmsg
+}
+
+dmesg_clean_since_mark() {
+	local bad
+	if [ -n "$KTAP_MARK" ]; then
+		bad=$(dmesg | awk -v m="$KTAP_MARK" 'found; index($0, m) { found = 1 }' | grep -E "$KTAP_BAD_DMESG")
+	else
+		bad=$(dmesg | grep -E "$KTAP_BAD_DMESG")
+	fi
+	[ -z "$bad" ] && return 0
+	ktap_diag "kernel log since mark:"$'\n'"$bad"
+	return 1
+}
