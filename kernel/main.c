@@ -25,6 +25,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "sroce.h"
+#include "qp.h"
 
 MODULE_AUTHOR("sroce developers");
 MODULE_DESCRIPTION("sroce: software RoCEv2 RDMA device");
@@ -240,9 +241,12 @@ static int __init sroce_init(void)
 {
 	int err;
 
-	err = sroce_net_init();
+	err = sroce_qp_init_module();
 	if (err)
 		return err;
+	err = sroce_net_init();
+	if (err)
+		goto err_qp_exit;
 	err = register_netdevice_notifier(&sroce_netdev_nb);
 	if (err)
 		goto err_net_exit;
@@ -251,6 +255,8 @@ static int __init sroce_init(void)
 
 err_net_exit:
 	sroce_net_exit();
+err_qp_exit:
+	sroce_qp_exit_module();
 	return err;
 }
 
@@ -260,6 +266,7 @@ static void __exit sroce_exit(void)
 	unregister_netdevice_notifier(&sroce_netdev_nb);
 	sroce_reap(true);
 	sroce_net_exit();
+	sroce_qp_exit_module();
 }
 
 module_init(sroce_init);

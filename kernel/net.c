@@ -10,11 +10,20 @@
  */
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <net/ip.h>
+#include <net/ip6_route.h>
+#include <net/ipv6.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
+#include <net/route.h>
+#include <net/udp.h>
+#include <net/ip6_checksum.h>
 #include <net/udp_tunnel.h>
 
 #include "sroce.h"
+#include "qp.h"
+#include "sroce_icrc.h"
+#include "sroce_wire.h"
 
 /**
  * struct sroce_udp - per-network-namespace socket state
@@ -31,10 +40,72 @@ struct sroce_udp {
 static unsigned int sroce_net_id __read_mostly;
 static DEFINE_MUTEX(sroce_udp_lock);
 
+atomic64_t sroce_rx_drops[SROCE_DROP_MAX];
+
+static void sroce_rx_drop(struct sk_buff *skb, enum sroce_drop why)
+{
+	atomic64_inc(&sroce_rx_drops[why]);
+	kfree_skb(skb);
+}
+
+/**
+ * sroce_udp_encap_recv() - a datagram arrived on UDP 4791
+ * @sk: our socket (its namespace is the packet's)
+ * @skb: the datagram, data at the UDP header
+ *
+ * Softirq context. Checks what can be checked without QP state (lengths,
+ * ICRC, header syntax, destination QP and its namespace, the RC peer's
+ * address) and queues the packet to the QP's worker. Every failure is
+ * counted and the packet dropped.
+ *
+ * Return: 0, the skb is consumed.
+ */
 static int sroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 {
-	/* The transport is not wired up yet: consume and drop. */
-	kfree_skb(skb);
+	struct sroce_pkt_hdr hdr;
+	struct sroce_qp *qp;
+	const u8 *iph;
+	unsigned int iph_len;
+	bool v6;
+
+	if (skb_linearize(skb))
+		goto drop_len;
+	if (skb->len < sizeof(struct udphdr) + SROCE_BTH_LEN + SROCE_ICRC_LEN)
+		goto drop_len;
+	iph = skb_network_header(skb);
+	iph_len = skb_transport_header(skb) - iph;
+	v6 = (iph[0] >> 4) == 6;
+	/* no IPv4 options, no IPv6 extension headers: the ICRC covers them */
+	if (iph_len != (v6 ? sizeof(struct ipv6hdr) : sizeof(struct iphdr)) ||
+	    skb->data != skb_transport_header(skb))
+		goto drop_hdr;
+	if (!sroce_icrc_verify(iph, iph_len, skb->data, skb->len)) {
+		sroce_rx_drop(skb, SROCE_DROP_ICRC);
+		return 0;
+	}
+	if (sroce_pkt_parse(skb->data + sizeof(struct udphdr),
+			    skb->len - sizeof(struct udphdr), &hdr))
+		goto drop_hdr;
+
+	qp = sroce_qp_get_net(sock_net(sk), hdr.bth.dqpn);
+	if (!qp) {
+		sroce_rx_drop(skb, SROCE_DROP_NO_QP);
+		return 0;
+	}
+	if (!(hdr.info->flags & SROCE_OPF_RC) || !sroce_qp_peer_ok(qp, iph, v6)) {
+		sroce_qp_put(qp);
+		goto drop_hdr;
+	}
+	skb_queue_tail(&qp->rxq, skb);
+	sroce_qp_sched(qp);
+	sroce_qp_put(qp);
+	return 0;
+
+drop_len:
+	sroce_rx_drop(skb, SROCE_DROP_LEN);
+	return 0;
+drop_hdr:
+	sroce_rx_drop(skb, SROCE_DROP_HDR);
 	return 0;
 }
 
@@ -146,4 +217,135 @@ int sroce_net_init(void)
 void sroce_net_exit(void)
 {
 	unregister_pernet_subsys(&sroce_net_ops);
+}
+
+/* ---- transmit ------------------------------------------------------- */
+
+/**
+ * sroce_pkt_alloc() - an skb for one packet of @qp
+ * @qp: the sending QP (its path decides the headroom)
+ * @len: transport headers + payload bytes the caller will put
+ *
+ * Return: an skb with headroom for Ethernet/IP/UDP and tailroom for the pad
+ * and the ICRC, or NULL.
+ */
+struct sk_buff *sroce_pkt_alloc(struct sroce_qp *qp, u32 len)
+{
+	struct net_device *ndev = qp->sdev->ndev;
+	unsigned int head = LL_RESERVED_SPACE(ndev) + sizeof(struct udphdr) +
+		(qp->path.ipv6 ? sizeof(struct ipv6hdr) : sizeof(struct iphdr));
+	struct sk_buff *skb;
+
+	skb = alloc_skb(head + len + 3 + SROCE_ICRC_LEN, GFP_KERNEL);
+	if (skb)
+		skb_reserve(skb, head);
+	return skb;
+}
+
+static int sroce_xmit4(struct sroce_qp *qp, struct sk_buff *skb, struct net *net)
+{
+	struct flowi4 fl4 = {
+		.flowi4_oif = qp->sdev->ndev->ifindex,
+		.flowi4_proto = IPPROTO_UDP,
+		.daddr = qp->path.daddr4,
+		.saddr = qp->path.saddr4,
+		.flowi4_tos = qp->path.tos & ~INET_ECN_MASK,
+	};
+	struct rtable *rt;
+	struct iphdr *iph;
+	u32 icrc;
+
+	rt = ip_route_output_key(net, &fl4);
+	if (IS_ERR(rt))
+		return PTR_ERR(rt);
+
+	skb_push(skb, sizeof(*iph));
+	skb_reset_network_header(skb);
+	iph = ip_hdr(skb);
+	iph->version = 4;
+	iph->ihl = sizeof(*iph) >> 2;
+	iph->tos = qp->path.tos;
+	iph->tot_len = htons(skb->len);
+	iph->frag_off = htons(IP_DF);
+	iph->ttl = qp->path.ttl;
+	iph->protocol = IPPROTO_UDP;
+	iph->saddr = qp->path.saddr4;
+	iph->daddr = qp->path.daddr4;
+	skb_dst_set(skb, &rt->dst);
+	ip_select_ident(net, skb, NULL);
+	/* ICRC last but one: it covers the final IP ID; the checksums are masked */
+	sroce_icrc_compute(&icrc, (u8 *)iph, sizeof(*iph), skb_transport_header(skb),
+			   skb->len - sizeof(*iph) - SROCE_ICRC_LEN);
+	sroce_icrc_put(skb_tail_pointer(skb) - SROCE_ICRC_LEN, icrc);
+	ip_send_check(iph);
+	skb->protocol = htons(ETH_P_IP);
+	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
+	return ip_local_out(net, NULL, skb);
+}
+
+static int sroce_xmit6(struct sroce_qp *qp, struct sk_buff *skb, struct net *net)
+{
+	struct flowi6 fl6 = {
+		.flowi6_oif = qp->sdev->ndev->ifindex,
+		.flowi6_proto = IPPROTO_UDP,
+		.daddr = qp->path.daddr6,
+		.saddr = qp->path.saddr6,
+	};
+	struct dst_entry *dst;
+	struct ipv6hdr *ip6h;
+	int udp_len = skb->len;
+	u32 icrc;
+
+	dst = ip6_route_output(net, NULL, &fl6);
+	if (dst->error) {
+		int err = dst->error;
+
+		dst_release(dst);
+		return err;
+	}
+	skb_push(skb, sizeof(*ip6h));
+	skb_reset_network_header(skb);
+	ip6h = ipv6_hdr(skb);
+	ip6_flow_hdr(ip6h, qp->path.tos, htonl(qp->path.flow_label));
+	ip6h->payload_len = htons(udp_len);
+	ip6h->nexthdr = IPPROTO_UDP;
+	ip6h->hop_limit = qp->path.ttl;
+	ip6h->saddr = qp->path.saddr6;
+	ip6h->daddr = qp->path.daddr6;
+	skb_dst_set(skb, dst);
+	sroce_icrc_compute(&icrc, (u8 *)ip6h, sizeof(*ip6h), skb_transport_header(skb),
+			   udp_len - SROCE_ICRC_LEN);
+	sroce_icrc_put(skb_tail_pointer(skb) - SROCE_ICRC_LEN, icrc);
+	/* IPv6 requires a UDP checksum; the ICRC masks it, so it goes last */
+	udp6_set_csum(false, skb, &ip6h->saddr, &ip6h->daddr, udp_len);
+	skb->protocol = htons(ETH_P_IPV6);
+	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
+	return ip6_local_out(net, NULL, skb);
+}
+
+/**
+ * sroce_pkt_xmit() - pad, checksum and send one packet of @qp
+ * @qp: the sending QP
+ * @skb: transport headers and payload (from sroce_pkt_alloc())
+ * @payload: payload bytes in @skb (decides the pad)
+ *
+ * Consumes @skb. Return: 0 or a negative errno (routing failure; the
+ * packet is lost like any packet on the wire and retransmission recovers).
+ */
+int sroce_pkt_xmit(struct sroce_qp *qp, struct sk_buff *skb, u32 payload)
+{
+	struct net *net = dev_net(qp->sdev->ndev);
+	struct udphdr *uh;
+
+	skb_put_zero(skb, sroce_pad_len(payload) + SROCE_ICRC_LEN);
+	skb_push(skb, sizeof(*uh));
+	skb_reset_transport_header(skb);
+	uh = udp_hdr(skb);
+	uh->source = qp->path.sport;
+	uh->dest = htons(SROCE_UDP_PORT);
+	uh->len = htons(skb->len);
+	uh->check = 0;
+	skb->ignore_df = 0;
+	skb->ip_summed = CHECKSUM_NONE;
+	return qp->path.ipv6 ? sroce_xmit6(qp, skb, net) : sroce_xmit4(qp, skb, net);
 }

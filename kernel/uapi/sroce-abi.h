@@ -28,4 +28,147 @@ struct sroce_alloc_ucontext_resp {
 	__aligned_u64 reserved;
 };
 
+/*
+ * Rings
+ * =====
+ *
+ * SQ, RQ and CQ are rings allocated by the kernel and mmapped by the
+ * provider. A mapping starts with struct sroce_ring_hdr; entry i lives at
+ * entries_offset + (i & (num_entries - 1)) * entry_size. Producer and
+ * consumer indices are free-running u32 counters, each on its own cache
+ * line; both sides publish with release and read with acquire ordering.
+ *
+ *   ring  producer          consumer
+ *   SQ    provider (post)   kernel send worker
+ *   RQ    provider (post)   kernel responder
+ *   CQ    kernel            provider (poll)
+ *
+ * The kernel treats every index it reads from user memory as hostile: it
+ * masks before indexing, copies an entry out of the ring before validating
+ * it, and treats an index that claims more than num_entries outstanding
+ * entries as a fatal error of the queue (QP to ERR, CQ error event).
+ */
+#define SROCE_RING_HDR_SIZE	256	/* entries_offset of every ring */
+
+struct sroce_ring_hdr {
+	__u32 producer;
+	__u32 pad0[15];
+	__u32 consumer;
+	__u32 pad1[15];
+	__u32 flags;		/* SROCE_RING_F_*, written by the kernel */
+	__u32 pad2[15];
+	__aligned_u64 doorbells;	/* SQ: doorbell syscalls taken (kernel) */
+	__u32 pad3[14];
+};
+
+/*
+ * SQ flags: the send worker sets NEED_WAKEUP before it stops polling the
+ * ring. After publishing a new producer index the provider makes the
+ * doorbell syscall only when it sees the flag (with a full barrier between
+ * its producer store and its flags load).
+ */
+#define SROCE_RING_F_NEED_WAKEUP	(1U << 0)
+
+/* Where a ring is and what it looks like, in create responses. */
+struct sroce_ring_info {
+	__aligned_u64 mmap_offset;	/* for mmap(2) on the uverbs fd */
+	__aligned_u64 mmap_len;
+	__u32 num_entries;		/* power of two */
+	__u32 entry_size;		/* bytes, multiple of 16 */
+};
+
+struct sroce_sge {
+	__aligned_u64 addr;
+	__u32 length;
+	__u32 lkey;
+};
+
+/* send_flags of an SQ entry: the values of IBV_SEND_* (and IB_SEND_*) */
+#define SROCE_SEND_FENCE	(1U << 0)
+#define SROCE_SEND_SIGNALED	(1U << 1)
+#define SROCE_SEND_SOLICITED	(1U << 2)
+#define SROCE_SEND_INLINE	(1U << 3)
+
+/* SQ entry: header, then num_sge sroce_sge or inline_len bytes of data */
+struct sroce_send_wqe {
+	__aligned_u64 wr_id;
+	__u32 opcode;		/* enum ib_uverbs_wr_opcode */
+	__u32 send_flags;	/* SROCE_SEND_* */
+	__u32 num_sge;
+	__u32 inline_len;	/* with SROCE_SEND_INLINE: bytes after the header */
+	__be32 ex;		/* immediate data, or the rkey to invalidate */
+	__u32 reserved;
+	union {
+		struct {
+			__aligned_u64 remote_addr;
+			__u32 rkey;
+			__u32 reserved;
+		} rdma;
+		struct {
+			__aligned_u64 remote_addr;
+			__aligned_u64 compare_add;
+			__aligned_u64 swap;
+			__u32 rkey;
+			__u32 reserved;
+		} atomic;
+		struct {
+			__u32 ah;	/* AH handle from create_ah */
+			__u32 remote_qpn;
+			__u32 remote_qkey;
+			__u32 reserved;
+		} ud;
+	} wr;
+	struct sroce_sge sge[];
+};
+
+/* RQ entry */
+struct sroce_recv_wqe {
+	__aligned_u64 wr_id;
+	__u32 num_sge;
+	__u32 reserved;
+	struct sroce_sge sge[];
+};
+
+/* CQ entry; flags use libibverbs' values (IBV_WC_WITH_IMM ...) */
+#define SROCE_WC_F_GRH		(1U << 0)
+#define SROCE_WC_F_WITH_IMM	(1U << 1)
+#define SROCE_WC_F_WITH_INV	(1U << 3)
+
+struct sroce_cqe {
+	__aligned_u64 wr_id;
+	__u32 status;		/* enum ib_wc_status == enum ibv_wc_status */
+	__u32 opcode;		/* enum ib_uverbs_wc_opcode, or 128/129 for RECV */
+	__u32 vendor_err;
+	__u32 byte_len;
+	__be32 ex;		/* immediate data, or the invalidated rkey */
+	__u32 qp_num;
+	__u32 src_qp;
+	__u32 wc_flags;		/* SROCE_WC_F_* */
+	__u16 pkey_index;
+	__u16 slid;
+	__u8 sl;
+	__u8 dlid_path_bits;
+	__u8 port_num;
+	__u8 reserved;
+	__u32 reserved2[4];
+};				/* 64 bytes */
+
+/* create_cq: no request data; the response says where the ring is */
+struct sroce_create_cq_resp {
+	struct sroce_ring_info ring;
+};
+
+/* resize_cq: the ring is replaced; the provider remaps */
+struct sroce_resize_cq_resp {
+	struct sroce_ring_info ring;
+};
+
+/* create_qp response: SQ and RQ rings (RQ num_entries 0 with an SRQ) */
+struct sroce_create_qp_resp {
+	struct sroce_ring_info sq;
+	struct sroce_ring_info rq;
+	__u32 qpn;
+	__u32 reserved;
+};
+
 #endif /* SROCE_ABI_USER_H */

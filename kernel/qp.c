@@ -1,0 +1,589 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sroce QPs: the object, the IBTA state machine, QPN lookup for the receive
+ * path, and the per-QP worker that runs the RC transport.
+ */
+#include <linux/module.h>
+#include <linux/xarray.h>
+#include <net/addrconf.h>
+#include <net/ipv6.h>
+#include <rdma/ib_cache.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include "sroce.h"
+#include "qp.h"
+#include "queue.h"
+#include "sroce_psn.h"
+
+#define SROCE_QPN_MIN		16
+#define SROCE_QPN_MAX		0xffffff
+
+/* QPNs are unique module-wide: the receive path finds a QP from the BTH
+ * alone, then checks the namespace.
+ */
+static DEFINE_XARRAY_ALLOC(sroce_qp_xa);
+static u32 sroce_next_qpn;
+struct workqueue_struct *sroce_wq;
+
+/**
+ * sroce_qp_get_net() - find a QP for a received packet
+ * @net: namespace of the socket the packet arrived on
+ * @qpn: BTH destination QP
+ *
+ * Any context. Return: the QP with a reference, or NULL.
+ */
+struct sroce_qp *sroce_qp_get_net(struct net *net, u32 qpn)
+{
+	struct sroce_qp *qp;
+
+	rcu_read_lock();
+	qp = xa_load(&sroce_qp_xa, qpn);
+	if (qp && (!refcount_inc_not_zero(&qp->ref)))
+		qp = NULL;
+	rcu_read_unlock();
+	if (qp && !net_eq(dev_net(qp->sdev->ndev), net)) {
+		sroce_qp_put(qp);
+		qp = NULL;
+	}
+	return qp;
+}
+
+void sroce_qp_put(struct sroce_qp *qp)
+{
+	if (refcount_dec_and_test(&qp->ref))
+		complete(&qp->freed);
+}
+
+/* ib_qp pointer for a QPN, for kernel CQ polling */
+struct ib_qp *sroce_qp_from_qpn(struct sroce_dev *sdev, u32 qpn)
+{
+	struct sroce_qp *qp = xa_load(&sroce_qp_xa, qpn);
+
+	return qp && qp->sdev == sdev ? &qp->ibqp : NULL;
+}
+
+/**
+ * sroce_qp_peer_ok() - does a packet come from the RC QP's connected peer?
+ * @qp: destination QP
+ * @iph: the packet's IP header
+ * @v6: @iph is IPv6
+ */
+bool sroce_qp_peer_ok(struct sroce_qp *qp, const u8 *iph, bool v6)
+{
+	if (v6 != qp->path.ipv6)
+		return false;
+	if (!v6)
+		return ((const struct iphdr *)iph)->saddr == qp->path.daddr4;
+	return ipv6_addr_equal(&((const struct ipv6hdr *)iph)->saddr,
+			       &qp->path.daddr6);
+}
+
+void sroce_qp_sched(struct sroce_qp *qp)
+{
+	queue_work(sroce_wq, &qp->work);
+}
+
+/* Move to ERR from any context that holds no QP lock; the worker flushes. */
+void sroce_qp_error(struct sroce_qp *qp)
+{
+	unsigned long flags;
+	bool changed;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	changed = qp->state != IB_QPS_ERR && qp->state != IB_QPS_RESET;
+	if (changed) {
+		qp->state = IB_QPS_ERR;
+		qp->attr.qp_state = IB_QPS_ERR;
+	}
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	if (changed) {
+		struct ib_event ev = {
+			.device = qp->ibqp.device,
+			.element.qp = &qp->ibqp,
+			.event = IB_EVENT_QP_FATAL,
+		};
+
+		if (qp->ibqp.event_handler)
+			qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+		sroce_qp_sched(qp);
+	}
+}
+
+static void sroce_retrans_timer(struct timer_list *t)
+{
+	struct sroce_qp *qp = from_timer(qp, t, retrans_timer);
+
+	set_bit(SROCE_QP_EV_TIMEOUT, &qp->events);
+	sroce_qp_sched(qp);
+}
+
+static void sroce_rnr_timer(struct timer_list *t)
+{
+	struct sroce_qp *qp = from_timer(qp, t, rnr_timer);
+
+	set_bit(SROCE_QP_EV_RNR_DONE, &qp->events);
+	sroce_qp_sched(qp);
+}
+
+/**
+ * sroce_qp_work() - the QP's transport: receive, timers, send
+ * @w: qp->work
+ *
+ * Runs on sroce_wq; never concurrently with itself for one QP.
+ */
+static void sroce_qp_work(struct work_struct *w)
+{
+	struct sroce_qp *qp = container_of(w, struct sroce_qp, work);
+	struct sroce_pkt_hdr hdr;
+	struct sk_buff *skb;
+	int budget = 256;
+
+	mutex_lock(&qp->mutex);
+	while (budget-- && (skb = skb_dequeue(&qp->rxq))) {
+		/* parsed and checked in softirq; parse again for the fields */
+		if (!sroce_pkt_parse(skb->data + sizeof(struct udphdr),
+				     skb->len - sizeof(struct udphdr), &hdr)) {
+			if (hdr.info->flags & (SROCE_OPF_RESP | SROCE_OPF_ACK))
+				sroce_completer_rx(qp, skb, &hdr);
+			else
+				sroce_responder_rx(qp, skb, &hdr);
+		}
+		kfree_skb(skb);
+	}
+	sroce_responder_flush_acks(qp);
+	if (test_and_clear_bit(SROCE_QP_EV_TIMEOUT, &qp->events))
+		sroce_completer_timeout(qp);
+	if (test_and_clear_bit(SROCE_QP_EV_RNR_DONE, &qp->events))
+		sroce_completer_rnr_done(qp);
+
+	switch (READ_ONCE(qp->state)) {
+	case IB_QPS_RTS:
+	case IB_QPS_SQD:
+		sroce_responder_send_reads(qp);
+		sroce_requester(qp);
+		break;
+	case IB_QPS_RTR:
+		sroce_responder_send_reads(qp);
+		break;
+	case IB_QPS_ERR:
+		sroce_flush(qp);
+		break;
+	default:
+		break;
+	}
+	mutex_unlock(&qp->mutex);
+	if (!skb_queue_empty(&qp->rxq))
+		sroce_qp_sched(qp);
+}
+
+/* ---- create / destroy ------------------------------------------------ */
+
+static int sroce_qp_check_init(struct sroce_dev *sdev, struct ib_qp_init_attr *init,
+			       struct ib_udata *udata)
+{
+	struct ib_qp_cap *cap = &init->cap;
+
+	if (init->qp_type != IB_QPT_RC || init->srq || init->create_flags)
+		return -EOPNOTSUPP;
+	/* kernel consumers come with the kernel post path */
+	if (!udata)
+		return -EOPNOTSUPP;
+	if (!init->send_cq || !init->recv_cq)
+		return -EINVAL;
+	if (!cap->max_send_wr || cap->max_send_wr > SROCE_MAX_QP_WR ||
+	    !cap->max_recv_wr || cap->max_recv_wr > SROCE_MAX_QP_WR ||
+	    cap->max_send_sge > SROCE_MAX_SGE || cap->max_recv_sge > SROCE_MAX_SGE ||
+	    cap->max_inline_data > SROCE_MAX_INLINE)
+		return -EINVAL;
+	return 0;
+}
+
+int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		    struct ib_udata *udata)
+{
+	struct sroce_dev *sdev = to_sdev(ibqp->device);
+	struct sroce_qp *qp = to_sqp(ibqp);
+	struct sroce_create_qp_resp resp = {};
+	struct ib_qp_cap *cap = &init->cap;
+	u32 qpn, ssge, rsge;
+	int err;
+
+	err = sroce_qp_check_init(sdev, init, udata);
+	if (err)
+		return err;
+
+	ssge = max(cap->max_send_sge, 1u);
+	rsge = max(cap->max_recv_sge, 1u);
+	qp->sdev = sdev;
+	qp->sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
+	qp->sq_entries = roundup_pow_of_two(cap->max_send_wr);
+	qp->rq_entries = roundup_pow_of_two(cap->max_recv_wr);
+	qp->sq_stride = ALIGN(sizeof(struct sroce_send_wqe) +
+			      max_t(u32, ssge * sizeof(struct sroce_sge),
+				    cap->max_inline_data), 16);
+	qp->rq_stride = ALIGN(sizeof(struct sroce_recv_wqe) +
+			      rsge * sizeof(struct sroce_sge), 16);
+	qp->max_send_sge = ssge;
+	qp->max_recv_sge = rsge;
+	qp->max_inline = qp->sq_stride - sizeof(struct sroce_send_wqe);
+
+	qp->sq = sroce_queue_create(udata, qp->sq_entries, qp->sq_stride);
+	if (IS_ERR(qp->sq))
+		return PTR_ERR(qp->sq);
+	qp->rq = sroce_queue_create(udata, qp->rq_entries, qp->rq_stride);
+	if (IS_ERR(qp->rq)) {
+		err = PTR_ERR(qp->rq);
+		goto err_destroy_sq;
+	}
+	qp->sq_shadow = kvcalloc(qp->sq_entries, qp->sq_stride, GFP_KERNEL);
+	qp->swqe = kvcalloc(qp->sq_entries, sizeof(*qp->swqe), GFP_KERNEL);
+	qp->resp.rqe = kzalloc(qp->rq_stride, GFP_KERNEL);
+	if (!qp->sq_shadow || !qp->swqe || !qp->resp.rqe) {
+		err = -ENOMEM;
+		goto err_free_shadow;
+	}
+
+	mutex_init(&qp->mutex);
+	spin_lock_init(&qp->state_lock);
+	qp->state = IB_QPS_RESET;
+	qp->attr.qp_state = IB_QPS_RESET;
+	qp->attr.path_mtu = IB_MTU_1024;
+	qp->mtu = 1024;
+	INIT_WORK(&qp->work, sroce_qp_work);
+	skb_queue_head_init(&qp->rxq);
+	timer_setup(&qp->retrans_timer, sroce_retrans_timer, 0);
+	timer_setup(&qp->rnr_timer, sroce_rnr_timer, 0);
+	refcount_set(&qp->ref, 1);
+	init_completion(&qp->freed);
+	/* the first post must ring the doorbell */
+	qp->sq->hdr->flags = SROCE_RING_F_NEED_WAKEUP;
+
+	err = xa_alloc_cyclic(&sroce_qp_xa, &qpn, qp,
+			      XA_LIMIT(SROCE_QPN_MIN, SROCE_QPN_MAX),
+			      &sroce_next_qpn, GFP_KERNEL);
+	if (err < 0)
+		goto err_free_shadow;
+	ibqp->qp_num = qpn;
+
+	cap->max_send_wr = qp->sq_entries;
+	cap->max_recv_wr = qp->rq_entries;
+	cap->max_send_sge = ssge;
+	cap->max_recv_sge = rsge;
+	cap->max_inline_data = qp->max_inline;
+
+	sroce_queue_info(qp->sq, &resp.sq);
+	sroce_queue_info(qp->rq, &resp.rq);
+	resp.qpn = qpn;
+	err = ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
+	if (err)
+		goto err_erase_qpn;
+	return 0;
+
+err_erase_qpn:
+	xa_erase(&sroce_qp_xa, qpn);
+err_free_shadow:
+	kfree(qp->resp.rqe);
+	kvfree(qp->swqe);
+	kvfree(qp->sq_shadow);
+	sroce_queue_destroy(qp->rq);
+err_destroy_sq:
+	sroce_queue_destroy(qp->sq);
+	return err;
+}
+
+int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+
+	spin_lock_irq(&qp->state_lock);
+	qp->state = IB_QPS_RESET;
+	spin_unlock_irq(&qp->state_lock);
+
+	xa_erase(&sroce_qp_xa, ibqp->qp_num);
+	/* no new receive-path references; wait for the ones in flight */
+	sroce_qp_put(qp);
+	wait_for_completion(&qp->freed);
+
+	timer_shutdown_sync(&qp->retrans_timer);
+	timer_shutdown_sync(&qp->rnr_timer);
+	cancel_work_sync(&qp->work);
+	skb_queue_purge(&qp->rxq);
+	sroce_responder_release(qp);
+
+	kfree(qp->resp.rqe);
+	kvfree(qp->swqe);
+	kvfree(qp->sq_shadow);
+	sroce_queue_destroy(qp->rq);
+	sroce_queue_destroy(qp->sq);
+	return 0;
+}
+
+/* ---- modify / query -------------------------------------------------- */
+
+static int sroce_qp_set_path(struct sroce_qp *qp, const struct ib_qp_attr *attr)
+{
+	const struct rdma_ah_attr *ah = &attr->ah_attr;
+	const struct ib_global_route *grh;
+	const struct ib_gid_attr *sgid;
+	const union ib_gid *dgid;
+	struct sroce_path path = {};
+
+	if (!(rdma_ah_get_ah_flags(ah) & IB_AH_GRH) || rdma_ah_get_port_num(ah) != SROCE_PORT)
+		return -EINVAL;
+	grh = rdma_ah_read_grh(ah);
+	sgid = grh->sgid_attr;
+	if (!sgid || sgid->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP)
+		return -EINVAL;
+	dgid = &grh->dgid;
+	path.ipv6 = !ipv6_addr_v4mapped((const struct in6_addr *)sgid->gid.raw);
+	if (path.ipv6 == ipv6_addr_v4mapped((const struct in6_addr *)dgid->raw))
+		return -EINVAL;		/* mixed families */
+	if (path.ipv6) {
+		memcpy(&path.saddr6, sgid->gid.raw, sizeof(path.saddr6));
+		memcpy(&path.daddr6, dgid->raw, sizeof(path.daddr6));
+	} else {
+		memcpy(&path.saddr4, sgid->gid.raw + 12, 4);
+		memcpy(&path.daddr4, dgid->raw + 12, 4);
+	}
+	path.tos = grh->traffic_class;
+	path.ttl = grh->hop_limit ? grh->hop_limit : 64;
+	path.flow_label = grh->flow_label & 0xfffff;
+	qp->path = path;
+	return 0;
+}
+
+static int sroce_qp_check_attr(struct sroce_qp *qp, const struct ib_qp_attr *attr,
+			       int mask)
+{
+	if ((mask & IB_QP_PORT) && attr->port_num != SROCE_PORT)
+		return -EINVAL;
+	if ((mask & IB_QP_PKEY_INDEX) && attr->pkey_index)
+		return -EINVAL;
+	if ((mask & IB_QP_PATH_MTU) &&
+	    (attr->path_mtu < IB_MTU_256 || attr->path_mtu > IB_MTU_4096))
+		return -EINVAL;
+	if ((mask & IB_QP_TIMEOUT) && attr->timeout > 31)
+		return -EINVAL;
+	if ((mask & IB_QP_RETRY_CNT) && attr->retry_cnt > 7)
+		return -EINVAL;
+	if ((mask & IB_QP_RNR_RETRY) && attr->rnr_retry > 7)
+		return -EINVAL;
+	if ((mask & IB_QP_MIN_RNR_TIMER) && attr->min_rnr_timer > 31)
+		return -EINVAL;
+	if ((mask & IB_QP_MAX_QP_RD_ATOMIC) && attr->max_rd_atomic > SROCE_MAX_RD_ATOMIC)
+		return -EINVAL;
+	if ((mask & IB_QP_MAX_DEST_RD_ATOMIC) &&
+	    attr->max_dest_rd_atomic > SROCE_MAX_RD_ATOMIC)
+		return -EINVAL;
+	if ((mask & IB_QP_DEST_QPN) && attr->dest_qp_num > SROCE_QPN_MAX)
+		return -EINVAL;
+	if ((mask & IB_QP_ACCESS_FLAGS) &&
+	    (attr->qp_access_flags & ~(IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ |
+				       IB_ACCESS_REMOTE_ATOMIC | IB_ACCESS_LOCAL_WRITE)))
+		return -EINVAL;
+	if ((mask & IB_QP_CAP) && (attr->cap.max_send_wr > qp->sq_entries ||
+				   attr->cap.max_recv_wr > qp->rq_entries))
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * Discard what a ring holds: the consumer jumps to the producer, so the
+ * provider sees every slot free without having to reset its own index.
+ */
+static u32 sroce_queue_discard(struct sroce_queue *q)
+{
+	u32 prod = READ_ONCE(q->hdr->producer);
+
+	sroce_queue_consumed(q, prod - q->cons);
+	return prod;
+}
+
+/* Forget all transport state: RESET, or a fresh INIT. */
+static void sroce_qp_reset_transport(struct sroce_qp *qp)
+{
+	u32 idx;
+
+	lockdep_assert_held(&qp->mutex);
+
+	memset(&qp->req, 0, sizeof(qp->req));
+	idx = sroce_queue_discard(qp->sq);
+	qp->req.comp_idx = idx;
+	qp->req.send_idx = idx;
+	qp->req.fetched = idx;
+	sroce_queue_discard(qp->rq);
+	sroce_responder_reset(qp);
+	qp->events = 0;
+	qp->flushed = false;
+	qp->sq_drained_sent = false;
+	qp->sq->hdr->flags = SROCE_RING_F_NEED_WAKEUP;
+}
+
+int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		    struct ib_udata *udata)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+	enum ib_qp_state cur, next;
+	int err;
+
+	if (mask & ~IB_QP_ATTR_STANDARD_BITS)
+		return -EOPNOTSUPP;
+	if (udata && udata->inlen)
+		return -EINVAL;
+
+	mutex_lock(&qp->mutex);
+	spin_lock_irq(&qp->state_lock);
+	cur = (mask & IB_QP_CUR_STATE) ? attr->cur_qp_state : qp->state;
+	next = (mask & IB_QP_STATE) ? attr->qp_state : cur;
+	err = -EINVAL;
+	if (cur != qp->state || !ib_modify_qp_is_ok(cur, next, ibqp->qp_type, mask))
+		goto out_unlock;
+	err = sroce_qp_check_attr(qp, attr, mask);
+	if (err)
+		goto out_unlock;
+	if (mask & IB_QP_AV) {
+		err = sroce_qp_set_path(qp, attr);
+		if (err)
+			goto out_unlock;
+		qp->attr.ah_attr = attr->ah_attr;
+	}
+
+	if (mask & IB_QP_ACCESS_FLAGS)
+		qp->attr.qp_access_flags = attr->qp_access_flags;
+	if (mask & IB_QP_PKEY_INDEX)
+		qp->attr.pkey_index = attr->pkey_index;
+	if (mask & IB_QP_PORT)
+		qp->attr.port_num = attr->port_num;
+	if (mask & IB_QP_PATH_MTU) {
+		qp->attr.path_mtu = attr->path_mtu;
+		qp->mtu = ib_mtu_enum_to_int(attr->path_mtu);
+	}
+	if (mask & IB_QP_DEST_QPN)
+		qp->attr.dest_qp_num = attr->dest_qp_num;
+	if (mask & IB_QP_RQ_PSN)
+		qp->attr.rq_psn = attr->rq_psn & SROCE_PSN_MASK;
+	if (mask & IB_QP_SQ_PSN)
+		qp->attr.sq_psn = attr->sq_psn & SROCE_PSN_MASK;
+	if (mask & IB_QP_TIMEOUT)
+		qp->attr.timeout = attr->timeout;
+	if (mask & IB_QP_RETRY_CNT)
+		qp->attr.retry_cnt = attr->retry_cnt;
+	if (mask & IB_QP_RNR_RETRY)
+		qp->attr.rnr_retry = attr->rnr_retry;
+	if (mask & IB_QP_MIN_RNR_TIMER)
+		qp->attr.min_rnr_timer = attr->min_rnr_timer;
+	if (mask & IB_QP_MAX_QP_RD_ATOMIC)
+		qp->attr.max_rd_atomic = attr->max_rd_atomic;
+	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
+		qp->attr.max_dest_rd_atomic = attr->max_dest_rd_atomic;
+	if (mask & (IB_QP_AV | IB_QP_DEST_QPN))
+		qp->path.sport = htons(sroce_udp_sport(ibqp->qp_num,
+						       qp->attr.dest_qp_num));
+
+	if (mask & IB_QP_STATE) {
+		switch (next) {
+		case IB_QPS_RESET:
+		case IB_QPS_INIT:
+			if (cur == IB_QPS_RESET || next == IB_QPS_RESET)
+				sroce_qp_reset_transport(qp);
+			break;
+		case IB_QPS_RTR:
+			qp->resp.psn = qp->attr.rq_psn;
+			break;
+		case IB_QPS_RTS:
+			if (cur == IB_QPS_RTR) {
+				qp->req.psn = qp->attr.sq_psn;
+				qp->req.una_psn = qp->attr.sq_psn;
+				qp->req.retry_left = qp->attr.retry_cnt;
+				qp->req.rnr_left = qp->attr.rnr_retry;
+			}
+			break;
+		default:
+			break;
+		}
+		qp->state = next;
+		qp->attr.qp_state = next;
+		qp->attr.cur_qp_state = next;
+	}
+	err = 0;
+out_unlock:
+	spin_unlock_irq(&qp->state_lock);
+	mutex_unlock(&qp->mutex);
+	if (!err && (mask & IB_QP_STATE) && next != cur &&
+	    (next == IB_QPS_ERR || next == IB_QPS_RTS || next == IB_QPS_SQD))
+		sroce_qp_sched(qp);
+	return err;
+}
+
+int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		   struct ib_qp_init_attr *init)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+
+	spin_lock_irq(&qp->state_lock);
+	*attr = qp->attr;
+	attr->qp_state = qp->state;
+	attr->cur_qp_state = qp->state;
+	spin_unlock_irq(&qp->state_lock);
+	attr->cap.max_send_wr = qp->sq_entries;
+	attr->cap.max_recv_wr = qp->rq_entries;
+	attr->cap.max_send_sge = qp->max_send_sge;
+	attr->cap.max_recv_sge = qp->max_recv_sge;
+	attr->cap.max_inline_data = qp->max_inline;
+	attr->sq_draining = 0;
+
+	memset(init, 0, sizeof(*init));
+	init->qp_type = ibqp->qp_type;
+	init->send_cq = ibqp->send_cq;
+	init->recv_cq = ibqp->recv_cq;
+	init->cap = attr->cap;
+	init->sq_sig_type = qp->sig_all ? IB_SIGNAL_ALL_WR : IB_SIGNAL_REQ_WR;
+	return 0;
+}
+
+/* ---- posting ------------------------------------------------------- */
+
+/*
+ * User QPs post into the mmapped rings; a post_send that reaches the
+ * kernel is the doorbell (the provider sends it with no WRs when the
+ * worker asked for it with SROCE_RING_F_NEED_WAKEUP).
+ */
+int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		    const struct ib_send_wr **bad_wr)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+	struct sroce_ring_hdr *h = qp->sq->hdr;
+
+	if (wr) {
+		*bad_wr = wr;
+		return -EOPNOTSUPP;
+	}
+	WRITE_ONCE(h->doorbells, READ_ONCE(h->doorbells) + 1);
+	sroce_qp_sched(qp);
+	return 0;
+}
+
+int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		    const struct ib_recv_wr **bad_wr)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+
+	if (wr) {
+		*bad_wr = wr;
+		return -EOPNOTSUPP;
+	}
+	/* a doorbell on the RQ: only needed to flush posts made in ERR */
+	sroce_qp_sched(qp);
+	return 0;
+}
+
+int sroce_qp_init_module(void)
+{
+	sroce_wq = alloc_workqueue("sroce", WQ_UNBOUND | WQ_HIGHPRI, 0);
+	return sroce_wq ? 0 : -ENOMEM;
+}
+
+void sroce_qp_exit_module(void)
+{
+	destroy_workqueue(sroce_wq);
+}

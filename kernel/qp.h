@@ -1,0 +1,202 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * sroce QP and RC transport state.
+ *
+ * A QP is driven by one work item (qp->work) on sroce_wq: the workqueue
+ * never runs one work item on two CPUs at once, so the requester, the
+ * responder and the completer of a QP are serialised without a lock on
+ * their state. Received packets are queued to qp->rxq from softirq
+ * context; timers and doorbells only schedule the work.
+ */
+#ifndef SROCE_QP_H
+#define SROCE_QP_H
+
+#include <linux/skbuff.h>
+#include <linux/timer.h>
+#include <linux/workqueue.h>
+#include <linux/in6.h>
+
+#include "sroce.h"
+#include "sroce_wire.h"
+#include "sroce_psn.h"
+
+struct sroce_queue;
+struct sroce_cq;
+struct sroce_mr;
+
+#define SROCE_MAX_QP_WR		16384
+#define SROCE_MAX_SGE		16
+#define SROCE_MAX_INLINE	256
+#define SROCE_MAX_RD_ATOMIC	16	/* also the responder's READ slots */
+#define SROCE_MAX_INFLIGHT	1024	/* request packets not yet ACKed */
+
+/* qp->events bits: set by timers, consumed by the worker */
+enum {
+	SROCE_QP_EV_TIMEOUT,
+	SROCE_QP_EV_RNR_DONE,
+};
+
+/* Where the QP's packets go: resolved at RTR from the address vector. */
+struct sroce_path {
+	bool ipv6;
+	__be32 saddr4, daddr4;
+	struct in6_addr saddr6, daddr6;
+	u8 tos;
+	u8 ttl;
+	u32 flow_label;
+	__be16 sport;
+};
+
+/* Kernel-private state of one SQ entry (the ring holds the user's copy). */
+struct sroce_swqe {
+	u32 first_psn;		/* PSN of its first packet */
+	u32 last_psn;		/* PSN of its last packet (READ: last response) */
+	u32 npkts;
+	u32 length;		/* total payload bytes */
+	u8 bad;			/* ib_wc_status when validation failed, else 0 */
+	bool sent;		/* every request packet sent at least once */
+	u32 read_done;		/* READ: response bytes placed */
+};
+
+struct sroce_req {
+	u32 psn;		/* next PSN to send */
+	u32 una_psn;		/* oldest PSN not acknowledged */
+	u32 send_idx;		/* ring index of the WQE being sent */
+	u32 send_off;		/* payload bytes of it already sent */
+	u32 comp_idx;		/* oldest WQE not completed (ring consumer) */
+	u32 fetched;		/* WQEs copied into the shadow ring so far */
+	u32 rd_outstanding;	/* READs sent, not fully answered */
+	u32 retry_left;
+	u32 rnr_left;
+	bool rnr_wait;		/* waiting out an RNR NAK */
+	bool need_retry;	/* go back to comp_idx's first unacked PSN */
+	u32 retry_psn;
+};
+
+struct sroce_resp_read {	/* one READ being answered */
+	struct sroce_mr *mr;
+	u64 va;
+	u32 len;
+	u32 sent;		/* bytes answered */
+	u32 psn;		/* PSN of the next response packet */
+	u32 first_psn;
+	u32 last_psn;
+};
+
+struct sroce_resp {
+	u32 psn;		/* expected PSN (ePSN) */
+	u32 msn;
+	bool nak_sent;		/* PSN sequence NAK outstanding for a gap */
+	bool ack_pending;
+	/* SEND (or WRITE with immediate) receive buffer */
+	bool in_send;
+	bool rqe_valid;
+	u32 recv_off;
+	/* WRITE in progress */
+	bool in_write;
+	struct sroce_mr *wmr;
+	u64 wva;
+	u32 wleft;
+	u32 wlen;
+	/* READ responses */
+	struct sroce_resp_read reads[SROCE_MAX_RD_ATOMIC];
+	u32 rd_head, rd_tail;	/* free-running */
+	/* keep last: survives a reset (a copy of the current RQ entry) */
+	void *rqe;
+};
+
+struct sroce_qp {
+	struct ib_qp ibqp;
+	struct sroce_dev *sdev;
+	refcount_t ref;		/* lookups from the receive path */
+	struct completion freed;
+
+	struct sroce_queue *sq;
+	struct sroce_queue *rq;
+	void *sq_shadow;	/* validated copies of SQ entries */
+	struct sroce_swqe *swqe;
+	u32 sq_entries, sq_stride, rq_entries, rq_stride;
+	u32 max_send_sge, max_recv_sge, max_inline;
+	bool sig_all;
+
+	struct mutex mutex;	/* the worker vs modify_qp (RESET, INIT) */
+	spinlock_t state_lock;	/* state and attr changes vs the worker */
+	enum ib_qp_state state;
+	struct ib_qp_attr attr;
+	struct sroce_path path;
+	u32 mtu;		/* path MTU in bytes */
+
+	struct work_struct work;
+	struct sk_buff_head rxq;
+	struct timer_list retrans_timer;
+	struct timer_list rnr_timer;
+	unsigned long events;
+
+	struct sroce_req req;
+	struct sroce_resp resp;
+	bool flushed;
+	bool sq_drained_sent;
+};
+
+static inline struct sroce_qp *to_sqp(struct ib_qp *ibqp)
+{
+	return container_of(ibqp, struct sroce_qp, ibqp);
+}
+
+extern struct workqueue_struct *sroce_wq;
+
+/* qp.c */
+int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		    struct ib_udata *udata);
+int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		    struct ib_udata *udata);
+int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		   struct ib_qp_init_attr *init);
+int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+int sroce_qp_init_module(void);
+void sroce_qp_exit_module(void);
+int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		    const struct ib_send_wr **bad_wr);
+int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		    const struct ib_recv_wr **bad_wr);
+struct sroce_qp *sroce_qp_get_net(struct net *net, u32 qpn);
+bool sroce_qp_peer_ok(struct sroce_qp *qp, const u8 *iph, bool v6);
+void sroce_qp_put(struct sroce_qp *qp);
+void sroce_qp_error(struct sroce_qp *qp);
+void sroce_qp_sched(struct sroce_qp *qp);
+
+/* requester.c */
+void sroce_requester(struct sroce_qp *qp);
+void sroce_flush(struct sroce_qp *qp);
+void sroce_req_go_back(struct sroce_qp *qp, u32 psn);
+void sroce_req_complete(struct sroce_qp *qp, u32 idx, enum ib_wc_status status);
+void sroce_req_arm_timer(struct sroce_qp *qp);
+
+/* completer.c */
+void sroce_completer_rx(struct sroce_qp *qp, struct sk_buff *skb,
+			const struct sroce_pkt_hdr *hdr);
+void sroce_completer_timeout(struct sroce_qp *qp);
+void sroce_completer_rnr_done(struct sroce_qp *qp);
+
+/* responder.c */
+void sroce_responder_rx(struct sroce_qp *qp, struct sk_buff *skb,
+			const struct sroce_pkt_hdr *hdr);
+void sroce_responder_flush_acks(struct sroce_qp *qp);
+void sroce_responder_send_reads(struct sroce_qp *qp);
+void sroce_responder_reset(struct sroce_qp *qp);
+void sroce_responder_release(struct sroce_qp *qp);
+int sroce_send_ack(struct sroce_qp *qp, u8 syndrome, u32 psn);
+
+/* net.c */
+enum sroce_drop {
+	SROCE_DROP_LEN,		/* runt or unlinearisable datagram */
+	SROCE_DROP_HDR,		/* bad IP/transport header, wrong QP type/peer */
+	SROCE_DROP_ICRC,	/* ICRC mismatch */
+	SROCE_DROP_NO_QP,	/* no such destination QP in this namespace */
+	SROCE_DROP_MAX
+};
+extern atomic64_t sroce_rx_drops[SROCE_DROP_MAX];
+struct sk_buff *sroce_pkt_alloc(struct sroce_qp *qp, u32 len);
+int sroce_pkt_xmit(struct sroce_qp *qp, struct sk_buff *skb, u32 payload);
+
+#endif /* SROCE_QP_H */

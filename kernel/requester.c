@@ -1,0 +1,458 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sroce requester: turns SQ entries into RC request packets.
+ *
+ * SQ entries are copied out of the (user-writable) ring into a kernel shadow
+ * slot before they are validated, and only the shadow is used afterwards.
+ * Indices: comp_idx <= send_idx <= fetched <= ring producer. Entries in
+ * [comp_idx, send_idx) have been (at least partly) sent and wait for their
+ * ACK or READ response; the completer retires them in order.
+ */
+#include <linux/module.h>
+
+#include "sroce.h"
+#include "qp.h"
+#include "queue.h"
+
+static inline struct sroce_send_wqe *sroce_shadow(struct sroce_qp *qp, u32 idx)
+{
+	return qp->sq_shadow + (size_t)(idx & (qp->sq_entries - 1)) * qp->sq_stride;
+}
+
+static inline struct sroce_swqe *sroce_swqe(struct sroce_qp *qp, u32 idx)
+{
+	return &qp->swqe[idx & (qp->sq_entries - 1)];
+}
+
+static bool sroce_wqe_is_read(const struct sroce_send_wqe *wqe)
+{
+	return wqe->opcode == IB_UVERBS_WR_RDMA_READ;
+}
+
+/* packets a message of @len bytes takes at @mtu (a 0-byte message: one) */
+static u32 sroce_npkts(u32 len, u32 mtu)
+{
+	return len ? DIV_ROUND_UP(len, mtu) : 1;
+}
+
+/* Copy and check one SQ entry; returns a completion status on error. */
+static enum ib_wc_status sroce_fetch_wqe(struct sroce_qp *qp, u32 idx)
+{
+	struct sroce_send_wqe *wqe = sroce_shadow(qp, idx);
+	struct sroce_swqe *sw = sroce_swqe(qp, idx);
+	u64 len = 0;
+	u32 i;
+
+	memcpy(wqe, sroce_queue_at(qp->sq, idx), qp->sq_stride);
+	memset(sw, 0, sizeof(*sw));
+
+	switch (wqe->opcode) {
+	case IB_UVERBS_WR_SEND:
+	case IB_UVERBS_WR_SEND_WITH_IMM:
+	case IB_UVERBS_WR_RDMA_WRITE:
+	case IB_UVERBS_WR_RDMA_WRITE_WITH_IMM:
+		break;
+	case IB_UVERBS_WR_RDMA_READ:
+		if (wqe->send_flags & SROCE_SEND_INLINE)
+			return IB_WC_LOC_QP_OP_ERR;
+		break;
+	default:
+		return IB_WC_LOC_QP_OP_ERR;
+	}
+	if (wqe->send_flags & ~(SROCE_SEND_FENCE | SROCE_SEND_SIGNALED |
+				SROCE_SEND_SOLICITED | SROCE_SEND_INLINE))
+		return IB_WC_LOC_QP_OP_ERR;
+
+	if (wqe->send_flags & SROCE_SEND_INLINE) {
+		if (wqe->inline_len > qp->max_inline)
+			return IB_WC_LOC_LEN_ERR;
+		len = wqe->inline_len;
+	} else {
+		if (wqe->num_sge > qp->max_send_sge)
+			return IB_WC_LOC_QP_OP_ERR;
+		for (i = 0; i < wqe->num_sge; i++)
+			len += wqe->sge[i].length;
+	}
+	if (len > SROCE_MAX_MSG_SZ)
+		return IB_WC_LOC_LEN_ERR;
+	sw->length = len;
+	sw->npkts = sroce_npkts(len, qp->mtu);
+	return IB_WC_SUCCESS;
+}
+
+/**
+ * sroce_gather() - copy @len bytes at message offset @off of an SQ entry
+ * @qp: the QP
+ * @wqe: the entry (shadow copy)
+ * @off: byte offset in the message
+ * @dst: destination
+ * @len: bytes
+ *
+ * Return: 0, or -EACCES/-EINVAL/-ENOENT when an lkey does not cover the
+ * SGE (a local protection error of this WQE).
+ */
+static int sroce_gather(struct sroce_qp *qp, const struct sroce_send_wqe *wqe,
+			u32 off, u8 *dst, u32 len)
+{
+	const struct sroce_sge *sge;
+	struct sroce_mr *mr;
+	u32 i, n;
+	int err;
+
+	if (wqe->send_flags & SROCE_SEND_INLINE) {
+		memcpy(dst, (const u8 *)(wqe + 1) + off, len);
+		return 0;
+	}
+	for (i = 0; i < wqe->num_sge && len; i++) {
+		sge = &wqe->sge[i];
+		if (off >= sge->length) {
+			off -= sge->length;
+			continue;
+		}
+		n = min(len, sge->length - off);
+		mr = sroce_mr_lookup(qp->sdev, sge->lkey, qp->ibqp.pd, 0,
+				     sge->addr + off, n);
+		if (IS_ERR(mr))
+			return PTR_ERR(mr);
+		err = sroce_mr_copy(mr, sge->addr + off, dst, n, SROCE_COPY_FROM_MR);
+		sroce_mr_put(mr);
+		if (err)
+			return err;
+		dst += n;
+		len -= n;
+		off = 0;
+	}
+	return len ? -EINVAL : 0;
+}
+
+static u8 sroce_req_opcode(const struct sroce_send_wqe *wqe, bool first, bool last)
+{
+	bool imm = wqe->opcode == IB_UVERBS_WR_SEND_WITH_IMM ||
+		   wqe->opcode == IB_UVERBS_WR_RDMA_WRITE_WITH_IMM;
+
+	if (wqe->opcode == IB_UVERBS_WR_SEND || wqe->opcode == IB_UVERBS_WR_SEND_WITH_IMM) {
+		if (first && last)
+			return imm ? SROCE_OP_RC_SEND_ONLY_IMM : SROCE_OP_RC_SEND_ONLY;
+		if (first)
+			return SROCE_OP_RC_SEND_FIRST;
+		if (last)
+			return imm ? SROCE_OP_RC_SEND_LAST_IMM : SROCE_OP_RC_SEND_LAST;
+		return SROCE_OP_RC_SEND_MIDDLE;
+	}
+	if (first && last)
+		return imm ? SROCE_OP_RC_WRITE_ONLY_IMM : SROCE_OP_RC_WRITE_ONLY;
+	if (first)
+		return SROCE_OP_RC_WRITE_FIRST;
+	if (last)
+		return imm ? SROCE_OP_RC_WRITE_LAST_IMM : SROCE_OP_RC_WRITE_LAST;
+	return SROCE_OP_RC_WRITE_MIDDLE;
+}
+
+/**
+ * sroce_req_send_one() - send the next request packet of entry send_idx
+ * @qp: the QP
+ *
+ * Return: 0 when a packet went out (or was lost in the network), a
+ * negative errno when the entry failed locally (the QP is moved to ERR).
+ */
+static int sroce_req_send_one(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+	struct sroce_send_wqe *wqe = sroce_shadow(qp, req->send_idx);
+	struct sroce_swqe *sw = sroce_swqe(qp, req->send_idx);
+	struct sroce_pkt_hdr hdr = {};
+	struct sk_buff *skb;
+	u32 payload, off = req->send_off;
+	bool first = off == 0, last;
+	int hlen, err;
+
+	hdr.bth.pkey = 0xffff;
+	hdr.bth.dqpn = qp->attr.dest_qp_num;
+	hdr.bth.psn = req->psn;
+	if (first)
+		sw->first_psn = req->psn;
+
+	if (sroce_wqe_is_read(wqe)) {
+		u32 left = sw->length - off;
+
+		hdr.bth.opcode = SROCE_OP_RC_READ_REQUEST;
+		hdr.bth.ack_req = true;
+		hdr.reth.va = wqe->wr.rdma.remote_addr + off;
+		hdr.reth.rkey = wqe->wr.rdma.rkey;
+		hdr.reth.dma_len = left;
+		payload = 0;
+		sw->last_psn = sroce_psn_add(req->psn, sroce_npkts(left, qp->mtu) - 1);
+		last = true;
+	} else {
+		payload = min(qp->mtu, sw->length - off);
+		last = off + payload == sw->length;
+		hdr.bth.opcode = sroce_req_opcode(wqe, first, last);
+		hdr.bth.se = last && (wqe->send_flags & SROCE_SEND_SOLICITED);
+		hdr.bth.ack_req = last || !(sroce_psn_diff(req->psn, req->una_psn) & 63);
+		if (first && (wqe->opcode == IB_UVERBS_WR_RDMA_WRITE ||
+			      wqe->opcode == IB_UVERBS_WR_RDMA_WRITE_WITH_IMM)) {
+			hdr.reth.va = wqe->wr.rdma.remote_addr;
+			hdr.reth.rkey = wqe->wr.rdma.rkey;
+			hdr.reth.dma_len = sw->length;
+		}
+		hdr.immdt = be32_to_cpu(wqe->ex);
+		if (last)
+			sw->last_psn = req->psn;
+	}
+	hdr.bth.pad = sroce_pad_len(payload);
+	hdr.info = sroce_opcode(hdr.bth.opcode);
+
+	skb = sroce_pkt_alloc(qp, hdr.info->hdr_len + payload);
+	if (!skb)
+		return 0;	/* like a lost packet: the retry timer recovers */
+	hlen = sroce_pkt_build_hdrs(skb_put(skb, hdr.info->hdr_len),
+				    hdr.info->hdr_len, &hdr);
+	if (hlen < 0) {
+		kfree_skb(skb);
+		return -EINVAL;
+	}
+	err = sroce_gather(qp, wqe, off, skb_put(skb, payload), payload);
+	if (err) {
+		kfree_skb(skb);
+		return err;
+	}
+	sroce_pkt_xmit(qp, skb, payload);
+
+	if (sroce_wqe_is_read(wqe)) {
+		req->psn = sroce_psn_add(sw->last_psn, 1);
+		req->rd_outstanding++;
+	} else {
+		req->psn = sroce_psn_inc(req->psn);
+	}
+	if (last) {
+		sw->sent = true;
+		req->send_idx++;
+		req->send_off = 0;
+	} else {
+		req->send_off += payload;
+	}
+	sroce_req_arm_timer(qp);
+	return 0;
+}
+
+/* (Re)start the local ACK timer while anything is unacknowledged. */
+void sroce_req_arm_timer(struct sroce_qp *qp)
+{
+	u64 ns = sroce_local_ack_timeout_ns(qp->attr.timeout);
+
+	if (!ns || qp->req.comp_idx == qp->req.send_idx)
+		return;
+	/* never below a jiffy or two: TCG guests are slow */
+	mod_timer(&qp->retrans_timer, jiffies + max_t(unsigned long, 2,
+						      nsecs_to_jiffies64(ns)));
+}
+
+/**
+ * sroce_req_go_back() - resend from @psn (go-back-N)
+ * @qp: the QP
+ * @psn: first PSN to send again
+ *
+ * Finds the entry holding @psn among those sent (including a partly sent
+ * one at send_idx), restarts there and forgets that it and later entries
+ * were sent. A READ restarts with a request for the bytes not received.
+ */
+void sroce_req_go_back(struct sroce_qp *qp, u32 psn)
+{
+	struct sroce_req *req = &qp->req;
+	u32 idx, end = req->send_idx + (req->send_off ? 1 : 0);
+	bool found = false;
+
+	for (idx = req->comp_idx; idx != end; idx++) {
+		struct sroce_swqe *sw = sroce_swqe(qp, idx);
+		bool read = sroce_wqe_is_read(sroce_shadow(qp, idx));
+		bool partial = idx == req->send_idx;
+
+		if (!found && (partial || sroce_psn_diff(psn, sw->last_psn) <= 0)) {
+			found = true;
+			if (sroce_psn_diff(psn, sw->first_psn) < 0)
+				psn = sw->first_psn;
+			if (read) {
+				req->send_off = sw->read_done;
+				psn = sroce_psn_add(sw->first_psn, sw->read_done / qp->mtu);
+			} else {
+				req->send_off = sroce_psn_diff(psn, sw->first_psn) * qp->mtu;
+			}
+			req->send_idx = idx;
+			req->psn = psn;
+		}
+		if (!found)
+			continue;
+		if (sw->sent && read)
+			req->rd_outstanding--;
+		sw->sent = false;
+	}
+}
+
+/* Post the send completion of entry @idx (if it asks for one). */
+void sroce_req_complete(struct sroce_qp *qp, u32 idx, enum ib_wc_status status)
+{
+	struct sroce_send_wqe *wqe = sroce_shadow(qp, idx);
+	struct sroce_swqe *sw = sroce_swqe(qp, idx);
+	struct sroce_cqe cqe = {};
+
+	if (status == IB_WC_SUCCESS && !qp->sig_all &&
+	    !(wqe->send_flags & SROCE_SEND_SIGNALED))
+		return;
+	cqe.wr_id = wqe->wr_id;
+	cqe.status = status;
+	cqe.qp_num = qp->ibqp.qp_num;
+	cqe.byte_len = sw->length;
+	switch (wqe->opcode) {
+	case IB_UVERBS_WR_RDMA_WRITE:
+	case IB_UVERBS_WR_RDMA_WRITE_WITH_IMM:
+		cqe.opcode = IB_UVERBS_WC_RDMA_WRITE;
+		break;
+	case IB_UVERBS_WR_RDMA_READ:
+		cqe.opcode = IB_UVERBS_WC_RDMA_READ;
+		break;
+	default:
+		cqe.opcode = IB_UVERBS_WC_SEND;
+		break;
+	}
+	if (sroce_cq_post(to_scq(qp->ibqp.send_cq), &cqe, false))
+		sroce_qp_error(qp);
+}
+
+/*
+ * Take entries the provider published into the shadow ring. A bad entry
+ * is remembered and completed in order when it reaches the head.
+ */
+static int sroce_req_fetch(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+	u32 prod = smp_load_acquire(&qp->sq->hdr->producer);
+
+	if (prod - req->comp_idx > qp->sq_entries)
+		return -EOVERFLOW;	/* hostile producer index */
+	for (; req->fetched != prod; req->fetched++)
+		sroce_swqe(qp, req->fetched)->bad = sroce_fetch_wqe(qp, req->fetched);
+	return 0;
+}
+
+/* The entry at send_idx failed locally: complete it in order, QP to ERR. */
+static void sroce_req_fail_head(struct sroce_qp *qp, enum ib_wc_status status)
+{
+	struct sroce_req *req = &qp->req;
+
+	if (req->comp_idx != req->send_idx)
+		return;		/* earlier entries first: the completer re-runs us */
+	sroce_req_complete(qp, req->comp_idx, status);
+	req->comp_idx++;
+	req->send_idx++;
+	sroce_queue_consumed(qp->sq, 1);
+	sroce_qp_error(qp);
+}
+
+/**
+ * sroce_requester() - send what the SQ holds, within the windows
+ * @qp: the QP (state RTS or SQD)
+ *
+ * When the ring is empty, publishes SROCE_RING_F_NEED_WAKEUP and checks
+ * the ring once more (the provider checks the flag after publishing its
+ * producer: one of the two sees the other's store).
+ */
+void sroce_requester(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+	struct sroce_ring_hdr *h = qp->sq->hdr;
+	struct sroce_send_wqe *wqe;
+	int budget = 64;
+
+	if (req->rnr_wait)
+		return;
+	if (req->need_retry) {
+		req->need_retry = false;
+		sroce_req_go_back(qp, req->retry_psn);
+	}
+	WRITE_ONCE(h->flags, 0);
+	while (budget--) {
+		if (req->send_idx == req->fetched && sroce_req_fetch(qp)) {
+			sroce_qp_error(qp);
+			return;
+		}
+		if (req->send_idx == req->fetched) {
+			WRITE_ONCE(h->flags, SROCE_RING_F_NEED_WAKEUP);
+			smp_mb();	/* flag store before producer load */
+			if (smp_load_acquire(&h->producer) == req->fetched)
+				return;
+			WRITE_ONCE(h->flags, 0);
+			continue;
+		}
+		wqe = sroce_shadow(qp, req->send_idx);
+		if (sroce_swqe(qp, req->send_idx)->bad) {
+			sroce_req_fail_head(qp, sroce_swqe(qp, req->send_idx)->bad);
+			return;
+		}
+		if (READ_ONCE(qp->state) == IB_QPS_SQD && req->send_off == 0)
+			return;		/* drain: no new message starts */
+		if (sroce_psn_diff(req->psn, req->una_psn) >= SROCE_MAX_INFLIGHT)
+			return;
+		if (req->send_off == 0 && sroce_wqe_is_read(wqe) &&
+		    req->rd_outstanding >= max_t(u32, qp->attr.max_rd_atomic, 1))
+			return;
+		if (req->send_off == 0 && (wqe->send_flags & SROCE_SEND_FENCE) &&
+		    req->rd_outstanding)
+			return;
+		if (sroce_req_send_one(qp)) {
+			sroce_req_fail_head(qp, IB_WC_LOC_PROT_ERR);
+			sroce_qp_error(qp);
+			return;
+		}
+	}
+	sroce_qp_sched(qp);	/* more to send: yield, come back */
+}
+
+/**
+ * sroce_flush() - complete everything outstanding with WR_FLUSH_ERR
+ * @qp: the QP, in ERR
+ *
+ * Also flushes entries posted after the QP entered ERR whenever the worker
+ * runs (doorbell, or a post_recv doorbell for the RQ).
+ */
+void sroce_flush(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+	struct sroce_cqe cqe = {};
+	struct sroce_recv_wqe rqe;
+	u32 prod;
+	int n;
+
+	timer_delete(&qp->retrans_timer);
+	prod = smp_load_acquire(&qp->sq->hdr->producer);
+	if (prod - req->comp_idx <= qp->sq_entries) {
+		while (req->comp_idx != prod) {
+			u32 idx = req->comp_idx;
+
+			if (idx == req->fetched) {
+				sroce_fetch_wqe(qp, idx);
+				req->fetched++;
+			}
+			sroce_req_complete(qp, idx, IB_WC_WR_FLUSH_ERR);
+			req->comp_idx++;
+			sroce_queue_consumed(qp->sq, 1);
+		}
+		req->send_idx = req->comp_idx;
+		req->send_off = 0;
+	}
+	/* the provider may sleep on the doorbell: always let it ring */
+	WRITE_ONCE(qp->sq->hdr->flags, SROCE_RING_F_NEED_WAKEUP);
+
+	n = sroce_queue_avail(qp->rq);
+	while (n-- > 0) {
+		memcpy(&rqe, sroce_queue_at(qp->rq, qp->rq->cons), sizeof(rqe));
+		cqe.wr_id = rqe.wr_id;
+		cqe.status = IB_WC_WR_FLUSH_ERR;
+		cqe.opcode = IB_WC_RECV;
+		cqe.qp_num = qp->ibqp.qp_num;
+		sroce_queue_consumed(qp->rq, 1);
+		if (sroce_cq_post(to_scq(qp->ibqp.recv_cq), &cqe, false))
+			break;
+	}
+	qp->resp.rqe_valid = false;
+	qp->flushed = true;
+}

@@ -1,0 +1,440 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sroce responder: executes incoming RC requests (SEND into posted receive
+ * buffers, RDMA WRITE and READ against registered memory) and answers
+ * with ACKs, NAKs and READ responses.
+ */
+#include <linux/module.h>
+
+#include "sroce.h"
+#include "qp.h"
+#include "queue.h"
+
+/* ---- sending ACKs and READ responses --------------------------------- */
+
+/**
+ * sroce_send_ack() - send an ACK/NAK
+ * @qp: the QP
+ * @syndrome: AETH syndrome
+ * @psn: BTH PSN (the acknowledged one, or the NAK'd one)
+ */
+int sroce_send_ack(struct sroce_qp *qp, u8 syndrome, u32 psn)
+{
+	struct sroce_pkt_hdr hdr = {};
+	struct sk_buff *skb;
+
+	hdr.bth.opcode = SROCE_OP_RC_ACKNOWLEDGE;
+	hdr.bth.pkey = 0xffff;
+	hdr.bth.dqpn = qp->attr.dest_qp_num;
+	hdr.bth.psn = psn & SROCE_PSN_MASK;
+	hdr.aeth.syndrome = syndrome;
+	hdr.aeth.msn = qp->resp.msn & SROCE_AETH_MSN_MASK;
+	hdr.info = sroce_opcode(hdr.bth.opcode);
+	skb = sroce_pkt_alloc(qp, hdr.info->hdr_len);
+	if (!skb)
+		return -ENOMEM;
+	sroce_pkt_build_hdrs(skb_put(skb, hdr.info->hdr_len), hdr.info->hdr_len, &hdr);
+	return sroce_pkt_xmit(qp, skb, 0);
+}
+
+static void sroce_nak(struct sroce_qp *qp, enum sroce_nak_code code)
+{
+	sroce_send_ack(qp, sroce_aeth_syn_nak(code), qp->resp.psn);
+}
+
+/* Fatal responder error: NAK, then the QP goes to ERR. */
+static void sroce_resp_fatal(struct sroce_qp *qp, enum sroce_nak_code code)
+{
+	sroce_nak(qp, code);
+	sroce_qp_error(qp);
+}
+
+/* Coalesced ACK for everything received so far. */
+void sroce_responder_flush_acks(struct sroce_qp *qp)
+{
+	if (!qp->resp.ack_pending)
+		return;
+	qp->resp.ack_pending = false;
+	sroce_send_ack(qp, sroce_aeth_syn_ack(SROCE_AETH_CREDITS_INVALID),
+		       sroce_psn_add(qp->resp.psn, SROCE_PSN_MASK));
+}
+
+static void sroce_read_release(struct sroce_resp_read *rd)
+{
+	if (rd->mr)
+		sroce_mr_put(rd->mr);
+	rd->mr = NULL;
+}
+
+/* Send READ responses that are due, a bounded batch per run. */
+void sroce_responder_send_reads(struct sroce_qp *qp)
+{
+	struct sroce_resp *resp = &qp->resp;
+	int budget = 64;
+
+	while (resp->rd_head != resp->rd_tail && budget--) {
+		struct sroce_resp_read *rd = &resp->reads[resp->rd_head % SROCE_MAX_RD_ATOMIC];
+		struct sroce_pkt_hdr hdr = {};
+		u32 n = min(qp->mtu, rd->len - rd->sent);
+		bool first = rd->sent == 0, last = rd->sent + n == rd->len;
+		struct sk_buff *skb;
+
+		if (first && last)
+			hdr.bth.opcode = SROCE_OP_RC_READ_RESPONSE_ONLY;
+		else if (first)
+			hdr.bth.opcode = SROCE_OP_RC_READ_RESPONSE_FIRST;
+		else if (last)
+			hdr.bth.opcode = SROCE_OP_RC_READ_RESPONSE_LAST;
+		else
+			hdr.bth.opcode = SROCE_OP_RC_READ_RESPONSE_MIDDLE;
+		hdr.info = sroce_opcode(hdr.bth.opcode);
+		hdr.bth.pkey = 0xffff;
+		hdr.bth.dqpn = qp->attr.dest_qp_num;
+		hdr.bth.psn = rd->psn;
+		hdr.bth.pad = sroce_pad_len(n);
+		hdr.aeth.syndrome = sroce_aeth_syn_ack(SROCE_AETH_CREDITS_INVALID);
+		hdr.aeth.msn = resp->msn & SROCE_AETH_MSN_MASK;
+
+		skb = sroce_pkt_alloc(qp, hdr.info->hdr_len + n);
+		if (!skb)
+			break;
+		sroce_pkt_build_hdrs(skb_put(skb, hdr.info->hdr_len), hdr.info->hdr_len, &hdr);
+		if (n && sroce_mr_copy(rd->mr, rd->va + rd->sent, skb_put(skb, n), n,
+				       SROCE_COPY_FROM_MR)) {
+			kfree_skb(skb);
+			sroce_resp_fatal(qp, SROCE_NAK_REM_ACCESS);
+			return;
+		}
+		sroce_pkt_xmit(qp, skb, n);
+		rd->sent += n;
+		rd->psn = sroce_psn_inc(rd->psn);
+		if (last) {
+			sroce_read_release(rd);
+			resp->rd_head++;
+		}
+	}
+	if (resp->rd_head != resp->rd_tail)
+		sroce_qp_sched(qp);
+}
+
+/* ---- executing requests --------------------------------------------- */
+
+static int sroce_resp_get_rqe(struct sroce_qp *qp)
+{
+	struct sroce_resp *resp = &qp->resp;
+	struct sroce_recv_wqe *rqe = (void *)resp->rqe;
+	int n = sroce_queue_avail(qp->rq);
+
+	if (n < 0)
+		return -EOVERFLOW;
+	if (!n)
+		return -EAGAIN;
+	/* copy before validating: user space may change the ring at any time */
+	memcpy(rqe, sroce_queue_at(qp->rq, qp->rq->cons), qp->rq_stride);
+	if (rqe->num_sge > qp->max_recv_sge)
+		return -EINVAL;
+	resp->rqe_valid = true;
+	resp->recv_off = 0;
+	return 0;
+}
+
+/* Place @len bytes at @off of the current receive buffer. */
+static int sroce_resp_place(struct sroce_qp *qp, u32 off, const u8 *src, u32 len)
+{
+	struct sroce_recv_wqe *rqe = (void *)qp->resp.rqe;
+	u32 i, n;
+	int err;
+
+	for (i = 0; i < rqe->num_sge && len; i++) {
+		const struct sroce_sge *sge = &rqe->sge[i];
+		struct sroce_mr *mr;
+
+		if (off >= sge->length) {
+			off -= sge->length;
+			continue;
+		}
+		n = min(len, sge->length - off);
+		mr = sroce_mr_lookup(qp->sdev, sge->lkey, qp->ibqp.pd,
+				     IB_ACCESS_LOCAL_WRITE, sge->addr + off, n);
+		if (IS_ERR(mr))
+			return -EACCES;
+		err = sroce_mr_copy(mr, sge->addr + off, (void *)src, n, SROCE_COPY_TO_MR);
+		sroce_mr_put(mr);
+		if (err)
+			return -EACCES;
+		src += n;
+		len -= n;
+		off = 0;
+	}
+	return len ? -EMSGSIZE : 0;
+}
+
+/* Complete the current receive buffer. */
+static int sroce_resp_complete_recv(struct sroce_qp *qp, const struct sroce_pkt_hdr *hdr,
+				    enum ib_wc_status status, u32 byte_len)
+{
+	struct sroce_recv_wqe *rqe = (void *)qp->resp.rqe;
+	struct sroce_cqe cqe = {};
+	u32 flags = hdr->info->flags;
+
+	cqe.wr_id = rqe->wr_id;
+	cqe.status = status;
+	cqe.qp_num = qp->ibqp.qp_num;
+	cqe.src_qp = qp->attr.dest_qp_num;
+	cqe.byte_len = byte_len;
+	cqe.opcode = (flags & SROCE_OPF_WRITE) ? IB_WC_RECV_RDMA_WITH_IMM : IB_WC_RECV;
+	if (flags & SROCE_OPF_IMMDT) {
+		cqe.ex = cpu_to_be32(hdr->immdt);
+		cqe.wc_flags |= SROCE_WC_F_WITH_IMM;
+	}
+	qp->resp.rqe_valid = false;
+	sroce_queue_consumed(qp->rq, 1);
+	return sroce_cq_post(to_scq(qp->ibqp.recv_cq), &cqe, hdr->bth.se);
+}
+
+/* Opcode sequence check (IBTA 9.8.3): what may follow what. */
+static bool sroce_resp_seq_ok(struct sroce_qp *qp, u32 flags)
+{
+	struct sroce_resp *resp = &qp->resp;
+
+	if (resp->in_send)
+		return (flags & SROCE_OPF_SEND) && (flags & (SROCE_OPF_MIDDLE | SROCE_OPF_LAST));
+	if (resp->in_write)
+		return (flags & SROCE_OPF_WRITE) && (flags & (SROCE_OPF_MIDDLE | SROCE_OPF_LAST));
+	return flags & (SROCE_OPF_FIRST | SROCE_OPF_ONLY);
+}
+
+static int sroce_resp_send(struct sroce_qp *qp, struct sk_buff *skb,
+			   const struct sroce_pkt_hdr *hdr)
+{
+	struct sroce_resp *resp = &qp->resp;
+	u32 flags = hdr->info->flags;
+	const u8 *payload = skb->data + sizeof(struct udphdr) + hdr->hdr_len;
+	int err;
+
+	if (!resp->rqe_valid) {
+		err = sroce_resp_get_rqe(qp);
+		if (err == -EAGAIN) {
+			/* receiver not ready: the requester waits and resends */
+			sroce_send_ack(qp, sroce_aeth_syn_rnr(qp->attr.min_rnr_timer),
+				       resp->psn);
+			return -EAGAIN;
+		}
+		if (err) {
+			sroce_resp_fatal(qp, SROCE_NAK_REM_OP);
+			return err;
+		}
+	}
+	err = sroce_resp_place(qp, resp->recv_off, payload, hdr->payload_len);
+	if (err) {
+		/* too long for the buffer, or a bad local key of ours */
+		sroce_resp_complete_recv(qp, hdr, err == -EMSGSIZE ?
+					 IB_WC_LOC_LEN_ERR : IB_WC_LOC_PROT_ERR,
+					 resp->recv_off);
+		sroce_resp_fatal(qp, err == -EMSGSIZE ? SROCE_NAK_INVALID_REQ :
+				 SROCE_NAK_REM_OP);
+		return err;
+	}
+	resp->recv_off += hdr->payload_len;
+	resp->in_send = !(flags & (SROCE_OPF_LAST | SROCE_OPF_ONLY));
+	if (!resp->in_send) {
+		resp->msn++;
+		if (sroce_resp_complete_recv(qp, hdr, IB_WC_SUCCESS, resp->recv_off))
+			sroce_qp_error(qp);
+	}
+	return 0;
+}
+
+static int sroce_resp_write(struct sroce_qp *qp, struct sk_buff *skb,
+			    const struct sroce_pkt_hdr *hdr)
+{
+	struct sroce_resp *resp = &qp->resp;
+	u32 flags = hdr->info->flags;
+	const u8 *payload = skb->data + sizeof(struct udphdr) + hdr->hdr_len;
+	bool end = flags & (SROCE_OPF_LAST | SROCE_OPF_ONLY);
+	int err;
+
+	/* WRITE with immediate consumes a receive buffer: check it first */
+	if (end && (flags & SROCE_OPF_IMMDT) && !resp->rqe_valid) {
+		err = sroce_resp_get_rqe(qp);
+		if (err == -EAGAIN) {
+			sroce_send_ack(qp, sroce_aeth_syn_rnr(qp->attr.min_rnr_timer),
+				       resp->psn);
+			return -EAGAIN;
+		}
+		if (err) {
+			sroce_resp_fatal(qp, SROCE_NAK_REM_OP);
+			return err;
+		}
+	}
+	if (flags & (SROCE_OPF_FIRST | SROCE_OPF_ONLY)) {
+		struct sroce_mr *mr = NULL;
+
+		if (!(qp->attr.qp_access_flags & IB_ACCESS_REMOTE_WRITE))
+			goto access_err;
+		if (hdr->reth.dma_len) {
+			mr = sroce_mr_lookup(qp->sdev, hdr->reth.rkey, qp->ibqp.pd,
+					     IB_ACCESS_REMOTE_WRITE, hdr->reth.va,
+					     hdr->reth.dma_len);
+			if (IS_ERR(mr))
+				goto access_err;
+		}
+		if (resp->wmr)
+			sroce_mr_put(resp->wmr);
+		resp->wmr = mr;
+		resp->wva = hdr->reth.va;
+		resp->wleft = hdr->reth.dma_len;
+		resp->wlen = hdr->reth.dma_len;
+	}
+	/* payload must fit; the message must end exactly at DMA length */
+	if (hdr->payload_len > resp->wleft || (end && hdr->payload_len != resp->wleft) ||
+	    (!end && hdr->payload_len != qp->mtu)) {
+		sroce_resp_fatal(qp, SROCE_NAK_INVALID_REQ);
+		return -EINVAL;
+	}
+	if (hdr->payload_len &&
+	    sroce_mr_copy(resp->wmr, resp->wva, (void *)payload, hdr->payload_len,
+			  SROCE_COPY_TO_MR))
+		goto access_err;
+	resp->wva += hdr->payload_len;
+	resp->wleft -= hdr->payload_len;
+	resp->in_write = !end;
+	if (end) {
+		if (resp->wmr)
+			sroce_mr_put(resp->wmr);
+		resp->wmr = NULL;
+		resp->msn++;
+		if ((flags & SROCE_OPF_IMMDT) &&
+		    sroce_resp_complete_recv(qp, hdr, IB_WC_SUCCESS, resp->wlen))
+			sroce_qp_error(qp);
+	}
+	return 0;
+
+access_err:
+	sroce_resp_fatal(qp, SROCE_NAK_REM_ACCESS);
+	return -EACCES;
+}
+
+/* Queue the answer to a READ request; @dup: a retransmitted request. */
+static int sroce_resp_read(struct sroce_qp *qp, const struct sroce_pkt_hdr *hdr, bool dup)
+{
+	struct sroce_resp *resp = &qp->resp;
+	struct sroce_resp_read *rd;
+	struct sroce_mr *mr = NULL;
+	u32 len = hdr->reth.dma_len, npkts;
+
+	if (!(qp->attr.qp_access_flags & IB_ACCESS_REMOTE_READ))
+		goto access_err;
+	if (len > SROCE_MAX_MSG_SZ) {
+		sroce_resp_fatal(qp, SROCE_NAK_INVALID_REQ);
+		return -EINVAL;
+	}
+	if (resp->rd_tail - resp->rd_head >=
+	    max_t(u32, qp->attr.max_dest_rd_atomic, 1)) {
+		if (!dup) {
+			sroce_resp_fatal(qp, SROCE_NAK_INVALID_RD_REQ);
+			return -EINVAL;
+		}
+		return 0;	/* duplicate while busy: the requester retries */
+	}
+	if (len) {
+		mr = sroce_mr_lookup(qp->sdev, hdr->reth.rkey, qp->ibqp.pd,
+				     IB_ACCESS_REMOTE_READ, hdr->reth.va, len);
+		if (IS_ERR(mr))
+			goto access_err;
+	}
+	npkts = len ? DIV_ROUND_UP(len, qp->mtu) : 1;
+	rd = &resp->reads[resp->rd_tail++ % SROCE_MAX_RD_ATOMIC];
+	rd->mr = mr;
+	rd->va = hdr->reth.va;
+	rd->len = len;
+	rd->sent = 0;
+	rd->psn = hdr->bth.psn;
+	if (!dup) {
+		resp->psn = sroce_psn_add(hdr->bth.psn, npkts);
+		resp->msn++;
+	}
+	return 0;
+
+access_err:
+	sroce_resp_fatal(qp, SROCE_NAK_REM_ACCESS);
+	return -EACCES;
+}
+
+/**
+ * sroce_responder_rx() - a request packet for this QP
+ * @qp: the QP
+ * @skb: the packet (data at the UDP header)
+ * @hdr: its parsed transport header
+ */
+void sroce_responder_rx(struct sroce_qp *qp, struct sk_buff *skb,
+			const struct sroce_pkt_hdr *hdr)
+{
+	struct sroce_resp *resp = &qp->resp;
+	enum ib_qp_state state = READ_ONCE(qp->state);
+	u32 flags = hdr->info->flags;
+	int d, err;
+
+	if (state != IB_QPS_RTR && state != IB_QPS_RTS && state != IB_QPS_SQD)
+		return;
+	if (!(flags & SROCE_OPF_REQ) || (flags & SROCE_OPF_ATOMIC))
+		goto invalid;
+
+	d = sroce_psn_diff(hdr->bth.psn, resp->psn);
+	if (d > 0) {
+		/* a gap: one NAK per gap, then wait for the resend */
+		if (!resp->nak_sent) {
+			resp->nak_sent = true;
+			sroce_nak(qp, SROCE_NAK_PSN_SEQ_ERR);
+		}
+		return;
+	}
+	if (d < 0) {
+		/* duplicate: READs are answered again, the rest re-ACKed */
+		if (flags & SROCE_OPF_READ)
+			sroce_resp_read(qp, hdr, true);
+		else
+			resp->ack_pending = true;
+		return;
+	}
+	resp->nak_sent = false;
+	if (!sroce_resp_seq_ok(qp, flags))
+		goto invalid;
+
+	if (flags & SROCE_OPF_SEND)
+		err = sroce_resp_send(qp, skb, hdr);
+	else if (flags & SROCE_OPF_WRITE)
+		err = sroce_resp_write(qp, skb, hdr);
+	else
+		err = sroce_resp_read(qp, hdr, false);
+	if (err)
+		return;
+	if (!(flags & SROCE_OPF_READ)) {
+		resp->psn = sroce_psn_inc(resp->psn);
+		if (hdr->bth.ack_req)
+			resp->ack_pending = true;
+	}
+	return;
+
+invalid:
+	sroce_resp_fatal(qp, SROCE_NAK_INVALID_REQ);
+}
+
+/* Forget responder state (RESET/INIT). */
+void sroce_responder_reset(struct sroce_qp *qp)
+{
+	sroce_responder_release(qp);
+	memset(&qp->resp, 0, offsetof(struct sroce_resp, rqe));
+}
+
+/* Drop the MR references the responder holds. */
+void sroce_responder_release(struct sroce_qp *qp)
+{
+	struct sroce_resp *resp = &qp->resp;
+
+	while (resp->rd_head != resp->rd_tail)
+		sroce_read_release(&resp->reads[resp->rd_head++ % SROCE_MAX_RD_ATOMIC]);
+	if (resp->wmr)
+		sroce_mr_put(resp->wmr);
+	resp->wmr = NULL;
+}
