@@ -417,6 +417,7 @@ static void sroce_qp_reset_transport(struct sroce_qp *qp)
 	qp->flushed = false;
 	qp->sq_drained_sent = false;
 	qp->sq->hdr->flags = SROCE_RING_F_NEED_WAKEUP;
+	qp->rq->hdr->flags = 0;
 }
 
 int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,

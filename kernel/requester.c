@@ -439,8 +439,12 @@ void sroce_flush(struct sroce_qp *qp)
 		req->send_idx = req->comp_idx;
 		req->send_off = 0;
 	}
-	/* the provider may sleep on the doorbell: always let it ring */
+	/*
+	 * In ERR every post must reach us to be flushed: ask for the
+	 * doorbell on both rings (the RQ never asks otherwise).
+	 */
 	WRITE_ONCE(qp->sq->hdr->flags, SROCE_RING_F_NEED_WAKEUP);
+	WRITE_ONCE(qp->rq->hdr->flags, SROCE_RING_F_NEED_WAKEUP);
 
 	n = sroce_queue_avail(qp->rq);
 	while (n-- > 0) {

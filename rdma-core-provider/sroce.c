@@ -62,6 +62,20 @@ static const struct verbs_context_ops sroce_ctx_ops = {
 	.query_port = sroce_query_port,
 	.alloc_pd = sroce_alloc_pd,
 	.dealloc_pd = sroce_dealloc_pd,
+	.reg_mr = sroce_reg_mr,
+	.dereg_mr = sroce_dereg_mr,
+	.create_cq = sroce_create_cq,
+	.destroy_cq = sroce_destroy_cq,
+	.poll_cq = sroce_poll_cq,
+	.req_notify_cq = sroce_req_notify_cq,
+	.resize_cq = sroce_resize_cq,
+	.create_qp = sroce_create_qp,
+	.create_qp_ex = sroce_create_qp_ex,
+	.query_qp = sroce_query_qp,
+	.modify_qp = sroce_modify_qp,
+	.destroy_qp = sroce_destroy_qp,
+	.post_send = sroce_post_send,
+	.post_recv = sroce_post_recv,
 	/*
 	 * Every op left NULL keeps libibverbs' default, which fails with
 	 * EOPNOTSUPP.

@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * sroce userspace provider: completion queues.
+ *
+ * The kernel produces CQEs into an mmapped ring; poll_cq consumes them
+ * without a system call. Creating, resizing, arming and destroying go
+ * through uverbs.
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sroce.h"
+
+#define SROCE_WC_F_ALL	(SROCE_WC_F_GRH | SROCE_WC_F_WITH_IMM | \
+			 SROCE_WC_F_WITH_INV)
+
+/* The CQE carries libibverbs' own values; make sure that stays true. */
+static_assert(SROCE_WC_F_GRH == IBV_WC_GRH, "wc flag");
+static_assert(SROCE_WC_F_WITH_IMM == IBV_WC_WITH_IMM, "wc flag");
+static_assert(SROCE_WC_F_WITH_INV == IBV_WC_WITH_INV, "wc flag");
+static_assert(sizeof(struct sroce_cqe) == 64, "cqe size");
+
+struct ibv_cq *sroce_create_cq(struct ibv_context *ibctx, int cqe,
+			       struct ibv_comp_channel *channel,
+			       int comp_vector)
+{
+	struct usroce_create_cq_resp resp;
+	struct usroce_create_cq cmd;
+	struct sroce_cq *cq;
+	int ret;
+
+	cq = calloc(1, sizeof(*cq));
+	if (!cq)
+		return NULL;
+	ret = pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
+	if (ret)
+		goto err_free;
+
+	memset(&cmd, 0, sizeof(cmd));
+	memset(&resp, 0, sizeof(resp));
+	ret = ibv_cmd_create_cq(ibctx, cqe, channel, comp_vector,
+				&cq->vcq.cq, &cmd.ibv_cmd, sizeof(cmd),
+				&resp.ibv_resp, sizeof(resp));
+	if (ret)
+		goto err_lock;
+
+	ret = sroce_ring_map(&cq->ring, ibctx->cmd_fd, &resp.ring,
+			     sizeof(struct sroce_cqe));
+	if (ret)
+		goto err_destroy;
+	cq->ring.own = sroce_load_acquire(&cq->ring.hdr->consumer);
+	return &cq->vcq.cq;
+
+err_destroy:
+	ibv_cmd_destroy_cq(&cq->vcq.cq);
+err_lock:
+	pthread_spin_destroy(&cq->lock);
+err_free:
+	free(cq);
+	errno = ret;
+	return NULL;
+}
+
+int sroce_destroy_cq(struct ibv_cq *ibcq)
+{
+	struct sroce_cq *cq = to_scq(ibcq);
+	int ret;
+
+	ret = ibv_cmd_destroy_cq(ibcq);
+	if (ret)
+		return ret;
+	sroce_ring_unmap(&cq->ring);
+	pthread_spin_destroy(&cq->lock);
+	free(cq);
+	return 0;
+}
+
+static void sroce_cqe_to_wc(const struct sroce_cqe *cqe, struct ibv_wc *wc)
+{
+	wc->wr_id = cqe->wr_id;
+	wc->status = cqe->status;
+	wc->opcode = cqe->opcode;
+	wc->vendor_err = cqe->vendor_err;
+	wc->byte_len = cqe->byte_len;
+	/*
+	 * Bit for bit into the imm_data/invalidated_rkey union, as uverbs
+	 * does with ib_uverbs_wc: the kernel stores the immediate in network
+	 * order and an invalidated rkey in host order.
+	 */
+	wc->imm_data = cqe->ex;
+	wc->qp_num = cqe->qp_num;
+	wc->src_qp = cqe->src_qp;
+	wc->wc_flags = cqe->wc_flags & SROCE_WC_F_ALL;
+	wc->pkey_index = cqe->pkey_index;
+	wc->slid = cqe->slid;
+	wc->sl = cqe->sl;
+	wc->dlid_path_bits = cqe->dlid_path_bits;
+}
+
+int sroce_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
+{
+	struct sroce_cq *cq = to_scq(ibcq);
+	struct sroce_ring *r = &cq->ring;
+	struct sroce_cqe cqe;
+	uint32_t prod, cons;
+	int n = 0;
+
+	pthread_spin_lock(&cq->lock);
+	if (!r->map) {
+		/* a failed resize_cq left the CQ without a ring */
+		pthread_spin_unlock(&cq->lock);
+		return -EIO;
+	}
+	cons = r->own;
+	/* pairs with the kernel's release store after writing the CQEs */
+	prod = sroce_load_acquire(&r->hdr->producer);
+	if (prod - cons > r->num_entries) {
+		/* the kernel never does this; do not read garbage */
+		pthread_spin_unlock(&cq->lock);
+		return -EIO;
+	}
+	while (n < ne && cons != prod) {
+		memcpy(&cqe, sroce_ring_slot(r, cons), sizeof(cqe));
+		sroce_cqe_to_wc(&cqe, &wc[n]);
+		cons++;
+		n++;
+	}
+	if (n) {
+		r->own = cons;
+		/* the slots may be reused only after we are done reading */
+		sroce_store_release(&r->hdr->consumer, cons);
+	}
+	pthread_spin_unlock(&cq->lock);
+	return n;
+}
+
+int sroce_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
+{
+	return ibv_cmd_req_notify_cq(ibcq, solicited_only);
+}
+
+/*
+ * The kernel replaces the ring, carrying unpolled CQEs over, and describes
+ * the new one. All of it happens under the CQ lock, so no poll_cq sees the
+ * switch; our consumer index is whatever the kernel put into the new
+ * header.
+ */
+int sroce_resize_cq(struct ibv_cq *ibcq, int cqe)
+{
+	struct sroce_cq *cq = to_scq(ibcq);
+	struct usroce_resize_cq_resp resp;
+	struct usroce_resize_cq cmd;
+	struct sroce_ring nr;
+	int ret;
+
+	memset(&cmd, 0, sizeof(cmd));
+	memset(&resp, 0, sizeof(resp));
+	pthread_spin_lock(&cq->lock);
+	ret = ibv_cmd_resize_cq(ibcq, cqe, &cmd.ibv_cmd, sizeof(cmd),
+				&resp.ibv_resp, sizeof(resp));
+	if (ret)
+		goto out;
+
+	ret = sroce_ring_map(&nr, ibcq->context->cmd_fd, &resp.ring,
+			     sizeof(struct sroce_cqe));
+	/*
+	 * The old ring is gone on the kernel side either way; keeping it
+	 * mapped would only let poll_cq return stale entries. Without a new
+	 * one the CQ is unusable (poll_cq fails) until destroyed.
+	 */
+	sroce_ring_unmap(&cq->ring);
+	if (ret)
+		goto out;
+	cq->ring = nr;
+	cq->ring.own = sroce_load_acquire(&cq->ring.hdr->consumer);
+out:
+	pthread_spin_unlock(&cq->lock);
+	return ret;
+}

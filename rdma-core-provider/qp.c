@@ -1,0 +1,523 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * sroce userspace provider: queue pairs.
+ *
+ * The SQ and RQ are kernel-allocated rings mmapped at create time. Posting
+ * writes WQEs into the slots and publishes them with one release store of
+ * the producer index per call. A system call (a post_send or post_recv
+ * with no WRs, the "doorbell") is made only when the kernel asked for one
+ * with SROCE_RING_F_NEED_WAKEUP in the ring's flags: on the SQ when the
+ * send worker has gone to sleep, on the RQ only while the QP is in ERR
+ * (new RQEs must be flushed). In normal operation the RQ never takes one.
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <string.h>
+
+#include "sroce.h"
+
+/* The ABI reuses libibverbs' values and layouts; keep them in step. */
+static_assert(sizeof(struct ibv_sge) == sizeof(struct sroce_sge), "sge");
+static_assert(offsetof(struct ibv_sge, addr) ==
+	      offsetof(struct sroce_sge, addr), "sge.addr");
+static_assert(offsetof(struct ibv_sge, length) ==
+	      offsetof(struct sroce_sge, length), "sge.length");
+static_assert(offsetof(struct ibv_sge, lkey) ==
+	      offsetof(struct sroce_sge, lkey), "sge.lkey");
+static_assert((int)IBV_WR_SEND_WITH_INV == (int)IB_UVERBS_WR_SEND_WITH_INV,
+	      "opcode");
+static_assert((int)IBV_WR_ATOMIC_FETCH_AND_ADD ==
+	      (int)IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD, "opcode");
+
+#define SROCE_SEND_FLAGS (IBV_SEND_FENCE | IBV_SEND_SIGNALED | \
+			  IBV_SEND_SOLICITED | IBV_SEND_INLINE)
+
+static uint32_t min_u32(uint32_t a, uint32_t b)
+{
+	return a < b ? a : b;
+}
+
+/*
+ * Map one work queue. num_entries 0 means the queue has no ring (the RQ of
+ * a QP with an SRQ, or a queue created with zero WRs); posting to it fails
+ * with EINVAL.
+ */
+static int sroce_wq_map(struct sroce_wq *wq, int cmd_fd,
+			const struct sroce_ring_info *info, size_t hdr_size)
+{
+	int ret;
+
+	if (!info->num_entries)
+		return 0;
+	ret = sroce_ring_map(&wq->ring, cmd_fd, info, hdr_size);
+	if (ret)
+		return ret;
+	wq->ring.own = sroce_load_acquire(&wq->ring.hdr->producer);
+	return 0;
+}
+
+static void sroce_qp_free(struct sroce_qp *qp)
+{
+	sroce_ring_unmap(&qp->sq.ring);
+	sroce_ring_unmap(&qp->rq.ring);
+	pthread_spin_destroy(&qp->sq.lock);
+	pthread_spin_destroy(&qp->rq.lock);
+	free(qp);
+}
+
+struct ibv_qp *sroce_create_qp_ex(struct ibv_context *ibctx,
+				  struct ibv_qp_init_attr_ex *attr)
+{
+	struct usroce_create_qp_resp resp;
+	struct usroce_create_qp cmd;
+	struct sroce_qp *qp;
+	uint32_t room;
+	int ret;
+
+	if (attr->comp_mask & ~IBV_QP_INIT_ATTR_PD) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	switch (attr->qp_type) {
+	case IBV_QPT_RC:
+	case IBV_QPT_UC:
+	case IBV_QPT_UD:
+		break;
+	default:
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+
+	qp = calloc(1, sizeof(*qp));
+	if (!qp)
+		return NULL;
+	if (pthread_spin_init(&qp->sq.lock, PTHREAD_PROCESS_PRIVATE)) {
+		free(qp);
+		return NULL;
+	}
+	if (pthread_spin_init(&qp->rq.lock, PTHREAD_PROCESS_PRIVATE)) {
+		pthread_spin_destroy(&qp->sq.lock);
+		free(qp);
+		return NULL;
+	}
+
+	memset(&cmd, 0, sizeof(cmd));
+	memset(&resp, 0, sizeof(resp));
+	ret = ibv_cmd_create_qp_ex(ibctx, &qp->vqp, attr, &cmd.ibv_cmd,
+				   sizeof(cmd), &resp.ibv_resp, sizeof(resp));
+	if (ret) {
+		sroce_qp_free(qp);
+		errno = ret;
+		return NULL;
+	}
+
+	ret = sroce_wq_map(&qp->sq, ibctx->cmd_fd, &resp.sq,
+			   sizeof(struct sroce_send_wqe));
+	if (!ret && attr->srq && resp.rq.num_entries)
+		ret = EPROTO;	/* an SRQ QP has no RQ ring */
+	if (!ret)
+		ret = sroce_wq_map(&qp->rq, ibctx->cmd_fd, &resp.rq,
+				   sizeof(struct sroce_recv_wqe));
+	if (ret) {
+		ibv_cmd_destroy_qp(&qp->vqp.qp);
+		sroce_qp_free(qp);
+		errno = ret;
+		return NULL;
+	}
+
+	/*
+	 * What a slot can hold bounds what the kernel granted; report the
+	 * effective limits back to the caller.
+	 */
+	if (qp->sq.ring.map) {
+		room = qp->sq.ring.entry_size - sizeof(struct sroce_send_wqe);
+		qp->sq.max_sge = min_u32(attr->cap.max_send_sge,
+					 room / sizeof(struct sroce_sge));
+		qp->max_inline = min_u32(attr->cap.max_inline_data, room);
+		attr->cap.max_send_sge = qp->sq.max_sge;
+		attr->cap.max_inline_data = qp->max_inline;
+	}
+	if (qp->rq.ring.map) {
+		room = qp->rq.ring.entry_size - sizeof(struct sroce_recv_wqe);
+		qp->rq.max_sge = min_u32(attr->cap.max_recv_sge,
+					 room / sizeof(struct sroce_sge));
+		attr->cap.max_recv_sge = qp->rq.max_sge;
+	}
+	return &qp->vqp.qp;
+}
+
+struct ibv_qp *sroce_create_qp(struct ibv_pd *pd,
+			       struct ibv_qp_init_attr *attr)
+{
+	struct ibv_qp_init_attr_ex attr_ex;
+	struct ibv_qp *qp;
+
+	/* ibv_qp_init_attr is the leading part of ibv_qp_init_attr_ex */
+	memset(&attr_ex, 0, sizeof(attr_ex));
+	memcpy(&attr_ex, attr, sizeof(*attr));
+	attr_ex.comp_mask = IBV_QP_INIT_ATTR_PD;
+	attr_ex.pd = pd;
+	qp = sroce_create_qp_ex(pd->context, &attr_ex);
+	if (qp)
+		attr->cap = attr_ex.cap;
+	return qp;
+}
+
+int sroce_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+		   int attr_mask, struct ibv_qp_init_attr *init_attr)
+{
+	struct ibv_query_qp cmd;
+
+	return ibv_cmd_query_qp(ibqp, attr, attr_mask, init_attr, &cmd,
+				sizeof(cmd));
+}
+
+/*
+ * Going to RESET empties the queues. We are the only writer of the
+ * producer indices, so re-reading them is a no-op unless the kernel
+ * rewound the ring, in which case we follow it.
+ */
+static void sroce_wq_resync(struct sroce_wq *wq)
+{
+	pthread_spin_lock(&wq->lock);
+	if (wq->ring.map)
+		wq->ring.own = sroce_load_acquire(&wq->ring.hdr->producer);
+	pthread_spin_unlock(&wq->lock);
+}
+
+int sroce_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+		    int attr_mask)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+	struct ibv_modify_qp cmd;
+	int ret;
+
+	ret = ibv_cmd_modify_qp(ibqp, attr, attr_mask, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+	if ((attr_mask & IBV_QP_STATE) && attr->qp_state == IBV_QPS_RESET) {
+		sroce_wq_resync(&qp->sq);
+		sroce_wq_resync(&qp->rq);
+	}
+	return 0;
+}
+
+int sroce_destroy_qp(struct ibv_qp *ibqp)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+	int ret;
+
+	ret = ibv_cmd_destroy_qp(ibqp);
+	if (ret)
+		return ret;
+	sroce_qp_free(qp);
+	return 0;
+}
+
+/* --- post_send ----------------------------------------------------------- */
+
+static bool sroce_opcode_ok(enum ibv_qp_type type, enum ibv_wr_opcode op)
+{
+	switch (op) {
+	case IBV_WR_SEND:
+	case IBV_WR_SEND_WITH_IMM:
+		return true;
+	case IBV_WR_RDMA_WRITE:
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		return type == IBV_QPT_RC || type == IBV_QPT_UC;
+	case IBV_WR_RDMA_READ:
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+	case IBV_WR_SEND_WITH_INV:
+		return type == IBV_QPT_RC;
+	default:
+		return false;
+	}
+}
+
+static bool sroce_opcode_is_atomic(enum ibv_wr_opcode op)
+{
+	return op == IBV_WR_ATOMIC_CMP_AND_SWP ||
+	       op == IBV_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/* Everything that can make a WR fail is checked before its slot is touched. */
+static int sroce_check_send_wr(const struct sroce_qp *qp,
+			       const struct ibv_send_wr *wr,
+			       uint32_t *inline_len)
+{
+	uint64_t len = 0;
+	int i;
+
+	if (!sroce_opcode_ok(qp->vqp.qp.qp_type, wr->opcode))
+		return EINVAL;
+	if (wr->send_flags & ~SROCE_SEND_FLAGS)
+		return EINVAL;
+	if (wr->num_sge < 0)
+		return EINVAL;
+	if (qp->vqp.qp.qp_type == IBV_QPT_UD && !wr->wr.ud.ah)
+		return EINVAL;
+	if (sroce_opcode_is_atomic(wr->opcode) &&
+	    (wr->num_sge != 1 || wr->sg_list[0].length != 8))
+		return EINVAL;
+
+	if (wr->send_flags & IBV_SEND_INLINE) {
+		/* inline data is something we send, never a target */
+		if (wr->opcode == IBV_WR_RDMA_READ ||
+		    sroce_opcode_is_atomic(wr->opcode))
+			return EINVAL;
+		for (i = 0; i < wr->num_sge; i++) {
+			len += wr->sg_list[i].length;
+			if (len > qp->max_inline)
+				return EINVAL;
+		}
+		*inline_len = len;
+	} else {
+		if ((uint32_t)wr->num_sge > qp->sq.max_sge)
+			return EINVAL;
+		*inline_len = 0;
+	}
+	return 0;
+}
+
+static void sroce_write_send_wqe(const struct sroce_qp *qp, void *slot,
+				 const struct ibv_send_wr *wr,
+				 uint32_t inline_len)
+{
+	struct sroce_send_wqe *w = slot;
+	uint8_t *data;
+	int i;
+
+	memset(w, 0, sizeof(*w));
+	w->wr_id = wr->wr_id;
+	w->opcode = wr->opcode;
+	w->send_flags = wr->send_flags;
+	switch (wr->opcode) {
+	case IBV_WR_SEND_WITH_IMM:
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		w->ex = wr->imm_data;
+		break;
+	case IBV_WR_SEND_WITH_INV:
+		/* bit for bit, as uverbs passes ib_uverbs_send_wr.ex */
+		w->ex = (__be32)wr->invalidate_rkey;
+		break;
+	default:
+		break;
+	}
+
+	if (qp->vqp.qp.qp_type == IBV_QPT_UD) {
+		w->wr.ud.ah = wr->wr.ud.ah->handle;
+		w->wr.ud.remote_qpn = wr->wr.ud.remote_qpn;
+		w->wr.ud.remote_qkey = wr->wr.ud.remote_qkey;
+	} else if (sroce_opcode_is_atomic(wr->opcode)) {
+		w->wr.atomic.remote_addr = wr->wr.atomic.remote_addr;
+		w->wr.atomic.compare_add = wr->wr.atomic.compare_add;
+		w->wr.atomic.swap = wr->wr.atomic.swap;
+		w->wr.atomic.rkey = wr->wr.atomic.rkey;
+	} else if (wr->opcode == IBV_WR_RDMA_WRITE ||
+		   wr->opcode == IBV_WR_RDMA_WRITE_WITH_IMM ||
+		   wr->opcode == IBV_WR_RDMA_READ) {
+		w->wr.rdma.remote_addr = wr->wr.rdma.remote_addr;
+		w->wr.rdma.rkey = wr->wr.rdma.rkey;
+	}
+
+	if (wr->send_flags & IBV_SEND_INLINE) {
+		/* the data replaces the SGE list; num_sge stays 0 */
+		w->inline_len = inline_len;
+		data = (uint8_t *)w->sge;
+		for (i = 0; i < wr->num_sge; i++) {
+			memcpy(data, (void *)(uintptr_t)wr->sg_list[i].addr,
+			       wr->sg_list[i].length);
+			data += wr->sg_list[i].length;
+		}
+	} else {
+		w->num_sge = wr->num_sge;
+		if (wr->num_sge)
+			memcpy(w->sge, wr->sg_list,
+			       wr->num_sge * sizeof(struct sroce_sge));
+	}
+}
+
+/*
+ * After publishing a producer index: does the kernel want a doorbell?
+ * Our producer store must be visible before we look at the flag, and the
+ * kernel sets the flag before its last look at the producer: either it
+ * sees our entries or we see the flag.
+ */
+static bool sroce_need_wakeup(struct sroce_ring *r)
+{
+	atomic_thread_fence(memory_order_seq_cst);
+	return sroce_load_relaxed(&r->hdr->flags) & SROCE_RING_F_NEED_WAKEUP;
+}
+
+/*
+ * The doorbell: a legacy write() of POST_SEND with no WRs on the command
+ * fd. (Through libibverbs' ioctl wrapper, an empty post is refused.)
+ */
+static int sroce_doorbell(struct ibv_qp *ibqp)
+{
+	struct ib_uverbs_post_send_resp resp;
+	struct ibv_post_send cmd = {};
+
+	cmd.hdr.command = IB_USER_VERBS_CMD_POST_SEND;
+	cmd.hdr.in_words = sizeof(cmd) / 4;
+	cmd.hdr.out_words = sizeof(resp) / 4;
+	cmd.response = (uintptr_t)&resp;
+	cmd.qp_handle = ibqp->handle;
+	cmd.wr_count = 0;
+	cmd.sge_count = 0;
+	cmd.wqe_size = sizeof(struct ib_uverbs_send_wr);
+	if (write(ibqp->context->cmd_fd, &cmd, sizeof(cmd)) != sizeof(cmd))
+		return errno;
+	return 0;
+}
+
+/* The same for the RQ (only used to flush receives posted in ERR). */
+static int sroce_rq_doorbell(struct ibv_qp *ibqp)
+{
+	struct ib_uverbs_post_recv_resp resp;
+	struct ibv_post_recv cmd = {};
+
+	cmd.hdr.command = IB_USER_VERBS_CMD_POST_RECV;
+	cmd.hdr.in_words = sizeof(cmd) / 4;
+	cmd.hdr.out_words = sizeof(resp) / 4;
+	cmd.response = (uintptr_t)&resp;
+	cmd.qp_handle = ibqp->handle;
+	cmd.wqe_size = sizeof(struct ib_uverbs_recv_wr);
+	if (write(ibqp->context->cmd_fd, &cmd, sizeof(cmd)) != sizeof(cmd))
+		return errno;
+	return 0;
+}
+
+int sroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		    struct ibv_send_wr **bad_wr)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+	struct sroce_ring *r = &qp->sq.ring;
+	struct ibv_send_wr *first = wr;
+	uint32_t prod, cons, inline_len;
+	bool published = false;
+	int ret = 0, dret;
+
+	pthread_spin_lock(&qp->sq.lock);
+	if (!r->map) {
+		ret = EINVAL;
+		goto out;
+	}
+	prod = r->own;
+	cons = sroce_load_acquire(&r->hdr->consumer);
+	for (; wr; wr = wr->next) {
+		ret = sroce_check_send_wr(qp, wr, &inline_len);
+		if (ret)
+			break;
+		if (prod - cons >= r->num_entries) {
+			/* acquire: the kernel is done with the slot */
+			cons = sroce_load_acquire(&r->hdr->consumer);
+			if (prod - cons >= r->num_entries) {
+				ret = ENOMEM;
+				break;
+			}
+		}
+		sroce_write_send_wqe(qp, sroce_ring_slot(r, prod), wr,
+				     inline_len);
+		prod++;
+	}
+
+	/* publish what was written, even if a later WR failed */
+	published = prod != r->own;
+	if (published) {
+		r->own = prod;
+		sroce_store_release(&r->hdr->producer, prod);
+	}
+out:
+	pthread_spin_unlock(&qp->sq.lock);
+
+	/*
+	 * Outside the lock: the doorbell (a post_send without WRs) only has
+	 * to follow our own producer store.
+	 */
+	if (published && sroce_need_wakeup(r)) {
+		dret = sroce_doorbell(ibqp);
+		if (dret && !ret) {
+			/*
+			 * The WRs are in the ring regardless and run at the
+			 * next wake-up; report the failure on the first one.
+			 */
+			ret = dret;
+			wr = first;
+		}
+	}
+	if (ret)
+		*bad_wr = wr;
+	return ret;
+}
+
+/* --- post_recv ----------------------------------------------------------- */
+
+int sroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
+		    struct ibv_recv_wr **bad_wr)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+	struct sroce_ring *r = &qp->rq.ring;
+	struct ibv_recv_wr *first = wr;
+	struct sroce_recv_wqe *w;
+	bool published = false;
+	uint32_t prod, cons;
+	int ret = 0, dret;
+
+	pthread_spin_lock(&qp->rq.lock);
+	if (!r->map) {
+		ret = EINVAL;	/* SRQ QP, or no receive queue */
+		goto out;
+	}
+	prod = r->own;
+	cons = sroce_load_acquire(&r->hdr->consumer);
+	for (; wr; wr = wr->next) {
+		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->rq.max_sge) {
+			ret = EINVAL;
+			break;
+		}
+		if (prod - cons >= r->num_entries) {
+			cons = sroce_load_acquire(&r->hdr->consumer);
+			if (prod - cons >= r->num_entries) {
+				ret = ENOMEM;
+				break;
+			}
+		}
+		w = sroce_ring_slot(r, prod);
+		memset(w, 0, sizeof(*w));
+		w->wr_id = wr->wr_id;
+		w->num_sge = wr->num_sge;
+		if (wr->num_sge)
+			memcpy(w->sge, wr->sg_list,
+			       wr->num_sge * sizeof(struct sroce_sge));
+		prod++;
+	}
+	published = prod != r->own;
+	if (published) {
+		r->own = prod;
+		sroce_store_release(&r->hdr->producer, prod);
+	}
+out:
+	pthread_spin_unlock(&qp->rq.lock);
+
+	/*
+	 * The responder takes RQEs when packets arrive, so normally there is
+	 * no doorbell. The kernel sets NEED_WAKEUP on the RQ only when it
+	 * must be told about new RQEs, i.e. in ERR, where they are to be
+	 * flushed.
+	 */
+	if (published && sroce_need_wakeup(r)) {
+		dret = sroce_rq_doorbell(ibqp);
+		if (dret && !ret) {
+			ret = dret;
+			wr = first;
+		}
+	}
+	if (ret)
+		*bad_wr = wr;
+	return ret;
+}
