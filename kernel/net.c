@@ -347,5 +347,6 @@ int sroce_pkt_xmit(struct sroce_qp *qp, struct sk_buff *skb, u32 payload)
 	uh->check = 0;
 	skb->ignore_df = 0;
 	skb->ip_summed = CHECKSUM_NONE;
+	sroce_stat_inc(qp->sdev, SROCE_STAT_TX_PKTS);
 	return qp->path.ipv6 ? sroce_xmit6(qp, skb, net) : sroce_xmit4(qp, skb, net);
 }

@@ -140,6 +140,7 @@ static void sroce_qp_work(struct work_struct *w)
 
 	mutex_lock(&qp->mutex);
 	while (budget-- && (skb = skb_dequeue(&qp->rxq))) {
+		sroce_stat_inc(qp->sdev, SROCE_STAT_RX_PKTS);
 		/* parsed and checked in softirq; parse again for the fields */
 		if (!sroce_pkt_parse(skb->data + sizeof(struct udphdr),
 				     skb->len - sizeof(struct udphdr), &hdr)) {
@@ -211,6 +212,10 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	err = sroce_qp_check_init(sdev, init, udata);
 	if (err)
 		return err;
+	if (atomic_inc_return(&sdev->qp_count) > SROCE_MAX_QP) {
+		err = -ENOMEM;
+		goto err_dec_count;
+	}
 
 	ssge = max(cap->max_send_sge, 1u);
 	rsge = max(cap->max_recv_sge, 1u);
@@ -228,8 +233,10 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->max_inline = qp->sq_stride - sizeof(struct sroce_send_wqe);
 
 	qp->sq = sroce_queue_create(udata, qp->sq_entries, qp->sq_stride);
-	if (IS_ERR(qp->sq))
-		return PTR_ERR(qp->sq);
+	if (IS_ERR(qp->sq)) {
+		err = PTR_ERR(qp->sq);
+		goto err_dec_count;
+	}
 	qp->rq = sroce_queue_create(udata, qp->rq_entries, qp->rq_stride);
 	if (IS_ERR(qp->rq)) {
 		err = PTR_ERR(qp->rq);
@@ -288,6 +295,8 @@ err_free_shadow:
 	sroce_queue_destroy(qp->rq);
 err_destroy_sq:
 	sroce_queue_destroy(qp->sq);
+err_dec_count:
+	atomic_dec(&sdev->qp_count);
 	return err;
 }
 
@@ -315,6 +324,7 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	kvfree(qp->sq_shadow);
 	sroce_queue_destroy(qp->rq);
 	sroce_queue_destroy(qp->sq);
+	atomic_dec(&qp->sdev->qp_count);
 	return 0;
 }
 
@@ -560,6 +570,7 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		return -EOPNOTSUPP;
 	}
 	WRITE_ONCE(h->doorbells, READ_ONCE(h->doorbells) + 1);
+	sroce_stat_inc(qp->sdev, SROCE_STAT_DOORBELLS);
 	sroce_qp_sched(qp);
 	return 0;
 }

@@ -24,10 +24,11 @@ struct sroce_queue;
 struct sroce_cq;
 struct sroce_mr;
 
+#define SROCE_MAX_QP		65536	/* per device */
 #define SROCE_MAX_QP_WR		16384
 #define SROCE_MAX_SGE		16
 #define SROCE_MAX_INLINE	256
-#define SROCE_MAX_RD_ATOMIC	16	/* also the responder's READ slots */
+#define SROCE_MAX_RD_ATOMIC	128	/* also the responder's READ slots */
 #define SROCE_MAX_INFLIGHT	1024	/* request packets not yet ACKed */
 
 /* qp->events bits: set by timers, consumed by the worker */

@@ -262,6 +262,7 @@ void sroce_req_go_back(struct sroce_qp *qp, u32 psn)
 	u32 idx, end = req->send_idx + (req->send_off ? 1 : 0);
 	bool found = false;
 
+	sroce_stat_inc(qp->sdev, SROCE_STAT_RETRANSMITS);
 	for (idx = req->comp_idx; idx != end; idx++) {
 		struct sroce_swqe *sw = sroce_swqe(qp, idx);
 		bool read = sroce_wqe_is_read(sroce_shadow(qp, idx));
@@ -329,8 +330,10 @@ static int sroce_req_fetch(struct sroce_qp *qp)
 
 	if (prod - req->comp_idx > qp->sq_entries)
 		return -EOVERFLOW;	/* hostile producer index */
-	for (; req->fetched != prod; req->fetched++)
+	for (; req->fetched != prod; req->fetched++) {
 		sroce_swqe(qp, req->fetched)->bad = sroce_fetch_wqe(qp, req->fetched);
+		sroce_stat_inc(qp->sdev, SROCE_STAT_SQ_WQES);
+	}
 	return 0;
 }
 
@@ -352,9 +355,12 @@ static void sroce_req_fail_head(struct sroce_qp *qp, enum ib_wc_status status)
  * sroce_requester() - send what the SQ holds, within the windows
  * @qp: the QP (state RTS or SQD)
  *
- * When the ring is empty, publishes SROCE_RING_F_NEED_WAKEUP and checks
- * the ring once more (the provider checks the flag after publishing its
- * producer: one of the two sees the other's store).
+ * When the ring is empty and nothing is in flight, publishes
+ * SROCE_RING_F_NEED_WAKEUP and checks the ring once more (the provider
+ * checks the flag after publishing its producer: one of the two sees the
+ * other's store). While requests are in flight the completer re-runs the
+ * requester on every ACK, so the flag stays clear and posts make no
+ * syscall.
  */
 void sroce_requester(struct sroce_qp *qp)
 {
@@ -376,6 +382,13 @@ void sroce_requester(struct sroce_qp *qp)
 			return;
 		}
 		if (req->send_idx == req->fetched) {
+			/*
+			 * With requests in flight an ACK, a READ response or
+			 * the retransmit timer runs us again and we look at
+			 * the ring then: no doorbell needed.
+			 */
+			if (req->comp_idx != req->send_idx)
+				return;
 			WRITE_ONCE(h->flags, SROCE_RING_F_NEED_WAKEUP);
 			smp_mb();	/* flag store before producer load */
 			if (smp_load_acquire(&h->producer) == req->fetched)

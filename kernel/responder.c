@@ -216,6 +216,7 @@ static int sroce_resp_send(struct sroce_qp *qp, struct sk_buff *skb,
 		err = sroce_resp_get_rqe(qp);
 		if (err == -EAGAIN) {
 			/* receiver not ready: the requester waits and resends */
+			sroce_stat_inc(qp->sdev, SROCE_STAT_RNR_NAKS_SENT);
 			sroce_send_ack(qp, sroce_aeth_syn_rnr(qp->attr.min_rnr_timer),
 				       resp->psn);
 			return -EAGAIN;
@@ -258,6 +259,7 @@ static int sroce_resp_write(struct sroce_qp *qp, struct sk_buff *skb,
 	if (end && (flags & SROCE_OPF_IMMDT) && !resp->rqe_valid) {
 		err = sroce_resp_get_rqe(qp);
 		if (err == -EAGAIN) {
+			sroce_stat_inc(qp->sdev, SROCE_STAT_RNR_NAKS_SENT);
 			sroce_send_ack(qp, sroce_aeth_syn_rnr(qp->attr.min_rnr_timer),
 				       resp->psn);
 			return -EAGAIN;
@@ -385,6 +387,7 @@ void sroce_responder_rx(struct sroce_qp *qp, struct sk_buff *skb,
 		/* a gap: one NAK per gap, then wait for the resend */
 		if (!resp->nak_sent) {
 			resp->nak_sent = true;
+			sroce_stat_inc(qp->sdev, SROCE_STAT_SEQ_NAKS_SENT);
 			sroce_nak(qp, SROCE_NAK_PSN_SEQ_ERR);
 		}
 		return;

@@ -5,8 +5,14 @@
 #ifndef SROCE_H
 #define SROCE_H
 
+#include <linux/completion.h>
 #include <linux/list.h>
 #include <linux/netdevice.h>
+#include <linux/rcupdate.h>
+#include <linux/refcount.h>
+#include <linux/spinlock.h>
+#include <linux/xarray.h>
+#include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
 
 #include "compat.h"
@@ -19,8 +25,24 @@
 #define SROCE_VENDOR_ID		0xffffff	/* no IEEE OUI: software device */
 #define SROCE_MAX_PD		0x10000
 #define SROCE_MAX_MSG_SZ	0x80000000u	/* 2 GiB, IBTA maximum */
+#define SROCE_MAX_CQ		0x10000
+#define SROCE_MAX_CQE		32768		/* SROCE_QUEUE_MAX_ENTRIES */
+#define SROCE_MAX_MR		0x40000		/* MR table indices 1..this */
+#define SROCE_MAX_MR_SIZE	(1ULL << 39)	/* 512 GiB: page array <= 1 GiB */
 
 struct sroce_udp;
+
+/* per-device counters (counters.c) */
+enum sroce_stat {
+	SROCE_STAT_TX_PKTS,
+	SROCE_STAT_RX_PKTS,
+	SROCE_STAT_RETRANSMITS,
+	SROCE_STAT_SEQ_NAKS_SENT,
+	SROCE_STAT_RNR_NAKS_SENT,
+	SROCE_STAT_SQ_WQES,
+	SROCE_STAT_DOORBELLS,
+	SROCE_STAT_MAX
+};
 
 /**
  * struct sroce_dev - one sroce RDMA device, bound to one Ethernet netdev
@@ -33,6 +55,9 @@ struct sroce_udp;
  * @dead: dealloc_driver ran: only the list reference remains
  * @ndev_gone: the netdev began unregistering while we were registering
  * @last_port_state: the port state last reported with an ib_event
+ * @cq_count: CQs allocated, at most SROCE_MAX_CQ
+ * @mr_xa: MRs by key index (key >> 8); lookups under RCU
+ * @mr_next: cyclic allocation hint for @mr_xa
  */
 struct sroce_dev {
 	struct ib_device ib_dev;
@@ -42,7 +67,12 @@ struct sroce_dev {
 	struct sroce_udp *udp;
 	bool dead;
 	bool ndev_gone;
+	atomic64_t stats[SROCE_STAT_MAX];
+	atomic_t qp_count;
 	enum ib_port_state last_port_state;
+	atomic_t cq_count;
+	struct xarray mr_xa;
+	u32 mr_next;
 };
 
 struct sroce_pd {
@@ -57,6 +87,105 @@ static inline struct sroce_dev *to_sdev(struct ib_device *ibdev)
 {
 	return container_of(ibdev, struct sroce_dev, ib_dev);
 }
+
+/* ---- CQ (cq.c) ---- */
+
+struct sroce_queue;
+
+/**
+ * struct sroce_cq - completion queue
+ * @ibcq: the core's CQ; must be first for INIT_RDMA_OBJ_SIZE
+ * @lock: serialises producers (the transport, many QPs per CQ), kernel
+ *	pollers, arming and resize; taken with irqsave
+ * @queue: the CQE ring (struct sroce_cqe entries); replaced by resize
+ * @notify: armed state: 0, IB_CQ_SOLICITED or IB_CQ_NEXT_COMP
+ * @overflow: the ring overflowed (or its consumer index was corrupt): the
+ *	CQ is in error, IB_EVENT_CQ_ERR was raised, posts fail
+ * @user: the ring is mmapped by user space (polled there, not by poll_cq)
+ */
+struct sroce_cq {
+	struct ib_cq ibcq;
+	spinlock_t lock;
+	struct sroce_queue *queue;
+	u8 notify;
+	bool overflow;
+	bool user;
+};
+
+static inline struct sroce_cq *to_scq(struct ib_cq *ibcq)
+{
+	return container_of(ibcq, struct sroce_cq, ibcq);
+}
+
+int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		    SROCE_CREATE_CQ_ARG *arg);
+int sroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+int sroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
+int sroce_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
+int sroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
+int sroce_cq_post(struct sroce_cq *cq, const struct sroce_cqe *cqe,
+		  bool solicited);
+struct ib_qp *sroce_qp_from_qpn(struct sroce_dev *sdev, u32 qpn);
+
+/* ---- MR (mr.c) ---- */
+
+/**
+ * struct sroce_mr - memory region
+ * @ibmr: the core's MR (driver-allocated)
+ * @ref: one reference for the registration plus one per sroce_mr_lookup()
+ * @done: completed when @ref drops to zero (dereg waits for it)
+ * @rcu: frees the MR after RCU readers of the MR table are gone
+ * @umem: pinned user memory, NULL for a DMA MR
+ * @pages: @npages pages covering [start, start + length) of a user MR
+ * @npages: entries in @pages
+ * @offset: byte offset of the MR's first byte in @pages[0]
+ * @access: IB_ACCESS_* granted
+ */
+struct sroce_mr {
+	struct ib_mr ibmr;
+	refcount_t ref;
+	struct completion done;
+	struct rcu_head rcu;
+	struct ib_umem *umem;
+	struct page **pages;
+	unsigned long npages;
+	unsigned int offset;
+	int access;
+};
+
+static inline struct sroce_mr *to_smr(struct ib_mr *ibmr)
+{
+	return container_of(ibmr, struct sroce_mr, ibmr);
+}
+
+/* sroce_mr_copy() directions */
+enum sroce_copy_dir {
+	SROCE_COPY_TO_MR,	/* buf -> MR (receive, RDMA write, read response) */
+	SROCE_COPY_FROM_MR,	/* MR -> buf (send, RDMA read response source) */
+};
+
+void sroce_mr_init_dev(struct sroce_dev *sdev);
+void sroce_mr_cleanup_dev(struct sroce_dev *sdev);
+struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access);
+struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+				u64 iova, int access, struct ib_udata *udata);
+int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+struct sroce_mr *sroce_mr_lookup(struct sroce_dev *sdev, u32 key,
+				 struct ib_pd *pd, int need_access, u64 iova,
+				 u64 len);
+void sroce_mr_put(struct sroce_mr *mr);
+int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
+		  enum sroce_copy_dir dir);
+
+static inline void sroce_stat_inc(struct sroce_dev *sdev, enum sroce_stat s)
+{
+	atomic64_inc(&sdev->stats[s]);
+}
+
+/* counters.c */
+struct rdma_hw_stats *sroce_alloc_hw_port_stats(struct ib_device *ibdev, u32 port);
+int sroce_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
+		       u32 port, int index);
 
 /* main.c */
 void sroce_dealloc_driver(struct ib_device *ibdev);

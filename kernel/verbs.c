@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * sroce verbs: device/port queries, user contexts, protection domains.
+ * sroce verbs: device/port queries, user contexts, protection domains, and
+ * the ib_device_ops table (CQs live in cq.c, MRs in mr.c, rings in queue.c).
  *
  * Capabilities are honest: only what works is advertised. Objects that are
- * not implemented yet (CQ, QP, MR) are refused with -EOPNOTSUPP so that
+ * not implemented yet (QP) are refused with -EOPNOTSUPP so that
  * applications and test suites skip rather than mis-complete.
  */
 #include <linux/etherdevice.h>
@@ -12,6 +13,8 @@
 #include <rdma/ib_mad.h>
 
 #include "sroce.h"
+#include "qp.h"
+#include "queue.h"
 
 /**
  * sroce_port_state() - IB port state derived from the netdev
@@ -37,17 +40,29 @@ static int sroce_query_device(struct ib_device *ibdev,
 	memset(attr, 0, sizeof(*attr));
 	attr->fw_ver = 0;
 	attr->sys_image_guid = ibdev->node_guid;
-	attr->max_mr_size = 0;
+	attr->max_mr_size = SROCE_MAX_MR_SIZE;
 	attr->page_size_cap = PAGE_SIZE;
 	attr->vendor_id = SROCE_VENDOR_ID;
 	attr->vendor_part_id = 0;
 	attr->hw_ver = 0;
 	attr->max_pd = SROCE_MAX_PD;
+	attr->max_cq = SROCE_MAX_CQ;
+	attr->max_cqe = SROCE_MAX_CQE;
+	attr->max_mr = SROCE_MAX_MR;
+	attr->max_qp = SROCE_MAX_QP;
+	attr->max_qp_wr = SROCE_MAX_QP_WR;
+	attr->max_send_sge = SROCE_MAX_SGE;
+	attr->max_recv_sge = SROCE_MAX_SGE;
+	attr->max_sge_rd = SROCE_MAX_SGE;
+	attr->max_qp_rd_atom = SROCE_MAX_RD_ATOMIC;
+	attr->max_qp_init_rd_atom = SROCE_MAX_RD_ATOMIC;
+	attr->max_res_rd_atom = SROCE_MAX_QP * SROCE_MAX_RD_ATOMIC;
+	attr->atomic_cap = IB_ATOMIC_NONE;
 	attr->max_pkeys = 1;
 	attr->local_ca_ack_delay = 15;
 	attr->max_fast_reg_page_list_len = 0;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
-	attr->device_cap_flags = IB_DEVICE_SYS_IMAGE_GUID;
+	attr->device_cap_flags = IB_DEVICE_SYS_IMAGE_GUID | IB_DEVICE_RC_RNR_NAK_GEN;
 	return 0;
 }
 
@@ -142,76 +157,6 @@ static int sroce_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	return 0;
 }
 
-/* ---- not implemented yet: refuse cleanly ---------------------------- */
-
-static int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
-			   SROCE_CREATE_CQ_ARG *arg)
-{
-	return -EOPNOTSUPP;
-}
-
-static int sroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
-{
-	return 0;
-}
-
-static int sroce_poll_cq(struct ib_cq *ibcq, int n, struct ib_wc *wc)
-{
-	return -EOPNOTSUPP;
-}
-
-static int sroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
-{
-	return -EOPNOTSUPP;
-}
-
-static int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
-			   struct ib_udata *udata)
-{
-	return -EOPNOTSUPP;
-}
-
-static int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
-			   int mask, struct ib_udata *udata)
-{
-	return -EOPNOTSUPP;
-}
-
-static int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
-{
-	return 0;
-}
-
-static int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
-			   const struct ib_send_wr **bad_wr)
-{
-	*bad_wr = wr;
-	return -EOPNOTSUPP;
-}
-
-static int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
-			   const struct ib_recv_wr **bad_wr)
-{
-	*bad_wr = wr;
-	return -EOPNOTSUPP;
-}
-
-static struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access)
-{
-	return ERR_PTR(-EOPNOTSUPP);
-}
-
-static struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
-				       u64 iova, int access, struct ib_udata *udata)
-{
-	return ERR_PTR(-EOPNOTSUPP);
-}
-
-static int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
-{
-	return 0;
-}
-
 /* ---- sysfs ---------------------------------------------------------- */
 
 static ssize_t hca_type_show(struct device *device,
@@ -246,6 +191,7 @@ const struct ib_device_ops sroce_dev_ops = {
 	.driver_id = RDMA_DRIVER_UNKNOWN,
 	.uverbs_abi_ver = SROCE_UVERBS_ABI_VERSION,
 
+	.alloc_hw_port_stats = sroce_alloc_hw_port_stats,
 	.alloc_pd = sroce_alloc_pd,
 	.alloc_ucontext = sroce_alloc_ucontext,
 	.create_cq = sroce_create_cq,
@@ -258,19 +204,26 @@ const struct ib_device_ops sroce_dev_ops = {
 	.destroy_qp = sroce_destroy_qp,
 	.device_group = &sroce_dev_attr_group,
 	.get_dma_mr = sroce_get_dma_mr,
+	.get_hw_stats = sroce_get_hw_stats,
 	.get_link_layer = sroce_get_link_layer,
 	.get_port_immutable = sroce_get_port_immutable,
+	.mmap = sroce_mmap,
+	.mmap_free = sroce_mmap_free,
 	.modify_qp = sroce_modify_qp,
 	.poll_cq = sroce_poll_cq,
 	.post_recv = sroce_post_recv,
 	.post_send = sroce_post_send,
+	.query_qp = sroce_query_qp,
 	.query_device = sroce_query_device,
 	.query_pkey = sroce_query_pkey,
 	.query_port = sroce_query_port,
 	.reg_user_mr = sroce_reg_user_mr,
 	.req_notify_cq = sroce_req_notify_cq,
+	.resize_cq = sroce_resize_cq,
 
+	INIT_RDMA_OBJ_SIZE(ib_cq, sroce_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_pd, sroce_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_qp, sroce_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, sroce_ucontext, ibuc),
 };
 
@@ -288,6 +241,13 @@ void sroce_init_ib_dev(struct sroce_dev *sdev)
 	ibdev->phys_port_cnt = 1;
 	ibdev->num_comp_vectors = num_possible_cpus();
 	ibdev->local_dma_lkey = 0;
+	/*
+	 * Legacy write() commands the core only enables on request: the
+	 * doorbells (a post with no WRs) and CQ arming.
+	 */
+	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
+				  BIT_ULL(IB_USER_VERBS_CMD_POST_RECV) |
+				  BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
 	strscpy(ibdev->node_desc, SROCE_DRV_NAME, sizeof(ibdev->node_desc));
 	if (ndev->addr_len == ETH_ALEN)
 		ether_addr_copy(mac, ndev->dev_addr);
@@ -299,4 +259,5 @@ void sroce_init_ib_dev(struct sroce_dev *sdev)
 	 */
 	ibdev->dev.parent = ndev->dev.parent;
 	ib_set_device_ops(ibdev, &sroce_dev_ops);
+	sroce_mr_init_dev(sdev);
 }

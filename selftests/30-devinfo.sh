@@ -5,7 +5,7 @@
 # not implemented yet fail with EOPNOTSUPP (never crash or mis-complete).
 . "$(dirname "$0")/lib.sh"
 
-cleanup() { rdma link delete sroce0 2>/dev/null; }
+cleanup() { rdma link delete sroce0 2>/dev/null; ip addr del 192.0.2.7/24 dev eth0 2>/dev/null; }
 trap cleanup EXIT
 
 # modified EUI-64 of eth0's MAC, as ibv_devinfo prints a GUID

@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sroce counters, exported as port hw counters:
+ * `rdma statistic show link sroce0/1`, or
+ * /sys/class/infiniband/<dev>/ports/1/hw_counters/.
+ */
+#include <linux/module.h>
+#include <rdma/ib_verbs.h>
+
+#include "sroce.h"
+#include "qp.h"
+
+static const struct rdma_stat_desc sroce_stat_descs[] = {
+	[SROCE_STAT_TX_PKTS]		= { .name = "tx_pkts" },
+	[SROCE_STAT_RX_PKTS]		= { .name = "rx_pkts" },
+	[SROCE_STAT_RETRANSMITS]	= { .name = "retransmits" },
+	[SROCE_STAT_SEQ_NAKS_SENT]	= { .name = "seq_naks_sent" },
+	[SROCE_STAT_RNR_NAKS_SENT]	= { .name = "rnr_naks_sent" },
+	[SROCE_STAT_SQ_WQES]		= { .name = "sq_wqes" },
+	[SROCE_STAT_DOORBELLS]		= { .name = "doorbells" },
+	/* module-wide: dropped before the destination QP is known */
+	[SROCE_STAT_MAX + SROCE_DROP_LEN]	= { .name = "rx_drop_len" },
+	[SROCE_STAT_MAX + SROCE_DROP_HDR]	= { .name = "rx_drop_hdr" },
+	[SROCE_STAT_MAX + SROCE_DROP_ICRC]	= { .name = "rx_drop_icrc" },
+	[SROCE_STAT_MAX + SROCE_DROP_NO_QP]	= { .name = "rx_drop_no_qp" },
+};
+
+static_assert(ARRAY_SIZE(sroce_stat_descs) == SROCE_STAT_MAX + SROCE_DROP_MAX);
+
+struct rdma_hw_stats *sroce_alloc_hw_port_stats(struct ib_device *ibdev, u32 port)
+{
+	return rdma_alloc_hw_stats_struct(sroce_stat_descs,
+					  ARRAY_SIZE(sroce_stat_descs),
+					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
+}
+
+int sroce_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
+		       u32 port, int index)
+{
+	struct sroce_dev *sdev = to_sdev(ibdev);
+	int i;
+
+	for (i = 0; i < SROCE_STAT_MAX; i++)
+		stats->value[i] = atomic64_read(&sdev->stats[i]);
+	for (i = 0; i < SROCE_DROP_MAX; i++)
+		stats->value[SROCE_STAT_MAX + i] = atomic64_read(&sroce_rx_drops[i]);
+	return ARRAY_SIZE(sroce_stat_descs);
+}

@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sroce completion queues.
+ *
+ * A CQ is a ring of struct sroce_cqe (queue.h). The transport produces
+ * CQEs with sroce_cq_post(). A user CQ's ring is mmapped and polled by the
+ * provider, which publishes its consumer index in the ring header; a kernel
+ * CQ is polled by sroce_poll_cq(). Arming (req_notify_cq) and the
+ * completion and error upcalls are the kernel's in both cases.
+ *
+ * resize_cq replaces the ring. Indices carry over: the new ring starts
+ * with the old ring's producer and consumer indices and holds the
+ * outstanding CQEs at the same (free-running) indices, so a consumer keeps
+ * its index across the remap.
+ */
+#include <linux/slab.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include "sroce.h"
+#include "queue.h"
+
+/* Driver input must be empty (or zero), output must hold the response. */
+static int sroce_cq_check_udata(struct ib_udata *udata, size_t resp_len)
+{
+	if (udata->inlen && !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EINVAL;
+	if (udata->outlen < resp_len)
+		return -EINVAL;
+	return 0;
+}
+
+int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		    SROCE_CREATE_CQ_ARG *arg)
+{
+	struct ib_udata *udata = sroce_cq_udata(arg);
+	struct sroce_dev *sdev = to_sdev(ibcq->device);
+	struct sroce_create_cq_resp resp = {};
+	struct sroce_cq *cq = to_scq(ibcq);
+	u32 n;
+	int err;
+
+	if (attr->flags)
+		return -EOPNOTSUPP;
+	if (attr->cqe < 1 || attr->cqe > SROCE_MAX_CQE)
+		return -EINVAL;
+	n = sroce_queue_entries_for(attr->cqe);
+	if (!n)
+		return -EINVAL;
+	if (udata) {
+		err = sroce_cq_check_udata(udata, sizeof(resp));
+		if (err)
+			return err;
+	}
+
+	if (atomic_inc_return(&sdev->cq_count) > SROCE_MAX_CQ) {
+		err = -ENOMEM;
+		goto err_dec_count;
+	}
+	spin_lock_init(&cq->lock);
+	cq->user = !!udata;
+	cq->queue = sroce_queue_create(udata, n, sizeof(struct sroce_cqe));
+	if (IS_ERR(cq->queue)) {
+		err = PTR_ERR(cq->queue);
+		goto err_dec_count;
+	}
+	ibcq->cqe = n;
+
+	if (udata) {
+		sroce_queue_info(cq->queue, &resp.ring);
+		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
+		if (err)
+			goto err_destroy_queue;
+	}
+	return 0;
+
+err_destroy_queue:
+	sroce_queue_destroy(cq->queue);
+err_dec_count:
+	atomic_dec(&sdev->cq_count);
+	return err;
+}
+
+int sroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
+{
+	struct sroce_cq *cq = to_scq(ibcq);
+
+	sroce_queue_destroy(cq->queue);
+	cq->queue = NULL;
+	atomic_dec(&to_sdev(ibcq->device)->cq_count);
+	return 0;
+}
+
+/* The consumer index of @cq's ring: user space's (hostile) or our own. */
+static u32 sroce_cq_consumer(struct sroce_cq *cq)
+{
+	lockdep_assert_held(&cq->lock);
+
+	return cq->user ? smp_load_acquire(&cq->queue->hdr->consumer) :
+			  cq->queue->cons;
+}
+
+/**
+ * sroce_resize_cq() - ib_device_ops.resize_cq: replace the ring
+ * @ibcq: the CQ
+ * @cqe: requested depth; rounded up to a power of two
+ * @udata: user CQ: receives struct sroce_resize_cq_resp
+ *
+ * Outstanding CQEs are copied to the new ring at the same indices.
+ *
+ * Return: 0; -EINVAL for a bad depth, a depth below the outstanding CQEs
+ * or a corrupt consumer index; -ENOMEM; -EFAULT. On error the old ring is
+ * untouched.
+ */
+int sroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
+{
+	struct sroce_resize_cq_resp resp = {};
+	struct sroce_cq *cq = to_scq(ibcq);
+	struct sroce_queue *nq, *oq;
+	unsigned long flags;
+	u32 n, cons, i;
+	int err;
+
+	if (cqe < 1 || cqe > SROCE_MAX_CQE)
+		return -EINVAL;
+	n = sroce_queue_entries_for(cqe);
+	if (!n)
+		return -EINVAL;
+	if (!udata != !cq->user)
+		return -EINVAL;
+	if (udata) {
+		err = sroce_cq_check_udata(udata, sizeof(resp));
+		if (err)
+			return err;
+	}
+
+	nq = sroce_queue_create(udata, n, sizeof(struct sroce_cqe));
+	if (IS_ERR(nq))
+		return PTR_ERR(nq);
+	/* before the switch: a failed copy must leave the old ring in place */
+	if (udata) {
+		sroce_queue_info(nq, &resp.ring);
+		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
+		if (err)
+			goto err_destroy_new;
+	}
+
+	spin_lock_irqsave(&cq->lock, flags);
+	oq = cq->queue;
+	cons = sroce_cq_consumer(cq);
+	if (oq->prod - cons > oq->num_entries || oq->prod - cons > n) {
+		spin_unlock_irqrestore(&cq->lock, flags);
+		err = -EINVAL;
+		goto err_destroy_new;
+	}
+	for (i = cons; i != oq->prod; i++)
+		memcpy(sroce_queue_at(nq, i), sroce_queue_at(oq, i),
+		       sizeof(struct sroce_cqe));
+	nq->prod = oq->prod;
+	nq->cons = cons;
+	nq->hdr->consumer = cons;
+	smp_store_release(&nq->hdr->producer, nq->prod);
+	cq->queue = nq;
+	ibcq->cqe = n;
+	spin_unlock_irqrestore(&cq->lock, flags);
+
+	sroce_queue_destroy(oq);
+	return 0;
+
+err_destroy_new:
+	sroce_queue_destroy(nq);
+	return err;
+}
+
+static void sroce_cqe_to_wc(struct sroce_dev *sdev, const struct sroce_cqe *cqe,
+			    struct ib_wc *wc)
+{
+	memset(wc, 0, sizeof(*wc));
+	wc->wr_id = cqe->wr_id;
+	wc->status = cqe->status;
+	wc->opcode = cqe->opcode;
+	wc->vendor_err = cqe->vendor_err;
+	wc->byte_len = cqe->byte_len;
+	wc->qp = sroce_qp_from_qpn(sdev, cqe->qp_num);
+	wc->src_qp = cqe->src_qp;
+	if (cqe->wc_flags & SROCE_WC_F_GRH)
+		wc->wc_flags |= IB_WC_GRH;
+	if (cqe->wc_flags & SROCE_WC_F_WITH_IMM) {
+		wc->wc_flags |= IB_WC_WITH_IMM;
+		wc->ex.imm_data = cqe->ex;
+	} else if (cqe->wc_flags & SROCE_WC_F_WITH_INV) {
+		wc->wc_flags |= IB_WC_WITH_INVALIDATE;
+		/* as in struct ibv_wc: the rkey's bits, host order */
+		wc->ex.invalidate_rkey = (__force u32)cqe->ex;
+	}
+	wc->pkey_index = cqe->pkey_index;
+	wc->slid = cqe->slid;
+	wc->sl = cqe->sl;
+	wc->dlid_path_bits = cqe->dlid_path_bits;
+	wc->port_num = cqe->port_num;
+}
+
+/**
+ * sroce_poll_cq() - ib_device_ops.poll_cq for kernel CQs
+ * @ibcq: the CQ
+ * @num_entries: at most this many completions
+ * @wc: filled in
+ *
+ * A user CQ is polled through its mmapped ring only.
+ *
+ * Return: completions returned, or -EOPNOTSUPP for a user CQ.
+ */
+int sroce_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
+{
+	struct sroce_dev *sdev = to_sdev(ibcq->device);
+	struct sroce_cq *cq = to_scq(ibcq);
+	struct sroce_queue *q;
+	unsigned long flags;
+	int avail, i;
+
+	if (cq->user)
+		return -EOPNOTSUPP;
+	spin_lock_irqsave(&cq->lock, flags);
+	q = cq->queue;
+	avail = sroce_queue_avail(q);
+	if (avail < 0)
+		avail = 0;	/* kernel ring: cannot happen */
+	for (i = 0; i < min(avail, num_entries); i++)
+		sroce_cqe_to_wc(sdev, sroce_queue_at(q, q->cons + i), &wc[i]);
+	sroce_queue_consumed(q, i);
+	spin_unlock_irqrestore(&cq->lock, flags);
+	return i;
+}
+
+/**
+ * sroce_req_notify_cq() - ib_device_ops.req_notify_cq: arm the CQ
+ * @ibcq: the CQ
+ * @flags: IB_CQ_SOLICITED or IB_CQ_NEXT_COMP, optionally with
+ *	IB_CQ_REPORT_MISSED_EVENTS
+ *
+ * NEXT_COMP is not downgraded to SOLICITED by a later request. The next
+ * completion that matches disarms the CQ and calls its comp_handler.
+ *
+ * Return: 1 if IB_CQ_REPORT_MISSED_EVENTS was given and CQEs are pending,
+ * else 0.
+ */
+int sroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
+{
+	struct sroce_cq *cq = to_scq(ibcq);
+	unsigned long irqflags;
+	int pending = 0;
+
+	spin_lock_irqsave(&cq->lock, irqflags);
+	if (cq->notify != IB_CQ_NEXT_COMP)
+		cq->notify = flags & IB_CQ_SOLICITED_MASK;
+	if (flags & IB_CQ_REPORT_MISSED_EVENTS)
+		pending = cq->queue->prod != sroce_cq_consumer(cq);
+	spin_unlock_irqrestore(&cq->lock, irqflags);
+	return pending;
+}
+
+static void sroce_cq_err_event(struct sroce_cq *cq)
+{
+	struct ib_event ev = {
+		.device = cq->ibcq.device,
+		.element.cq = &cq->ibcq,
+		.event = IB_EVENT_CQ_ERR,
+	};
+
+	if (cq->ibcq.event_handler)
+		cq->ibcq.event_handler(&ev, cq->ibcq.cq_context);
+}
+
+/**
+ * sroce_cq_post() - complete a work request: add a CQE to @cq
+ * @cq: the CQ
+ * @cqe: the completion
+ * @solicited: the completion is solicited (wakes an IB_CQ_SOLICITED arm)
+ *
+ * Safe from any context, with any number of concurrent posters. A full
+ * ring, or a ring whose consumer index user space corrupted, is an
+ * overflow: the CQ enters the error state, IB_EVENT_CQ_ERR is raised once
+ * and this and every later post fail. The comp_handler is called without
+ * the CQ lock held, so it may poll.
+ *
+ * Return: 0, or -ENOSPC when the CQ overflowed.
+ */
+int sroce_cq_post(struct sroce_cq *cq, const struct sroce_cqe *cqe,
+		  bool solicited)
+{
+	bool raise = false, notify = false;
+	struct sroce_queue *q;
+	unsigned long flags;
+	int err = 0;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	q = cq->queue;
+	if (cq->overflow) {
+		err = -ENOSPC;
+		goto out_unlock;
+	}
+	if (sroce_queue_free(q) <= 0) {
+		cq->overflow = true;
+		raise = true;
+		err = -ENOSPC;
+		goto out_unlock;
+	}
+	memcpy(sroce_queue_producer_at(q), cqe, sizeof(*cqe));
+	sroce_queue_produce(q);
+	if (cq->notify == IB_CQ_NEXT_COMP ||
+	    (cq->notify == IB_CQ_SOLICITED && solicited)) {
+		cq->notify = 0;
+		notify = true;
+	}
+out_unlock:
+	spin_unlock_irqrestore(&cq->lock, flags);
+
+	if (raise)
+		sroce_cq_err_event(cq);
+	if (notify && cq->ibcq.comp_handler)
+		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
+	return err;
+}

@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sroce memory regions.
+ *
+ * A user MR pins its memory with ib_umem_get() and keeps an array of the
+ * pinned pages, so translating an iova is one subtraction and one index. A
+ * DMA MR (get_dma_mr, kernel users only) covers all kernel memory: the
+ * device has no dma_device, so ib_uses_virt_dma() holds and the "DMA
+ * addresses" kernel ULPs put in their SGEs are kernel virtual addresses.
+ *
+ * Keys: lkey == rkey == (index << 8) | 8-bit key, the index allocated
+ * cyclically from the per-device MR table (never 0, so key 0 is never
+ * valid). The transport finds an MR with sroce_mr_lookup(), which takes a
+ * reference under RCU; dereg removes the MR from the table first, then
+ * drops the registration's reference and waits until every in-flight user
+ * dropped theirs before it unpins the pages.
+ */
+#include <linux/highmem.h>
+#include <linux/overflow.h>
+#include <linux/random.h>
+#include <linux/rcupdate.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+#include <rdma/ib_umem.h>
+#include <rdma/ib_verbs.h>
+
+#include "sroce.h"
+
+#define SROCE_MR_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
+			 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC)
+
+/**
+ * sroce_mr_init_dev() - initialise a device's MR table
+ * @sdev: the device, before registration
+ */
+void sroce_mr_init_dev(struct sroce_dev *sdev)
+{
+	xa_init_flags(&sdev->mr_xa, XA_FLAGS_ALLOC);
+	sdev->mr_next = 1;
+}
+
+/**
+ * sroce_mr_cleanup_dev() - release a device's MR table
+ * @sdev: the device; the core has destroyed every MR
+ */
+void sroce_mr_cleanup_dev(struct sroce_dev *sdev)
+{
+	WARN_ON_ONCE(!xa_empty(&sdev->mr_xa));
+	xa_destroy(&sdev->mr_xa);
+}
+
+/*
+ * Access flags: unknown bits -EINVAL, known but unsupported ones (memory
+ * windows, zero-based, on-demand paging, ...) -EOPNOTSUPP; optional hints
+ * (relaxed ordering) are ignored. Remote write and atomic require local
+ * write (IBTA o10-36.2.1).
+ */
+static int sroce_mr_check_access(int access)
+{
+	if (access & ~IB_ACCESS_SUPPORTED)
+		return -EINVAL;
+	if (access & ~(SROCE_MR_ACCESS | IB_ACCESS_OPTIONAL))
+		return -EOPNOTSUPP;
+	if ((access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC)) &&
+	    !(access & IB_ACCESS_LOCAL_WRITE))
+		return -EINVAL;
+	return 0;
+}
+
+/* Publish @mr in the MR table: choose its keys, make it findable. */
+static int sroce_mr_add(struct sroce_dev *sdev, struct sroce_mr *mr)
+{
+	u32 idx, key;
+	int err;
+
+	refcount_set(&mr->ref, 1);
+	init_completion(&mr->done);
+	/* reserve the index first: the keys depend on it */
+	err = xa_alloc_cyclic(&sdev->mr_xa, &idx, NULL, XA_LIMIT(1, SROCE_MAX_MR),
+			      &sdev->mr_next, GFP_KERNEL);
+	if (err < 0)
+		return err == -EBUSY ? -ENOMEM : err;
+	key = (idx << 8) | (get_random_u32() & 0xff);
+	mr->ibmr.lkey = key;
+	mr->ibmr.rkey = key;
+	/* a reserved entry reads as NULL; this store publishes the MR */
+	err = xa_err(xa_store(&sdev->mr_xa, idx, mr, GFP_KERNEL));
+	if (err)
+		xa_erase(&sdev->mr_xa, idx);
+	return err;
+}
+
+/**
+ * sroce_get_dma_mr() - ib_device_ops.get_dma_mr
+ * @ibpd: the PD
+ * @access: IB_ACCESS_* for all of kernel memory
+ *
+ * Return: the MR or an ERR_PTR (-EINVAL/-EOPNOTSUPP for bad access flags,
+ * -ENOMEM).
+ */
+struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access)
+{
+	struct sroce_mr *mr;
+	int err;
+
+	err = sroce_mr_check_access(access);
+	if (err)
+		return ERR_PTR(err);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->access = access;
+	err = sroce_mr_add(to_sdev(ibpd->device), mr);
+	if (err) {
+		kfree(mr);
+		return ERR_PTR(err);
+	}
+	return &mr->ibmr;
+}
+
+/*
+ * Fill mr->pages from the pinned umem. ib_umem_get() pins whole pages from
+ * the one containing @start, in order.
+ */
+static int sroce_mr_fill_pages(struct sroce_mr *mr)
+{
+	struct sg_page_iter iter;
+	unsigned long i = 0;
+
+	mr->npages = PAGE_ALIGN(mr->offset + mr->ibmr.length) >> PAGE_SHIFT;
+	mr->pages = kvmalloc_array(mr->npages, sizeof(*mr->pages), GFP_KERNEL);
+	if (!mr->pages)
+		return -ENOMEM;
+	for_each_sgtable_page(&mr->umem->sgt_append.sgt, &iter, 0) {
+		if (i == mr->npages)
+			break;
+		mr->pages[i++] = sg_page_iter_page(&iter);
+	}
+	return i == mr->npages ? 0 : -EFAULT;
+}
+
+/**
+ * sroce_reg_user_mr() - ib_device_ops.reg_user_mr
+ * @ibpd: the PD
+ * @start: user virtual address of the memory
+ * @length: bytes, > 0
+ * @iova: the address the MR is accessed at (any value; the core makes its
+ *	page offset equal @start's)
+ * @access: IB_ACCESS_*
+ * @udata: unused
+ *
+ * Return: the MR or an ERR_PTR: -EINVAL for a zero or too large length, an
+ * address range that wraps, or bad access flags (-EOPNOTSUPP for
+ * unsupported ones); ib_umem_get()'s -EFAULT (unmapped memory), -ENOMEM
+ * (also: MR table full), -EPERM.
+ */
+struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+				u64 iova, int access, struct ib_udata *udata)
+{
+	struct sroce_dev *sdev = to_sdev(ibpd->device);
+	struct sroce_mr *mr;
+	struct ib_umem *umem;
+	u64 end;
+	int err;
+
+	if (!length || length > SROCE_MAX_MR_SIZE ||
+	    check_add_overflow(start, length, &end) ||
+	    check_add_overflow(iova, length, &end))
+		return ERR_PTR(-EINVAL);
+	err = sroce_mr_check_access(access);
+	if (err)
+		return ERR_PTR(err);
+
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	umem = ib_umem_get(&sdev->ib_dev, start, length, access);
+	if (IS_ERR(umem)) {
+		err = PTR_ERR(umem);
+		goto err_free_mr;
+	}
+	mr->umem = umem;
+	mr->access = access;
+	mr->offset = ib_umem_offset(umem);
+	mr->ibmr.iova = iova;
+	mr->ibmr.length = length;
+	mr->ibmr.page_size = PAGE_SIZE;
+	err = sroce_mr_fill_pages(mr);
+	if (err)
+		goto err_release_umem;
+	err = sroce_mr_add(sdev, mr);
+	if (err)
+		goto err_release_umem;
+	return &mr->ibmr;
+
+err_release_umem:
+	kvfree(mr->pages);
+	ib_umem_release(umem);
+err_free_mr:
+	kfree(mr);
+	return ERR_PTR(err);
+}
+
+/**
+ * sroce_dereg_mr() - ib_device_ops.dereg_mr
+ * @ibmr: the MR
+ * @udata: unused
+ *
+ * New lookups fail as soon as the MR leaves the table; transfers that
+ * already hold a reference finish before the pages are unpinned.
+ *
+ * Context: may sleep.
+ * Return: 0.
+ */
+int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
+{
+	struct sroce_mr *mr = to_smr(ibmr);
+
+	xa_erase(&to_sdev(ibmr->device)->mr_xa, ibmr->lkey >> 8);
+	sroce_mr_put(mr);
+	wait_for_completion(&mr->done);
+	kvfree(mr->pages);
+	ib_umem_release(mr->umem);
+	/* a lookup may still be looking at it under RCU */
+	kfree_rcu(mr, rcu);
+	return 0;
+}
+
+/* [@iova, @iova + @len) inside @mr, without wrapping */
+static bool sroce_mr_in_bounds(const struct sroce_mr *mr, u64 iova, u64 len)
+{
+	u64 end;
+
+	if (check_add_overflow(iova, len, &end))
+		return false;
+	if (!mr->umem)
+		return true;	/* DMA MR: all kernel memory */
+	return iova >= mr->ibmr.iova && end <= mr->ibmr.iova + mr->ibmr.length;
+}
+
+/**
+ * sroce_mr_lookup() - find an MR by key for a transfer and take a reference
+ * @sdev: the device
+ * @key: lkey or rkey (they are equal)
+ * @pd: the PD of the QP doing the access; must be the MR's
+ * @need_access: IB_ACCESS_* the access needs (0 for a local read)
+ * @iova: first byte accessed
+ * @len: bytes accessed
+ *
+ * Context: any; does not sleep.
+ * Return: the MR, to be released with sroce_mr_put(), or an ERR_PTR:
+ * -ENOENT no such key (or being deregistered), -EACCES wrong PD or missing
+ * access right, -EINVAL range outside the MR (or wrapping).
+ */
+struct sroce_mr *sroce_mr_lookup(struct sroce_dev *sdev, u32 key,
+				 struct ib_pd *pd, int need_access, u64 iova,
+				 u64 len)
+{
+	struct sroce_mr *mr;
+	int err = 0;
+
+	rcu_read_lock();
+	mr = xa_load(&sdev->mr_xa, key >> 8);
+	if (!mr || mr->ibmr.lkey != key || !refcount_inc_not_zero(&mr->ref))
+		mr = NULL;
+	rcu_read_unlock();
+	if (!mr)
+		return ERR_PTR(-ENOENT);
+
+	if (mr->ibmr.pd != pd || (need_access & ~mr->access))
+		err = -EACCES;
+	else if (!sroce_mr_in_bounds(mr, iova, len))
+		err = -EINVAL;
+	if (err) {
+		sroce_mr_put(mr);
+		return ERR_PTR(err);
+	}
+	return mr;
+}
+
+/**
+ * sroce_mr_put() - drop a reference taken by sroce_mr_lookup()
+ * @mr: the MR
+ */
+void sroce_mr_put(struct sroce_mr *mr)
+{
+	if (refcount_dec_and_test(&mr->ref))
+		complete(&mr->done);
+}
+
+/**
+ * sroce_mr_copy() - copy between an MR and a kernel buffer
+ * @mr: the MR, referenced
+ * @iova: first byte in the MR
+ * @buf: kernel buffer
+ * @len: bytes
+ * @dir: SROCE_COPY_TO_MR or SROCE_COPY_FROM_MR
+ *
+ * Context: any; does not sleep.
+ * Return: 0, -EINVAL if the range is outside the MR, -EACCES when writing
+ * to an MR whose memory was pinned read-only.
+ */
+int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
+		  enum sroce_copy_dir dir)
+{
+	u64 pos;
+
+	if (!sroce_mr_in_bounds(mr, iova, len))
+		return -EINVAL;
+	if (dir == SROCE_COPY_TO_MR && !ib_access_writable(mr->access))
+		return -EACCES;
+
+	if (!mr->umem) {
+		void *va = (void *)(uintptr_t)iova;
+
+		if (dir == SROCE_COPY_TO_MR)
+			memcpy(va, buf, len);
+		else
+			memcpy(buf, va, len);
+		return 0;
+	}
+
+	pos = iova - mr->ibmr.iova + mr->offset;
+	while (len) {
+		unsigned int off = pos & ~PAGE_MASK;
+		u32 n = min_t(u32, len, PAGE_SIZE - off);
+		void *va = kmap_local_page(mr->pages[pos >> PAGE_SHIFT]);
+
+		if (dir == SROCE_COPY_TO_MR)
+			memcpy(va + off, buf, n);
+		else
+			memcpy(buf, va + off, n);
+		kunmap_local(va);
+		pos += n;
+		buf += n;
+		len -= n;
+	}
+	return 0;
+}

@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sroce rings: allocation, and exposure to user space through mmap(2) on
+ * the uverbs file. Index helpers are inline in queue.h.
+ *
+ * A user ring's buffer comes from vmalloc_user() and is owned by its
+ * rdma_user_mmap_entry: destroying the queue removes the entry (no new
+ * mmap can find it) and the RDMA core calls sroce_mmap_free() once the
+ * entry's last reference is gone, which frees the buffer. A mapping that
+ * outlives the object stays valid: remap_vmalloc_range() inserts the pages
+ * with vm_insert_page(), which holds a page reference per mapped page, so
+ * the pages are only returned to the allocator after the last munmap().
+ */
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/overflow.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include "sroce.h"
+#include "queue.h"
+
+static_assert(sizeof(struct sroce_ring_hdr) == SROCE_RING_HDR_SIZE);
+static_assert(sizeof(struct sroce_cqe) == 64);
+
+/**
+ * struct sroce_mmap_entry - an mmappable ring buffer
+ * @rdma: the core's entry (offset and length for mmap(2))
+ * @buf: vmalloc_user() buffer, freed by sroce_mmap_free()
+ */
+struct sroce_mmap_entry {
+	struct rdma_user_mmap_entry rdma;
+	void *buf;
+};
+
+static struct sroce_mmap_entry *to_smmap(struct rdma_user_mmap_entry *e)
+{
+	return container_of(e, struct sroce_mmap_entry, rdma);
+}
+
+/**
+ * sroce_queue_entries_for() - ring size for a requested depth
+ * @requested: entries the caller asked for (0 counts as 1)
+ *
+ * Return: the smallest power of two >= @requested, or 0 if that exceeds
+ * SROCE_QUEUE_MAX_ENTRIES.
+ */
+u32 sroce_queue_entries_for(u32 requested)
+{
+	if (requested > SROCE_QUEUE_MAX_ENTRIES)
+		return 0;
+	return roundup_pow_of_two(max(requested, 1u));
+}
+
+/**
+ * sroce_queue_create() - allocate a ring
+ * @udata: the verb's udata for a ring mmapped by user space, NULL for a
+ *	kernel ring
+ * @num_entries: power of two, at most SROCE_QUEUE_MAX_ENTRIES
+ * @entry_size: non-zero multiple of 16, at most SROCE_QUEUE_MAX_ENTRY_SIZE
+ *
+ * A user ring is registered with the verb's user context for mmap(2);
+ * sroce_queue_info() tells where. Both kinds are zeroed.
+ *
+ * Context: process context, may sleep.
+ * Return: the ring or an ERR_PTR: -EINVAL for bad geometry, -ENOMEM.
+ */
+struct sroce_queue *sroce_queue_create(struct ib_udata *udata, u32 num_entries,
+				       u32 entry_size)
+{
+	struct sroce_ucontext *uctx;
+	struct sroce_mmap_entry *me;
+	struct sroce_queue *q;
+	size_t size;
+	int err;
+
+	if (!num_entries || !is_power_of_2(num_entries) ||
+	    num_entries > SROCE_QUEUE_MAX_ENTRIES ||
+	    !entry_size || entry_size % 16 ||
+	    entry_size > SROCE_QUEUE_MAX_ENTRY_SIZE)
+		return ERR_PTR(-EINVAL);
+	if (check_mul_overflow((size_t)num_entries, (size_t)entry_size, &size))
+		return ERR_PTR(-EINVAL);
+	size = size_add(size, SROCE_RING_HDR_SIZE);
+	if (size > SROCE_QUEUE_MAX_BYTES)
+		return ERR_PTR(-EINVAL);
+
+	q = kzalloc(sizeof(*q), GFP_KERNEL);
+	if (!q)
+		return ERR_PTR(-ENOMEM);
+	q->num_entries = num_entries;
+	q->mask = num_entries - 1;
+	q->entry_size = entry_size;
+	q->buf_size = size;
+
+	if (!udata) {
+		q->hdr = kvzalloc(size, GFP_KERNEL);
+		if (!q->hdr) {
+			err = -ENOMEM;
+			goto err_free_queue;
+		}
+		q->entries = (void *)q->hdr + SROCE_RING_HDR_SIZE;
+		return q;
+	}
+
+	uctx = rdma_udata_to_drv_context(udata, struct sroce_ucontext, ibuc);
+	if (!uctx) {
+		err = -EINVAL;
+		goto err_free_queue;
+	}
+	me = kzalloc(sizeof(*me), GFP_KERNEL);
+	if (!me) {
+		err = -ENOMEM;
+		goto err_free_queue;
+	}
+	me->buf = vmalloc_user(size);
+	if (!me->buf) {
+		err = -ENOMEM;
+		goto err_free_entry;
+	}
+	err = rdma_user_mmap_entry_insert(&uctx->ibuc, &me->rdma, PAGE_ALIGN(size));
+	if (err)
+		goto err_free_buf;
+	/* from here on the buffer belongs to the entry: sroce_mmap_free() */
+	q->mmap = me;
+	q->hdr = me->buf;
+	q->entries = me->buf + SROCE_RING_HDR_SIZE;
+	return q;
+
+err_free_buf:
+	vfree(me->buf);
+err_free_entry:
+	kfree(me);
+err_free_queue:
+	kfree(q);
+	return ERR_PTR(err);
+}
+
+/**
+ * sroce_queue_destroy() - free a ring
+ * @q: the ring, or NULL
+ *
+ * A user ring's buffer is freed by sroce_mmap_free() when the core drops
+ * the last reference to its mmap entry; existing mappings keep their pages.
+ */
+void sroce_queue_destroy(struct sroce_queue *q)
+{
+	if (!q)
+		return;
+	if (q->mmap)
+		rdma_user_mmap_entry_remove(&q->mmap->rdma);
+	else
+		kvfree(q->hdr);
+	kfree(q);
+}
+
+/**
+ * sroce_queue_info() - describe a user ring for a create response
+ * @q: the ring
+ * @info: filled in; mmap_offset and mmap_len are 0 for a kernel ring
+ */
+void sroce_queue_info(const struct sroce_queue *q, struct sroce_ring_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	if (q->mmap) {
+		info->mmap_offset = rdma_user_mmap_get_offset(&q->mmap->rdma);
+		info->mmap_len = q->mmap->rdma.npages << PAGE_SHIFT;
+	}
+	info->num_entries = q->num_entries;
+	info->entry_size = q->entry_size;
+}
+
+/**
+ * sroce_mmap() - ib_device_ops.mmap: map a ring into user space
+ * @ibuc: the user context the ring was created in
+ * @vma: the mapping; offset and length must be exactly a ring's
+ *	(sroce_ring_info), and it must be MAP_SHARED
+ *
+ * Return: 0, -EINVAL for an unknown offset, a wrong length or a private
+ * mapping, or remap_vmalloc_range()'s error.
+ */
+int sroce_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
+{
+	struct rdma_user_mmap_entry *e;
+	int err;
+
+	/* a private (copy-on-write) mapping would never see the kernel's writes */
+	if (!(vma->vm_flags & VM_SHARED))
+		return -EINVAL;
+	/* checks that the length is the entry's */
+	e = rdma_user_mmap_entry_get(ibuc, vma);
+	if (!e)
+		return -EINVAL;
+	err = remap_vmalloc_range(vma, to_smmap(e)->buf, 0);
+	rdma_user_mmap_entry_put(e);
+	return err;
+}
+
+/**
+ * sroce_mmap_free() - ib_device_ops.mmap_free: the entry's last reference
+ *	is gone
+ * @rdma_entry: the entry
+ */
+void sroce_mmap_free(struct rdma_user_mmap_entry *rdma_entry)
+{
+	struct sroce_mmap_entry *me = to_smmap(rdma_entry);
+
+	vfree(me->buf);
+	kfree(me);
+}

@@ -1,0 +1,33 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# RC data path with unmodified ibv_rc_pingpong --chk: loopback on one
+# device, and two sroce devices in different network namespaces over veth,
+# at MTU 1024 and 4096, from 1 byte to 1 MiB (odd sizes too), each device
+# as requester and as responder.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/net-topo.sh"
+trap topo_down EXIT
+
+pp() { local s=$1 n=$2 c=$3 ip=$4; shift 4; client_server "$s" "$n" "$c" "$ip" ibv_rc_pingpong -g 1 -n 8 --chk "$@"; }
+loop() {
+	timeout 60 ibv_rc_pingpong -d sroce8 -g 1 -n 8 --chk -s "$1" > /dev/null 2>&1 & local s=$!
+	sleep 1
+	timeout 60 ibv_rc_pingpong -d sroce8 -g 1 -n 8 --chk -s "$1" 192.0.2.1 > /dev/null 2>&1 &&
+	wait "$s"
+}
+
+sizes="1 37 4096 65537 1048576"
+ktap_header $((1 + 5 + 2 * 2 * 5 + 1))
+dmesg_mark
+ktap_result "topology up (sroce in two namespaces)" topo_up sroce
+for s in $sizes; do
+	ktap_result "loopback on one device, $s bytes" loop "$s"
+done
+for m in 1024 4096; do
+	for s in $sizes; do
+		ktap_result "netns, mtu $m, $s bytes, peer responds" pp sroce9 peer sroce8 192.0.2.2 -m "$m" -s "$s"
+		ktap_result "netns, mtu $m, $s bytes, peer requests" pp sroce8 init sroce9 192.0.2.1 -m "$m" -s "$s"
+	done
+done
+ktap_result "dmesg clean" dmesg_clean_since_mark
+ktap_finish

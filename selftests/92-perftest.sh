@@ -1,0 +1,24 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Unmodified perftest between two sroce devices in different namespaces:
+# send/write/read bandwidth and latency. Functional only: numbers belong
+# in benchmarks.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/net-topo.sh"
+trap topo_down EXIT
+
+pt() { client_server sroce9 peer sroce8 192.0.2.2 "$@" -x 1 -n 100 -F; }
+
+ktap_header 14
+dmesg_mark
+ktap_result "topology up" topo_up sroce
+for t in ib_send_bw ib_write_bw ib_read_bw; do
+	ktap_result "$t 64 B" pt $t -s 64
+	ktap_result "$t 64 KiB" pt $t -s 65536
+done
+for t in ib_send_lat ib_write_lat ib_read_lat; do
+	ktap_result "$t 2 B" pt $t -s 2
+	ktap_result "$t 4 KiB" pt $t -s 4096
+done
+ktap_result "dmesg clean" dmesg_clean_since_mark
+ktap_finish

@@ -1,0 +1,68 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+# Two-host topology for data-path selftests (sourced):
+#   init netns: veth srA 192.0.2.1, device $DEV_A
+#   netns srpeer: veth srB 192.0.2.2, device sroce9 (always sroce)
+# topo_up sroce|rxe   - $DEV_A is sroce8, or rxe8 (rdma_rxe) for interop
+# topo_down           - remove everything, unload rdma_rxe if we loaded it
+# in_peer CMD...      - run CMD in the peer namespace
+
+in_peer() { ip netns exec srpeer "$@"; }
+
+topo_up() {
+	ip netns add srpeer
+	ip link add srA type veth peer name srB netns srpeer
+	ip link set srA mtu 9000 up
+	in_peer ip link set srB mtu 9000 up
+	in_peer ip link set lo up
+	ip addr add 192.0.2.1/24 dev srA
+	in_peer ip addr add 192.0.2.2/24 dev srB
+	in_peer rdma link add sroce9 type sroce netdev srB || return 1
+	if [ "$1" = rxe ]; then
+		modprobe rdma_rxe && rdma link add rxe8 type rxe netdev srA || return 1
+		DEV_A=rxe8
+	else
+		rdma link add sroce8 type sroce netdev srA || return 1
+		DEV_A=sroce8
+	fi
+	DEV_B=sroce9
+	# RoCE v2 GID 1 is the IPv4-mapped address; wait until both are there
+	local n
+	for n in $(seq 50); do
+		grep -q ffff "/sys/class/infiniband/$DEV_A/ports/1/gids/1" 2>/dev/null &&
+		grep -q ffff "/sys/class/infiniband/$DEV_B/ports/1/gids/1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+topo_down() {
+	rdma link delete sroce8 2>/dev/null; rdma link delete rxe8 2>/dev/null
+	ip netns del srpeer 2>/dev/null; ip link del srA 2>/dev/null
+	rmmod rdma_rxe 2>/dev/null
+	return 0
+}
+
+# client_server SERVER_DEV SERVER_NS(peer|init) CLIENT_DEV SERVER_IP TOOL ARGS...
+# runs TOOL as server on one side, client on the other; both must succeed
+client_server() {
+	local sdev=$1 sns=$2 cdev=$3 sip=$4 tool=$5 s rc
+	shift 5
+	if [ "$sns" = peer ]; then
+		timeout 120 ip netns exec srpeer "$tool" -d "$sdev" "$@" > /tmp/srv.$$ 2>&1 &
+	else
+		timeout 120 "$tool" -d "$sdev" "$@" > /tmp/srv.$$ 2>&1 &
+	fi
+	s=$!
+	sleep 1
+	if [ "$sns" = peer ]; then
+		timeout 120 "$tool" -d "$cdev" "$@" "$sip" > /tmp/cli.$$ 2>&1
+	else
+		timeout 120 ip netns exec srpeer "$tool" -d "$cdev" "$@" "$sip" > /tmp/cli.$$ 2>&1
+	fi
+	rc=$?
+	wait "$s" || rc=1
+	[ $rc -eq 0 ] || { tail -n 3 /tmp/cli.$$ /tmp/srv.$$ | sed 's/^/# /'; }
+	rm -f /tmp/srv.$$ /tmp/cli.$$
+	return $rc
+}

@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include "endpoint.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+namespace sroce::verify {
+
+namespace {
+
+constexpr uint8_t kPort = 1;
+constexpr int kQueueDepth = 16;
+constexpr uint32_t kWantSge = 16;
+constexpr uint32_t kWantInline = 256;
+
+ibv_mtu mtu_enum(uint32_t bytes)
+{
+	switch (bytes) {
+	case 256: return IBV_MTU_256;
+	case 512: return IBV_MTU_512;
+	case 1024: return IBV_MTU_1024;
+	case 2048: return IBV_MTU_2048;
+	default: return IBV_MTU_4096;
+	}
+}
+
+void modify(ibv_qp *qp, ibv_qp_attr &attr, int mask, const char *what)
+{
+	int rc = ibv_modify_qp(qp, &attr, mask);
+	if (rc)
+		throw_errno(std::string("ibv_modify_qp to ") + what, rc);
+}
+
+}  // namespace
+
+uint32_t mtu_bytes(ibv_mtu mtu)
+{
+	return 128u << static_cast<unsigned>(mtu);
+}
+
+void PeerInfo::encode(WireWriter &w) const
+{
+	w.u32(qpn);
+	w.u32(psn);
+	w.bytes(gid);
+	w.u32(max_sge);
+	w.u32(active_mtu);
+	w.u32(max_msg_sz);
+	for (unsigned i = 0; i < kNumMrs; i++) {
+		w.u64(mr_addr[i]);
+		w.u32(mr_rkey[i]);
+		w.u64(mr_len[i]);
+	}
+}
+
+PeerInfo PeerInfo::decode(WireReader &r)
+{
+	PeerInfo p;
+	p.qpn = r.u32();
+	p.psn = r.u32();
+	r.bytes(p.gid);
+	p.max_sge = r.u32();
+	p.active_mtu = r.u32();
+	p.max_msg_sz = r.u32();
+	for (unsigned i = 0; i < kNumMrs; i++) {
+		p.mr_addr[i] = r.u64();
+		p.mr_rkey[i] = r.u32();
+		p.mr_len[i] = r.u64();
+	}
+	return p;
+}
+
+Endpoint::Endpoint(const std::string &device, int gid_index, uint32_t max_size, uint32_t psn)
+	: ctx_(open_device(device)), gid_index_(gid_index), psn_(psn & 0xffffff)
+{
+	ibv_device_attr dattr{};
+	if (int rc = ibv_query_device(ctx_.get(), &dattr))
+		throw_errno("ibv_query_device", rc);
+	ibv_port_attr pattr{};
+	if (int rc = ibv_query_port(ctx_.get(), kPort, &pattr))
+		throw_errno("ibv_query_port", rc);
+	if (pattr.state != IBV_PORT_ACTIVE)
+		throw Error("port 1 of " + std::string(ibv_get_device_name(ctx_->device)) +
+			    " is not ACTIVE");
+	active_mtu_ = mtu_bytes(pattr.active_mtu);
+	max_msg_sz_ = pattr.max_msg_sz;
+	if (max_size > pattr.max_msg_sz)
+		throw Error("--max-size " + std::to_string(max_size) + " exceeds the port's max_msg_sz " +
+			    std::to_string(pattr.max_msg_sz));
+	if (mr_size(max_size) > dattr.max_mr_size)
+		throw Error("--max-size too large for the device's max_mr_size");
+	if (ibv_query_gid(ctx_.get(), kPort, gid_index, &gid_))
+		throw_errno("ibv_query_gid index " + std::to_string(gid_index), errno);
+	static const ibv_gid zero{};
+	if (!std::memcmp(&gid_, &zero, sizeof(gid_)))
+		throw Error("GID index " + std::to_string(gid_index) + " is empty");
+
+	pd_.reset(ibv_alloc_pd(ctx_.get()));
+	if (!pd_)
+		throw_errno("ibv_alloc_pd", errno);
+	scq_.reset(ibv_create_cq(ctx_.get(), kQueueDepth, nullptr, nullptr, 0));
+	rcq_.reset(ibv_create_cq(ctx_.get(), kQueueDepth, nullptr, nullptr, 0));
+	if (!scq_ || !rcq_)
+		throw_errno("ibv_create_cq", errno);
+
+	// A device reporting max_sge 0 gets asked for kWantSge: the QP's caps
+	// say what it really grants.
+	uint32_t sge = dattr.max_sge > 0 ? std::min<uint32_t>(kWantSge, dattr.max_sge) : kWantSge;
+	ibv_qp_init_attr init{};
+	init.send_cq = scq_.get();
+	init.recv_cq = rcq_.get();
+	init.qp_type = IBV_QPT_RC;
+	init.cap.max_send_wr = kQueueDepth;
+	init.cap.max_recv_wr = kQueueDepth;
+	init.cap.max_send_sge = sge;
+	init.cap.max_recv_sge = sge;
+	init.cap.max_inline_data = kWantInline;
+	qp_.reset(ibv_create_qp(pd_.get(), &init));
+	if (!qp_) {
+		// a device without inline data
+		init.cap.max_inline_data = 0;
+		qp_.reset(ibv_create_qp(pd_.get(), &init));
+	}
+	if (!qp_)
+		throw_errno("ibv_create_qp", errno);
+	max_inline_ = init.cap.max_inline_data;
+	max_sge_ = std::min(init.cap.max_send_sge, init.cap.max_recv_sge);
+	if (dattr.max_sge_rd > 0)
+		max_sge_ = std::min<uint32_t>(max_sge_, dattr.max_sge_rd);
+	if (!max_sge_)
+		throw Error("the QP has no SGE");
+
+	for (unsigned i = 0; i < kNumMrs; i++) {
+		Region r;
+		r.mem.resize(mr_size(max_size));
+		r.mr.reset(ibv_reg_mr(pd_.get(), r.mem.data(), r.mem.size(),
+				      IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+				      IBV_ACCESS_REMOTE_READ));
+		if (!r.mr)
+			throw_errno("ibv_reg_mr of " + std::to_string(r.mem.size()) + " bytes", errno);
+		regions_.push_back(std::move(r));
+	}
+
+	ibv_qp_attr attr{};
+	attr.qp_state = IBV_QPS_INIT;
+	attr.pkey_index = 0;
+	attr.port_num = kPort;
+	attr.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+	modify(qp_.get(), attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS,
+	       "INIT");
+}
+
+PeerInfo Endpoint::info() const
+{
+	PeerInfo p;
+	p.qpn = qp_->qp_num;
+	p.psn = psn_;
+	std::memcpy(p.gid.data(), gid_.raw, p.gid.size());
+	p.max_sge = max_sge_;
+	p.active_mtu = active_mtu_;
+	p.max_msg_sz = max_msg_sz_;
+	for (unsigned i = 0; i < kNumMrs; i++) {
+		p.mr_addr[i] = reinterpret_cast<uintptr_t>(regions_[i].mem.data());
+		p.mr_rkey[i] = regions_[i].mr->rkey;
+		p.mr_len[i] = regions_[i].mem.size();
+	}
+	return p;
+}
+
+uint64_t Endpoint::addr(uint32_t mr, uint64_t offset) const
+{
+	return reinterpret_cast<uintptr_t>(regions_[mr].mem.data()) + offset;
+}
+
+void Endpoint::connect(const PeerInfo &peer, uint32_t mtu)
+{
+	ibv_qp_attr attr{};
+	attr.qp_state = IBV_QPS_RTR;
+	attr.path_mtu = mtu_enum(mtu);
+	attr.dest_qp_num = peer.qpn;
+	attr.rq_psn = peer.psn;
+	attr.max_dest_rd_atomic = 1;
+	attr.min_rnr_timer = 12;
+	attr.ah_attr.is_global = 1;
+	attr.ah_attr.port_num = kPort;
+	std::memcpy(attr.ah_attr.grh.dgid.raw, peer.gid.data(), peer.gid.size());
+	attr.ah_attr.grh.sgid_index = static_cast<uint8_t>(gid_index_);
+	attr.ah_attr.grh.hop_limit = 64;
+	modify(qp_.get(), attr,
+	       IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+	       IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER, "RTR");
+
+	attr = {};
+	attr.qp_state = IBV_QPS_RTS;
+	attr.timeout = 17;      // ~0.5 s: generous under emulation
+	attr.retry_cnt = 7;
+	attr.rnr_retry = 7;
+	attr.sq_psn = psn_;
+	attr.max_rd_atomic = 1;
+	modify(qp_.get(), attr,
+	       IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
+	       IBV_QP_MAX_QP_RD_ATOMIC, "RTS");
+}
+
+}  // namespace sroce::verify

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// One side of the test: device, PD, CQs, an RC QP and kNumMrs registered
+// buffers, plus what the peer needs to know about them.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "plan.h"
+#include "verbs_handles.h"
+#include "wire.h"
+
+namespace sroce::verify {
+
+// What each side tells the other.
+struct PeerInfo {
+	uint32_t qpn = 0;
+	uint32_t psn = 0;
+	std::array<uint8_t, 16> gid{};
+	uint32_t max_sge = 0;       // min of send, recv and RDMA read SGEs
+	uint32_t active_mtu = 0;    // bytes
+	uint32_t max_msg_sz = 0;
+	std::array<uint64_t, kNumMrs> mr_addr{};
+	std::array<uint32_t, kNumMrs> mr_rkey{};
+	std::array<uint64_t, kNumMrs> mr_len{};
+
+	void encode(WireWriter &w) const;
+	static PeerInfo decode(WireReader &r);
+};
+
+uint32_t mtu_bytes(ibv_mtu mtu);
+
+class Endpoint {
+public:
+	// Opens DEVICE, creates everything and moves the QP to INIT.
+	Endpoint(const std::string &device, int gid_index, uint32_t max_size, uint32_t psn);
+
+	PeerInfo info() const;
+	// INIT -> RTR -> RTS towards PEER with path MTU MTU (bytes).
+	void connect(const PeerInfo &peer, uint32_t mtu);
+
+	std::span<uint8_t> bytes(uint32_t mr) { return regions_[mr].mem; }
+	uint64_t addr(uint32_t mr, uint64_t offset) const;
+	uint32_t lkey(uint32_t mr) const { return regions_[mr].mr->lkey; }
+	ibv_qp *qp() const { return qp_.get(); }
+	ibv_cq *send_cq() const { return scq_.get(); }
+	ibv_cq *recv_cq() const { return rcq_.get(); }
+	uint32_t max_inline() const { return max_inline_; }
+
+private:
+	struct Region {
+		std::vector<uint8_t> mem;
+		MrPtr mr;
+	};
+	ContextPtr ctx_;
+	PdPtr pd_;
+	CqPtr scq_;
+	CqPtr rcq_;
+	QpPtr qp_;
+	std::vector<Region> regions_;
+	int gid_index_;
+	ibv_gid gid_{};
+	uint32_t psn_;
+	uint32_t max_sge_ = 0;
+	uint32_t max_inline_ = 0;
+	uint32_t active_mtu_ = 0;
+	uint32_t max_msg_sz_ = 0;
+};
+
+}  // namespace sroce::verify

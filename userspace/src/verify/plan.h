@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// The plan of one transfer: which side starts it, the operation, its size,
+// the scatter/gather lists of both sides and the remote region. Both peers
+// compute the same plan from (seed, iteration), so nothing but "ready" and
+// "done" travels over TCP per transfer.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "options.h"
+
+namespace sroce::verify {
+
+inline constexpr unsigned kNumMrs = 4;          // MRs per side
+inline constexpr uint32_t kMrSlack = 8192;      // MR size = max_size + slack
+inline constexpr uint32_t kGuard = 64;          // checked bytes around targets
+inline constexpr uint32_t kMaxRemoteOffset = 4096;
+
+enum class Role : uint8_t { Client, Server };
+std::string_view role_name(Role r);
+constexpr Role other(Role r) { return r == Role::Client ? Role::Server : Role::Client; }
+
+// One SGE: OFFSET into the side's MR number MR.
+struct Sge {
+	uint32_t mr = 0;
+	uint64_t offset = 0;
+	uint32_t length = 0;
+};
+
+struct PlanParams {
+	uint64_t seed = 0;
+	uint32_t ops = 0;       // mask of enabled Op
+	uint32_t max_size = 0;
+	uint32_t max_sge = 1;   // min over both sides and send/recv/read
+	uint32_t mtu = 1024;    // path MTU in bytes (sizes cluster around it)
+};
+
+struct Plan {
+	uint64_t iteration = 0;
+	Op op = Op::Send;
+	Role initiator = Role::Client;
+	uint32_t size = 0;
+	std::vector<Sge> local;     // initiator: gather (send, write) / scatter (read)
+	bool posts_recv = false;    // target posts a RECV (send, send_imm, write_imm)
+	std::vector<Sge> recv;      // target's RECV scatter list
+	Sge remote;                 // target's region of a write/read (length = size)
+	uint32_t imm = 0;           // host order
+	bool try_inline = false;    // send inline if the QP allows it
+	uint64_t send_wr_id = 0;
+	uint64_t recv_wr_id = 0;
+	uint64_t data_key = 0;      // message byte k = pattern_byte(data_key, k)
+	uint64_t bg_key_base = 0;   // see background_key()
+};
+
+uint64_t mr_size(uint32_t max_size);
+Plan make_plan(const PlanParams &p, uint64_t iteration);
+
+// Untouched bytes of MR number MR hold pattern_byte(background_key(), offset).
+uint64_t background_key(const Plan &plan, uint32_t mr);
+
+// Sum of the SGE lengths.
+uint64_t list_length(const std::vector<Sge> &list);
+
+// "mr1+0x40/100 mr3+0x0/7" and a multi-line description for failures.
+std::string describe_list(const std::vector<Sge> &list);
+std::string describe_plan(const Plan &plan);
+
+}  // namespace sroce::verify

@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// sroce-verify: random RC transfers against a peer, every byte and every
+// completion checked. See Documentation/verify.rst.
+#include <algorithm>
+#include <chrono>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "endpoint.h"
+#include "options.h"
+#include "plan.h"
+#include "rng.h"
+#include "session.h"
+#include "tcp_link.h"
+#include "wire.h"
+
+using namespace sroce::verify;
+
+namespace {
+
+constexpr uint32_t kMagic = 0x53525646;  // "SRVF"
+constexpr uint32_t kVersion = 1;
+constexpr int kExitFail = 1;
+constexpr int kExitUsage = 2;
+
+// What the client imposes on the run.
+struct Hello {
+	uint64_t seed;
+	uint32_t iterations, max_size, ops, mtu;
+};
+
+uint32_t initial_psn(uint64_t seed, Role role)
+{
+	return static_cast<uint32_t>(derive_key(seed, static_cast<uint64_t>(role), 7)) & 0xffffff;
+}
+
+std::chrono::milliseconds timeout_of(const Options &o)
+{
+	return std::chrono::seconds(o.timeout_s);
+}
+
+struct Connected {
+	std::unique_ptr<Endpoint> ep;
+	PeerInfo peer;
+	Hello hello;
+};
+
+Connected client_setup(const Options &o, std::unique_ptr<Endpoint> ep, TcpLink &link)
+{
+	Connected c;
+	c.ep = std::move(ep);
+	c.hello = {o.seed, o.iterations, o.max_size, o.ops, o.mtu};
+	WireWriter w;
+	w.u32(kMagic);
+	w.u32(kVersion);
+	w.u64(c.hello.seed);
+	w.u32(c.hello.iterations);
+	w.u32(c.hello.max_size);
+	w.u32(c.hello.ops);
+	w.u32(c.hello.mtu);
+	c.ep->info().encode(w);
+	link.send(w.data());
+
+	auto reply = link.receive(timeout_of(o));
+	WireReader r(reply);
+	if (r.u32() != kMagic) {
+		auto rest = std::span<const uint8_t>(reply).subspan(4);
+		throw PeerFailure(std::string(rest.begin(), rest.end()));
+	}
+	c.peer = PeerInfo::decode(r);
+	return c;
+}
+
+Connected server_setup(const Options &o, TcpLink &link)
+{
+	Connected c;
+	auto msg = link.receive(std::chrono::hours(24));
+	WireReader r(msg);
+	if (r.u32() != kMagic || r.u32() != kVersion)
+		throw Error("the client is not sroce-verify of the same version");
+	c.hello.seed = r.u64();
+	c.hello.iterations = r.u32();
+	c.hello.max_size = r.u32();
+	c.hello.ops = r.u32();
+	c.hello.mtu = r.u32();
+	c.peer = PeerInfo::decode(r);
+	try {
+		c.ep = std::make_unique<Endpoint>(o.device, o.gid_index, c.hello.max_size,
+						  initial_psn(c.hello.seed, Role::Server));
+	} catch (const Error &e) {
+		// tell the client why instead of just hanging up
+		WireWriter w;
+		w.u32(0);
+		std::string_view t = e.what();
+		w.bytes({reinterpret_cast<const uint8_t *>(t.data()), t.size()});
+		link.send(w.data());
+		throw;
+	}
+	WireWriter w;
+	w.u32(kMagic);
+	c.ep->info().encode(w);
+	link.send(w.data());
+	return c;
+}
+
+int run(const Options &o)
+{
+	Role me = o.server.empty() ? Role::Server : Role::Client;
+	std::optional<TcpLink> link;
+	try {
+		Connected c;
+		if (me == Role::Client) {
+			// the device first: a local problem need not bother the server
+			auto ep = std::make_unique<Endpoint>(o.device, o.gid_index, o.max_size,
+							     initial_psn(o.seed, Role::Client));
+			link = TcpLink::connect(o.server, o.port, std::chrono::seconds(o.timeout_s));
+			c = client_setup(o, std::move(ep), *link);
+		} else {
+			link = TcpLink::accept_one(o.port);
+			c = server_setup(o, *link);
+		}
+		PeerInfo mine = c.ep->info();
+
+		PlanParams pp;
+		pp.seed = c.hello.seed;
+		pp.ops = c.hello.ops;
+		pp.max_size = c.hello.max_size;
+		pp.max_sge = std::min(mine.max_sge, c.peer.max_sge);
+		pp.mtu = c.hello.mtu ? c.hello.mtu : std::min(mine.active_mtu, c.peer.active_mtu);
+		c.ep->connect(c.peer, pp.mtu);
+		if (o.verbose)
+			std::cout << "sroce-verify: " << role_name(me) << " qpn " << mine.qpn << " psn "
+				  << mine.psn << ", peer qpn " << c.peer.qpn << ", mtu " << pp.mtu
+				  << ", max_sge " << pp.max_sge << ", max_inline " << c.ep->max_inline()
+				  << ", seed " << pp.seed << std::endl;
+
+		Session session(*c.ep, *link, me, c.peer, timeout_of(o), o.verbose);
+		uint64_t bytes = 0;
+		for (uint32_t i = 0; i < c.hello.iterations; i++) {
+			Plan plan = make_plan(pp, i);
+			session.run(plan);
+			bytes += plan.size;
+		}
+		session.finish(c.hello.iterations);
+		std::cout << "sroce-verify: " << c.hello.iterations << " transfers, " << bytes
+			  << " bytes, all verified" << std::endl;
+		return 0;
+	} catch (const PeerFailure &e) {
+		std::cerr << "sroce-verify: " << role_name(me) << ": the peer failed: " << e.what()
+			  << std::endl;
+	} catch (const Error &e) {
+		std::cerr << "sroce-verify: FAILED: " << e.what() << std::endl;
+		if (link) {
+			try {
+				send_control(*link, Msg::Fail, 0, e.what());
+			} catch (const Error &) {
+				// the peer is gone already
+			}
+		}
+	}
+	return kExitFail;
+}
+
+}  // namespace
+
+int main(int argc, char **argv)
+{
+	std::vector<std::string_view> args(argv + 1, argv + argc);
+	auto parsed = parse_options(args);
+	if (auto *help = std::get_if<Help>(&parsed)) {
+		std::cout << help->text;
+		return 0;
+	}
+	if (auto *bad = std::get_if<UsageError>(&parsed)) {
+		std::cerr << "sroce-verify: " << bad->message << "\n" << usage_text();
+		return kExitUsage;
+	}
+	return run(std::get<Options>(parsed));
+}
