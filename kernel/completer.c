@@ -134,42 +134,12 @@ static void sroce_rx_ack(struct sroce_qp *qp, const struct sroce_pkt_hdr *hdr)
 	}
 }
 
-/* Scatter READ response data into the head READ's local SGEs. */
-static int sroce_scatter(struct sroce_qp *qp, const struct sroce_send_wqe *wqe,
-			 u32 off, const u8 *src, u32 len)
-{
-	u32 i, n;
-	int err;
-
-	for (i = 0; i < wqe->num_sge && len; i++) {
-		const struct sroce_sge *sge = &wqe->sge[i];
-		struct sroce_mr *mr;
-
-		if (off >= sge->length) {
-			off -= sge->length;
-			continue;
-		}
-		n = min(len, sge->length - off);
-		mr = sroce_mr_lookup(qp->sdev, sge->lkey, qp->ibqp.pd,
-				     IB_ACCESS_LOCAL_WRITE, sge->addr + off, n);
-		if (IS_ERR(mr))
-			return PTR_ERR(mr);
-		err = sroce_mr_copy(mr, sge->addr + off, (void *)src, n, SROCE_COPY_TO_MR);
-		sroce_mr_put(mr);
-		if (err)
-			return err;
-		src += n;
-		len -= n;
-		off = 0;
-	}
-	return len ? -EINVAL : 0;
-}
-
 static void sroce_rx_read_resp(struct sroce_qp *qp, struct sk_buff *skb,
 			       const struct sroce_pkt_hdr *hdr)
 {
 	struct sroce_req *req = &qp->req;
 	u32 psn = hdr->bth.psn, idx, expect;
+	struct sroce_send_wqe *wqe;
 	struct sroce_swqe *sw;
 	const u8 *payload;
 	u32 op = hdr->info->flags;
@@ -204,8 +174,9 @@ static void sroce_rx_read_resp(struct sroce_qp *qp, struct sk_buff *skb,
 	    sw->read_done + hdr->payload_len != sw->length)
 		goto bad;
 	payload = skb->data + sizeof(struct udphdr) + hdr->hdr_len;
-	if (sroce_scatter(qp, sroce_shadow(qp, idx), sw->read_done, payload,
-			  hdr->payload_len)) {
+	wqe = sroce_shadow(qp, idx);
+	if (sroce_sgl_copy(qp->sdev, qp->ibqp.pd, wqe->sge, wqe->num_sge, sw->read_done,
+			   (void *)payload, hdr->payload_len, SROCE_COPY_TO_MR)) {
 		sroce_retire(qp, IB_WC_LOC_PROT_ERR);
 		sroce_qp_error(qp);
 		return;

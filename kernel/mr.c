@@ -337,3 +337,46 @@ int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
 	}
 	return 0;
 }
+
+/**
+ * sroce_sgl_copy() - copy between a buffer and a local SGE list
+ * @sdev: the device
+ * @pd: the PD the SGEs' lkeys must belong to
+ * @sge: the list (a kernel copy: callers copy it out of user rings first)
+ * @num_sge: entries in @sge
+ * @off: byte offset into the message the list describes
+ * @buf: the other side of the copy
+ * @len: bytes
+ * @dir: SROCE_COPY_TO_MR (needs LOCAL_WRITE) or SROCE_COPY_FROM_MR
+ *
+ * Return: 0; -EMSGSIZE when the list holds fewer than @off + @len bytes;
+ * the lookup or copy error of the SGE that failed (a protection error).
+ */
+int sroce_sgl_copy(struct sroce_dev *sdev, struct ib_pd *pd,
+		   const struct sroce_sge *sge, u32 num_sge, u32 off,
+		   void *buf, u32 len, enum sroce_copy_dir dir)
+{
+	int access = dir == SROCE_COPY_TO_MR ? IB_ACCESS_LOCAL_WRITE : 0;
+	struct sroce_mr *mr;
+	u32 i, n;
+	int err;
+
+	for (i = 0; i < num_sge && len; i++) {
+		if (off >= sge[i].length) {
+			off -= sge[i].length;
+			continue;
+		}
+		n = min(len, sge[i].length - off);
+		mr = sroce_mr_lookup(sdev, sge[i].lkey, pd, access, sge[i].addr + off, n);
+		if (IS_ERR(mr))
+			return PTR_ERR(mr);
+		err = sroce_mr_copy(mr, sge[i].addr + off, buf, n, dir);
+		sroce_mr_put(mr);
+		if (err)
+			return err;
+		buf += n;
+		len -= n;
+		off = 0;
+	}
+	return len ? -EMSGSIZE : 0;
+}

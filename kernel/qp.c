@@ -83,6 +83,19 @@ void sroce_qp_sched(struct sroce_qp *qp)
 	queue_work(sroce_wq, &qp->work);
 }
 
+/* Raise an affiliated asynchronous event of @qp. */
+void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type type)
+{
+	struct ib_event ev = {
+		.device = qp->ibqp.device,
+		.element.qp = &qp->ibqp,
+		.event = type,
+	};
+
+	if (qp->ibqp.event_handler)
+		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+}
+
 /* Move to ERR from any context that holds no QP lock; the worker flushes. */
 void sroce_qp_error(struct sroce_qp *qp)
 {
@@ -97,14 +110,7 @@ void sroce_qp_error(struct sroce_qp *qp)
 	}
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 	if (changed) {
-		struct ib_event ev = {
-			.device = qp->ibqp.device,
-			.element.qp = &qp->ibqp,
-			.event = IB_EVENT_QP_FATAL,
-		};
-
-		if (qp->ibqp.event_handler)
-			qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+		sroce_qp_event(qp, IB_EVENT_QP_FATAL);
 		sroce_qp_sched(qp);
 	}
 }
@@ -159,9 +165,18 @@ static void sroce_qp_work(struct work_struct *w)
 
 	switch (READ_ONCE(qp->state)) {
 	case IB_QPS_RTS:
+		sroce_responder_send_reads(qp);
+		sroce_requester(qp);
+		break;
 	case IB_QPS_SQD:
 		sroce_responder_send_reads(qp);
 		sroce_requester(qp);
+		/* drained: every message started before SQD is acknowledged */
+		if (!qp->sq_drained_sent && qp->req.comp_idx == qp->req.send_idx &&
+		    !qp->req.send_off) {
+			qp->sq_drained_sent = true;
+			sroce_qp_event(qp, IB_EVENT_SQ_DRAINED);
+		}
 		break;
 	case IB_QPS_RTR:
 		sroce_responder_send_reads(qp);
@@ -309,7 +324,12 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	spin_unlock_irq(&qp->state_lock);
 
 	xa_erase(&sroce_qp_xa, ibqp->qp_num);
-	/* no new receive-path references; wait for the ones in flight */
+	/*
+	 * The receive path looks QPs up under RCU: once a grace period has
+	 * passed no reader can still be about to take a reference, and the
+	 * ones taken are waited for.
+	 */
+	synchronize_rcu();
 	sroce_qp_put(qp);
 	wait_for_completion(&qp->freed);
 
@@ -426,6 +446,7 @@ static void sroce_qp_reset_transport(struct sroce_qp *qp)
 	qp->events = 0;
 	qp->flushed = false;
 	qp->sq_drained_sent = false;
+	qp->comm_est_sent = false;
 	qp->sq->hdr->flags = SROCE_RING_F_NEED_WAKEUP;
 	qp->rq->hdr->flags = 0;
 }
@@ -457,6 +478,8 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		if (err)
 			goto out_unlock;
 		qp->attr.ah_attr = attr->ah_attr;
+		/* the core's reference is only good for this call */
+		qp->attr.ah_attr.grh.sgid_attr = NULL;
 	}
 
 	if (mask & IB_QP_ACCESS_FLAGS)
@@ -500,6 +523,9 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 			break;
 		case IB_QPS_RTR:
 			qp->resp.psn = qp->attr.rq_psn;
+			break;
+		case IB_QPS_SQD:
+			qp->sq_drained_sent = false;
 			break;
 		case IB_QPS_RTS:
 			if (cur == IB_QPS_RTR) {

@@ -137,6 +137,7 @@ struct sroce_qp {
 	struct sroce_resp resp;
 	bool flushed;
 	bool sq_drained_sent;
+	bool comm_est_sent;	/* IB_EVENT_COMM_EST raised (first packet in RTR) */
 };
 
 static inline struct sroce_qp *to_sqp(struct ib_qp *ibqp)
@@ -164,6 +165,7 @@ struct sroce_qp *sroce_qp_get_net(struct net *net, u32 qpn);
 bool sroce_qp_peer_ok(struct sroce_qp *qp, const u8 *iph, bool v6);
 void sroce_qp_put(struct sroce_qp *qp);
 void sroce_qp_error(struct sroce_qp *qp);
+void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type type);
 void sroce_qp_sched(struct sroce_qp *qp);
 
 /* requester.c */

@@ -80,49 +80,16 @@ static enum ib_wc_status sroce_fetch_wqe(struct sroce_qp *qp, u32 idx)
 	return IB_WC_SUCCESS;
 }
 
-/**
- * sroce_gather() - copy @len bytes at message offset @off of an SQ entry
- * @qp: the QP
- * @wqe: the entry (shadow copy)
- * @off: byte offset in the message
- * @dst: destination
- * @len: bytes
- *
- * Return: 0, or -EACCES/-EINVAL/-ENOENT when an lkey does not cover the
- * SGE (a local protection error of this WQE).
- */
+/* Copy @len bytes at message offset @off of an SQ entry (shadow copy). */
 static int sroce_gather(struct sroce_qp *qp, const struct sroce_send_wqe *wqe,
 			u32 off, u8 *dst, u32 len)
 {
-	const struct sroce_sge *sge;
-	struct sroce_mr *mr;
-	u32 i, n;
-	int err;
-
 	if (wqe->send_flags & SROCE_SEND_INLINE) {
 		memcpy(dst, (const u8 *)(wqe + 1) + off, len);
 		return 0;
 	}
-	for (i = 0; i < wqe->num_sge && len; i++) {
-		sge = &wqe->sge[i];
-		if (off >= sge->length) {
-			off -= sge->length;
-			continue;
-		}
-		n = min(len, sge->length - off);
-		mr = sroce_mr_lookup(qp->sdev, sge->lkey, qp->ibqp.pd, 0,
-				     sge->addr + off, n);
-		if (IS_ERR(mr))
-			return PTR_ERR(mr);
-		err = sroce_mr_copy(mr, sge->addr + off, dst, n, SROCE_COPY_FROM_MR);
-		sroce_mr_put(mr);
-		if (err)
-			return err;
-		dst += n;
-		len -= n;
-		off = 0;
-	}
-	return len ? -EINVAL : 0;
+	return sroce_sgl_copy(qp->sdev, qp->ibqp.pd, wqe->sge, wqe->num_sge, off,
+			      dst, len, SROCE_COPY_FROM_MR);
 }
 
 static u8 sroce_req_opcode(const struct sroce_send_wqe *wqe, bool first, bool last)

@@ -122,7 +122,7 @@ void sroce_responder_send_reads(struct sroce_qp *qp)
 static int sroce_resp_get_rqe(struct sroce_qp *qp)
 {
 	struct sroce_resp *resp = &qp->resp;
-	struct sroce_recv_wqe *rqe = (void *)resp->rqe;
+	struct sroce_recv_wqe *rqe = resp->rqe;
 	int n = sroce_queue_avail(qp->rq);
 
 	if (n < 0)
@@ -141,39 +141,40 @@ static int sroce_resp_get_rqe(struct sroce_qp *qp)
 /* Place @len bytes at @off of the current receive buffer. */
 static int sroce_resp_place(struct sroce_qp *qp, u32 off, const u8 *src, u32 len)
 {
-	struct sroce_recv_wqe *rqe = (void *)qp->resp.rqe;
-	u32 i, n;
+	struct sroce_recv_wqe *rqe = qp->resp.rqe;
 	int err;
 
-	for (i = 0; i < rqe->num_sge && len; i++) {
-		const struct sroce_sge *sge = &rqe->sge[i];
-		struct sroce_mr *mr;
+	err = sroce_sgl_copy(qp->sdev, qp->ibqp.pd, rqe->sge, rqe->num_sge, off,
+			     (void *)src, len, SROCE_COPY_TO_MR);
+	return err == -EMSGSIZE || !err ? err : -EACCES;
+}
 
-		if (off >= sge->length) {
-			off -= sge->length;
-			continue;
-		}
-		n = min(len, sge->length - off);
-		mr = sroce_mr_lookup(qp->sdev, sge->lkey, qp->ibqp.pd,
-				     IB_ACCESS_LOCAL_WRITE, sge->addr + off, n);
-		if (IS_ERR(mr))
-			return -EACCES;
-		err = sroce_mr_copy(mr, sge->addr + off, (void *)src, n, SROCE_COPY_TO_MR);
-		sroce_mr_put(mr);
-		if (err)
-			return -EACCES;
-		src += n;
-		len -= n;
-		off = 0;
+/*
+ * Make sure a receive buffer is at hand for a SEND or a WRITE with
+ * immediate. None posted: RNR NAK, and the requester resends later.
+ */
+static int sroce_resp_need_rqe(struct sroce_qp *qp)
+{
+	int err;
+
+	if (qp->resp.rqe_valid)
+		return 0;
+	err = sroce_resp_get_rqe(qp);
+	if (err == -EAGAIN) {
+		sroce_stat_inc(qp->sdev, SROCE_STAT_RNR_NAKS_SENT);
+		sroce_send_ack(qp, sroce_aeth_syn_rnr(qp->attr.min_rnr_timer),
+			       qp->resp.psn);
+	} else if (err) {
+		sroce_resp_fatal(qp, SROCE_NAK_REM_OP);
 	}
-	return len ? -EMSGSIZE : 0;
+	return err;
 }
 
 /* Complete the current receive buffer. */
 static int sroce_resp_complete_recv(struct sroce_qp *qp, const struct sroce_pkt_hdr *hdr,
 				    enum ib_wc_status status, u32 byte_len)
 {
-	struct sroce_recv_wqe *rqe = (void *)qp->resp.rqe;
+	struct sroce_recv_wqe *rqe = qp->resp.rqe;
 	struct sroce_cqe cqe = {};
 	u32 flags = hdr->info->flags;
 
@@ -212,20 +213,9 @@ static int sroce_resp_send(struct sroce_qp *qp, struct sk_buff *skb,
 	const u8 *payload = skb->data + sizeof(struct udphdr) + hdr->hdr_len;
 	int err;
 
-	if (!resp->rqe_valid) {
-		err = sroce_resp_get_rqe(qp);
-		if (err == -EAGAIN) {
-			/* receiver not ready: the requester waits and resends */
-			sroce_stat_inc(qp->sdev, SROCE_STAT_RNR_NAKS_SENT);
-			sroce_send_ack(qp, sroce_aeth_syn_rnr(qp->attr.min_rnr_timer),
-				       resp->psn);
-			return -EAGAIN;
-		}
-		if (err) {
-			sroce_resp_fatal(qp, SROCE_NAK_REM_OP);
-			return err;
-		}
-	}
+	err = sroce_resp_need_rqe(qp);
+	if (err)
+		return err;
 	err = sroce_resp_place(qp, resp->recv_off, payload, hdr->payload_len);
 	if (err) {
 		/* too long for the buffer, or a bad local key of ours */
@@ -256,18 +246,10 @@ static int sroce_resp_write(struct sroce_qp *qp, struct sk_buff *skb,
 	int err;
 
 	/* WRITE with immediate consumes a receive buffer: check it first */
-	if (end && (flags & SROCE_OPF_IMMDT) && !resp->rqe_valid) {
-		err = sroce_resp_get_rqe(qp);
-		if (err == -EAGAIN) {
-			sroce_stat_inc(qp->sdev, SROCE_STAT_RNR_NAKS_SENT);
-			sroce_send_ack(qp, sroce_aeth_syn_rnr(qp->attr.min_rnr_timer),
-				       resp->psn);
-			return -EAGAIN;
-		}
-		if (err) {
-			sroce_resp_fatal(qp, SROCE_NAK_REM_OP);
+	if (end && (flags & SROCE_OPF_IMMDT)) {
+		err = sroce_resp_need_rqe(qp);
+		if (err)
 			return err;
-		}
 	}
 	if (flags & (SROCE_OPF_FIRST | SROCE_OPF_ONLY)) {
 		struct sroce_mr *mr = NULL;
@@ -379,6 +361,11 @@ void sroce_responder_rx(struct sroce_qp *qp, struct sk_buff *skb,
 
 	if (state != IB_QPS_RTR && state != IB_QPS_RTS && state != IB_QPS_SQD)
 		return;
+	if (state == IB_QPS_RTR && !qp->comm_est_sent) {
+		/* the first packet in RTR establishes communication */
+		qp->comm_est_sent = true;
+		sroce_qp_event(qp, IB_EVENT_COMM_EST);
+	}
 	if (!(flags & SROCE_OPF_REQ) || (flags & SROCE_OPF_ATOMIC))
 		goto invalid;
 

@@ -176,6 +176,9 @@ struct sroce_mr *sroce_mr_lookup(struct sroce_dev *sdev, u32 key,
 void sroce_mr_put(struct sroce_mr *mr);
 int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
 		  enum sroce_copy_dir dir);
+int sroce_sgl_copy(struct sroce_dev *sdev, struct ib_pd *pd,
+		   const struct sroce_sge *sge, u32 num_sge, u32 off,
+		   void *buf, u32 len, enum sroce_copy_dir dir);
 
 static inline void sroce_stat_inc(struct sroce_dev *sdev, enum sroce_stat s)
 {

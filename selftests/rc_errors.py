@@ -1,0 +1,139 @@
+# SPDX-License-Identifier: GPL-2.0
+"""RC error paths on one sroce device (loopback), one case per run:
+
+    python3 rc_errors.py DEVICE GID_INDEX CASE
+
+Exit 0 when the case behaves as the IBTA says, 1 (with a message) otherwise.
+"""
+import sys
+import time
+
+import pyverbs.enums as e
+from pyverbs.addr import AHAttr, GlobalRoute
+from pyverbs.cq import CQ
+from pyverbs.device import Context
+from pyverbs.mr import MR
+from pyverbs.pd import PD
+from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
+from pyverbs.wr import RecvWR, SendWR, SGE
+
+ACCESS = e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE | e.IBV_ACCESS_REMOTE_READ
+
+
+class Node:
+    def __init__(self, ctx, pd):
+        self.cq = CQ(ctx, 64)
+        self.qp = QP(pd, QPInitAttr(qp_type=e.IBV_QPT_RC, scq=self.cq, rcq=self.cq,
+                                    cap=QPCap(max_send_wr=16, max_recv_wr=16)))
+        self.mr = MR(pd, 4096, ACCESS)
+        self.ro = MR(pd, 4096, e.IBV_ACCESS_LOCAL_WRITE)   # no remote rights
+
+    def connect(self, gid, gid_index, dest_qpn, timeout=14, retry=7, rnr_retry=7, rnr_timer=1):
+        a = QPAttr()
+        a.qp_access_flags = ACCESS
+        self.qp.to_init(a)
+        a = QPAttr()
+        a.path_mtu = e.IBV_MTU_1024
+        a.dest_qp_num = dest_qpn
+        a.rq_psn = 0
+        a.max_dest_rd_atomic = 4
+        a.min_rnr_timer = rnr_timer
+        a.ah_attr = AHAttr(gr=GlobalRoute(dgid=gid, sgid_index=gid_index), is_global=1, port_num=1)
+        self.qp.to_rtr(a)
+        a = QPAttr()
+        a.sq_psn = 0
+        a.timeout = timeout
+        a.retry_cnt = retry
+        a.rnr_retry = rnr_retry
+        a.max_rd_atomic = 4
+        self.qp.to_rts(a)
+
+    def wait(self, n=1, secs=15):
+        got, end = [], time.time() + secs
+        while len(got) < n and time.time() < end:
+            cnt, wcs = self.cq.poll(num_entries=8)
+            got += list(wcs[:cnt]) if cnt else []
+        return got
+
+    def send(self, size, wr_id=1):
+        self.qp.post_send(SendWR(wr_id=wr_id, opcode=e.IBV_WR_SEND, num_sge=1,
+                                 sg=[SGE(self.mr.buf, size, self.mr.lkey)]))
+
+    def rdma(self, op, size, raddr, rkey, wr_id=1):
+        w = SendWR(wr_id=wr_id, opcode=op, num_sge=1, sg=[SGE(self.mr.buf, size, self.mr.lkey)])
+        w.set_wr_rdma(rkey, raddr)
+        self.qp.post_send(w)
+
+    def recv(self, size, wr_id=7):
+        self.qp.post_recv(RecvWR(wr_id=wr_id, num_sge=1, sg=[SGE(self.mr.buf, size, self.mr.lkey)]))
+
+
+def expect(wcs, statuses, what):
+    got = [w.status for w in wcs]
+    if got[:len(statuses)] != statuses:
+        sys.exit('%s: completions %s, expected %s' % (what, got, statuses))
+
+
+def main():
+    dev, gid_index, case = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+    ctx = Context(name=dev)
+    pd = PD(ctx)
+    gid = ctx.query_gid(1, gid_index)
+    a, b = Node(ctx, pd), Node(ctx, pd)
+    kw = {}
+    if case == 'rnr_exhausted':
+        kw = dict(rnr_retry=0)
+    if case == 'retry_exceeded':
+        # a peer QP that does not exist: every packet is dropped (no_qp)
+        a.connect(gid, gid_index, 0xabcde, timeout=8, retry=2)
+    else:
+        a.connect(gid, gid_index, b.qp.qp_num, **kw)
+    b.connect(gid, gid_index, a.qp.qp_num)
+
+    if case == 'rem_access_write':
+        a.rdma(e.IBV_WR_RDMA_WRITE, 64, b.mr.buf, b.mr.rkey ^ 0x5500)
+        a.send(8, wr_id=2)          # behind the failed one: flushed
+        expect(a.wait(2), [e.IBV_WC_REM_ACCESS_ERR, e.IBV_WC_WR_FLUSH_ERR], case)
+    elif case == 'rem_access_read':
+        a.rdma(e.IBV_WR_RDMA_READ, 64, b.ro.buf, b.ro.rkey)
+        expect(a.wait(), [e.IBV_WC_REM_ACCESS_ERR], case)
+    elif case == 'out_of_bounds':
+        a.rdma(e.IBV_WR_RDMA_WRITE, 64, b.mr.buf + 4096 - 32, b.mr.rkey)
+        expect(a.wait(), [e.IBV_WC_REM_ACCESS_ERR], case)
+    elif case == 'rnr_recover':
+        a.send(100)
+        time.sleep(0.5)              # the responder NAKs (RNR) meanwhile
+        b.recv(100)
+        expect(a.wait(), [e.IBV_WC_SUCCESS], case + ' (sender)')
+        wcs = b.wait()
+        expect(wcs, [e.IBV_WC_SUCCESS], case + ' (receiver)')
+        if wcs[0].byte_len != 100 or wcs[0].opcode != e.IBV_WC_RECV:
+            sys.exit('rnr_recover: bad receive completion')
+    elif case == 'rnr_exhausted':
+        a.send(100)
+        expect(a.wait(), [e.IBV_WC_RNR_RETRY_EXC_ERR], case)
+    elif case == 'retry_exceeded':
+        a.send(100)
+        expect(a.wait(secs=30), [e.IBV_WC_RETRY_EXC_ERR], case)
+    elif case == 'len_err':
+        b.recv(64)
+        a.send(200)
+        expect(b.wait(), [e.IBV_WC_LOC_LEN_ERR], case + ' (receiver)')
+        expect(a.wait(), [e.IBV_WC_REM_INV_REQ_ERR], case + ' (sender)')
+    elif case == 'flush_on_err':
+        for i in range(3):
+            b.recv(64, wr_id=10 + i)
+        a2 = QPAttr()
+        a2.qp_state = e.IBV_QPS_ERR
+        b.qp.modify(a2, e.IBV_QP_STATE)
+        wcs = b.wait(3)
+        expect(wcs, [e.IBV_WC_WR_FLUSH_ERR] * 3, case)
+        if sorted(w.wr_id for w in wcs) != [10, 11, 12]:
+            sys.exit('flush_on_err: wrong wr_ids')
+        b.recv(64, wr_id=20)         # posted in ERR: flushed too
+        expect(b.wait(), [e.IBV_WC_WR_FLUSH_ERR], case + ' (posted in ERR)')
+    else:
+        sys.exit('unknown case ' + case)
+
+
+main()
