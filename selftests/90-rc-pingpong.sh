@@ -3,7 +3,8 @@
 # RC data path with unmodified ibv_rc_pingpong --chk: loopback on one
 # device, and two sroce devices in different network namespaces over veth,
 # at MTU 1024 and 4096, from 1 byte to 1 MiB (odd sizes too), each device
-# as requester and as responder.
+# as requester and as responder; and over IPv6 (RoCE v2 GIDs of IPv6
+# addresses).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/net-topo.sh"
 trap topo_down EXIT
@@ -17,7 +18,17 @@ loop() {
 }
 
 sizes="1 37 4096 65537 1048576"
-ktap_header $((1 + 5 + 2 * 2 * 5 + 1))
+v6() {
+	local ga gb
+	ga=$(gid_index init sroce8 "$V6A") && gb=$(gid_index peer sroce9 "$V6B") || return 1
+	timeout 60 ip netns exec srpeer ibv_rc_pingpong -d sroce9 -g "$gb" -n 8 --chk -s "$1" > /dev/null 2>&1 &
+	local s=$!
+	sleep 1
+	timeout 60 ibv_rc_pingpong -d sroce8 -g "$ga" -n 8 --chk -s "$1" 192.0.2.2 > /dev/null 2>&1 &&
+	wait "$s"
+}
+
+ktap_header $((1 + 5 + 2 * 2 * 5 + 2 + 1))
 dmesg_mark
 ktap_result "topology up (sroce in two namespaces)" topo_up sroce
 for s in $sizes; do
@@ -29,5 +40,7 @@ for m in 1024 4096; do
 		ktap_result "netns, mtu $m, $s bytes, peer requests" pp sroce8 init sroce9 192.0.2.1 -m "$m" -s "$s"
 	done
 done
+ktap_result "IPv6 GIDs, 37 bytes" v6 37
+ktap_result "IPv6 GIDs, 1 MiB" v6 1048576
 ktap_result "dmesg clean" dmesg_clean_since_mark
 ktap_finish

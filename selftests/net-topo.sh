@@ -17,6 +17,8 @@ topo_up() {
 	in_peer ip link set lo up
 	ip addr add 192.0.2.1/24 dev srA
 	in_peer ip addr add 192.0.2.2/24 dev srB
+	ip -6 addr add 2001:db8:5::1/64 dev srA nodad
+	in_peer ip -6 addr add 2001:db8:5::2/64 dev srB nodad
 	in_peer rdma link add sroce9 type sroce netdev srB || return 1
 	if [ "$1" = rxe ]; then
 		modprobe rdma_rxe && rdma link add rxe8 type rxe netdev srA || return 1
@@ -35,6 +37,22 @@ topo_up() {
 	done
 	return 1
 }
+
+# gid_index NS(init|peer) DEV GID: the GID table index holding GID (as sysfs
+# prints it), waiting for the core to add it
+gid_index() {
+	local run=() f n
+	[ "$1" = peer ] && run=(ip netns exec srpeer)
+	for n in $(seq 50); do
+		for f in /sys/class/infiniband/"$2"/ports/1/gids/*; do
+			[ "$("${run[@]}" cat "$f" 2>/dev/null)" = "$3" ] && { echo "${f##*/}"; return 0; }
+		done
+		sleep 0.1
+	done
+	return 1
+}
+V6A=2001:0db8:0005:0000:0000:0000:0000:0001
+V6B=2001:0db8:0005:0000:0000:0000:0000:0002
 
 topo_down() {
 	rdma link delete sroce8 2>/dev/null; rdma link delete rxe8 2>/dev/null
