@@ -392,6 +392,28 @@ static int sroce_rq_doorbell(struct ibv_qp *ibqp)
 	return 0;
 }
 
+/*
+ * Publish the entries written up to @prod (the caller holds the ring's
+ * lock) and say whether anything was published.
+ */
+static bool sroce_ring_publish(struct sroce_ring *r, uint32_t prod)
+{
+	if (prod == r->own)
+		return false;
+	r->own = prod;
+	sroce_store_release(&r->hdr->producer, prod);
+	return true;
+}
+
+/* After the lock is dropped: ring the doorbell if the kernel asked for one. */
+static int sroce_ring_kick(struct ibv_qp *ibqp, struct sroce_ring *r,
+			   bool published, int (*doorbell)(struct ibv_qp *))
+{
+	if (!published || !sroce_need_wakeup(r))
+		return 0;
+	return doorbell(ibqp);
+}
+
 int sroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		    struct ibv_send_wr **bad_wr)
 {
@@ -427,28 +449,19 @@ int sroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	}
 
 	/* publish what was written, even if a later WR failed */
-	published = prod != r->own;
-	if (published) {
-		r->own = prod;
-		sroce_store_release(&r->hdr->producer, prod);
-	}
+	published = sroce_ring_publish(r, prod);
 out:
 	pthread_spin_unlock(&qp->sq.lock);
 
 	/*
-	 * Outside the lock: the doorbell (a post_send without WRs) only has
-	 * to follow our own producer store.
+	 * Outside the lock: the doorbell only has to follow our own producer
+	 * store. If it fails, the WRs are in the ring regardless and run at
+	 * the next wake-up; report the failure on the first one.
 	 */
-	if (published && sroce_need_wakeup(r)) {
-		dret = sroce_doorbell(ibqp);
-		if (dret && !ret) {
-			/*
-			 * The WRs are in the ring regardless and run at the
-			 * next wake-up; report the failure on the first one.
-			 */
-			ret = dret;
-			wr = first;
-		}
+	dret = sroce_ring_kick(ibqp, r, published, sroce_doorbell);
+	if (dret && !ret) {
+		ret = dret;
+		wr = first;
 	}
 	if (ret)
 		*bad_wr = wr;
@@ -496,26 +509,19 @@ int sroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 			       wr->num_sge * sizeof(struct sroce_sge));
 		prod++;
 	}
-	published = prod != r->own;
-	if (published) {
-		r->own = prod;
-		sroce_store_release(&r->hdr->producer, prod);
-	}
+	published = sroce_ring_publish(r, prod);
 out:
 	pthread_spin_unlock(&qp->rq.lock);
 
 	/*
 	 * The responder takes RQEs when packets arrive, so normally there is
-	 * no doorbell. The kernel sets NEED_WAKEUP on the RQ only when it
-	 * must be told about new RQEs, i.e. in ERR, where they are to be
-	 * flushed.
+	 * no doorbell: the kernel sets NEED_WAKEUP on the RQ only in ERR,
+	 * where new RQEs are to be flushed.
 	 */
-	if (published && sroce_need_wakeup(r)) {
-		dret = sroce_rq_doorbell(ibqp);
-		if (dret && !ret) {
-			ret = dret;
-			wr = first;
-		}
+	dret = sroce_ring_kick(ibqp, r, published, sroce_rq_doorbell);
+	if (dret && !ret) {
+		ret = dret;
+		wr = first;
 	}
 	if (ret)
 		*bad_wr = wr;
