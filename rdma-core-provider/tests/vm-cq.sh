@@ -14,7 +14,8 @@
 
 PY=${SROCE_PYTHON:-/usr/bin/python3}
 
-cleanup() { rdma link delete sroce0 2>/dev/null; }
+# leave no address behind: later tests route 192.0.2.0/24 over veth
+cleanup() { rdma link delete sroce0 2>/dev/null; ip addr del 192.0.2.7/24 dev eth0 2>/dev/null; }
 trap cleanup EXIT
 
 [ "${SROCE_VM:-}" = 1 ] || ktap_skip_all "not in a vm-run guest"
@@ -353,8 +354,6 @@ run_py() {
 
 ktap_header 10
 dmesg_mark vm-cq
-# leave no address behind: later tests route 192.0.2.0/24 over veth
-trap 'rdma link delete sroce0 2>/dev/null; ip addr del 192.0.2.7/24 dev eth0 2>/dev/null' EXIT
 ip link set eth0 up
 ip addr add 192.0.2.7/24 dev eth0
 rdma link add sroce0 type sroce netdev eth0 || ktap_diag "rdma link add failed"
