@@ -21,7 +21,7 @@ JOBS ?= $(shell nproc)
 all: deps module provider userspace
 
 help:
-	@sed -n '2,11p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,9p' Makefile | sed 's/^# \{0,1\}//'
 
 # scripts/deps is idempotent and quiet when everything is present
 deps:
