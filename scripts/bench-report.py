@@ -127,7 +127,9 @@ def summarize(series, meta, samples):
                 and s.get("tool") == tool and s.get("size") == size]
 
     def failures(sel):
-        return ["rep %s: %s" % (s["rep"], s.get("error", "?")) for s in sel if not s.get("ok")]
+        return ["rep %s: %s%s" % (s["rep"], s.get("error", "?"),
+                                  " (%s)" % s["detail"].strip()[:100] if s.get("detail", "").strip() else "")
+                for s in sel if not s.get("ok")]
 
     sizes = [int(x) for x in meta.get("bw_sizes", "").split()]
     for topo in PATHS:
