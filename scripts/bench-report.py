@@ -286,9 +286,11 @@ def main():
     ap.add_argument("--smp", type=int, default=2)
     ap.add_argument("--mem", type=int, default=2048)
     ap.add_argument("--smoke", action="store_true")
+    ap.add_argument("--git-rev", help="revision measured (default: the tree's now)")
     args = ap.parse_args()
 
     rev, branch = git_rev()
+    rev = args.git_rev or rev
     report = {"meta": {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
                        "git_rev": rev, "git_branch": branch, "smoke": args.smoke, "reps": 0,
                        "vm": {"accel": args.accel, "smp": args.smp, "mem_mib": args.mem},
