@@ -3,7 +3,7 @@
 """scripts/bench-report.py - turn scripts/bench-vm samples into the report.
 
   bench-report.py --out DIR --run SERIES:EXIT:SECONDS... [--accel MODE]
-                  [--smp N] [--mem MIB] [--smoke]
+                  [--smp N] [--mem MIB] [--smoke] [--git-rev REV] [--date ISO]
 
 Reads DIR/raw-SERIES.jsonl (one JSON object per measurement, the first
 one "meta") for every --run, and writes DIR/bench.json (meta, raw samples
@@ -273,7 +273,7 @@ def chart(report, path):
     m = report["meta"]
     fig.suptitle("sroce vs rdma_rxe vs TCP — %s, %s, git %s%s" % (
         m["vm"]["accel"], m["date"][:10], m["git_rev"], " (smoke)" if m["smoke"] else ""))
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0, 1, 0.98))
     fig.savefig(path, dpi=80)
     plt.close(fig)
 
@@ -287,11 +287,13 @@ def main():
     ap.add_argument("--mem", type=int, default=2048)
     ap.add_argument("--smoke", action="store_true")
     ap.add_argument("--git-rev", help="revision measured (default: the tree's now)")
+    ap.add_argument("--date", help="start of the run, ISO 8601 (default: now)")
     args = ap.parse_args()
 
     rev, branch = git_rev()
     rev = args.git_rev or rev
-    report = {"meta": {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+    date = args.date or datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    report = {"meta": {"date": date,
                        "git_rev": rev, "git_branch": branch, "smoke": args.smoke, "reps": 0,
                        "vm": {"accel": args.accel, "smp": args.smp, "mem_mib": args.mem},
                        "host": host_info(), "runs": {}},
