@@ -3,7 +3,9 @@
  * sroce QPs: the object, the IBTA state machine, QPN lookup for the receive
  * path, and the per-QP worker that runs the RC transport.
  */
+#include <linux/debugfs.h>
 #include <linux/module.h>
+#include <linux/seq_file.h>
 #include <linux/xarray.h>
 #include <net/addrconf.h>
 #include <net/ipv6.h>
@@ -615,13 +617,48 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	return 0;
 }
 
+/* ---- debugfs: /sys/kernel/debug/sroce/qps ------------------------- */
+
+static struct dentry *sroce_debugfs;
+
+/* One line of transport state per QP; racy snapshot, for debugging only. */
+static int sroce_qps_show(struct seq_file *m, void *v)
+{
+	struct sroce_qp *qp;
+	unsigned long qpn;
+
+	rcu_read_lock();
+	xa_for_each(&sroce_qp_xa, qpn, qp) {
+		const struct sroce_req *rq = &qp->req;
+
+		seq_printf(m, "%s qpn %lu state %d psn %u una %u send %u/%u comp %u fetched %u prod %u flags %#x rd %u rnr %d retry %d | epsn %u msn %u ackp %d | rxq %u work %d timer %d ev %#lx\n",
+			   dev_name(&qp->sdev->ib_dev.dev), qpn, READ_ONCE(qp->state),
+			   rq->psn, rq->una_psn, rq->send_idx, rq->send_off,
+			   rq->comp_idx, rq->fetched,
+			   qp->sq ? READ_ONCE(qp->sq->hdr->producer) : 0,
+			   qp->sq ? READ_ONCE(qp->sq->hdr->flags) : 0,
+			   rq->rd_outstanding, rq->rnr_wait, rq->need_retry,
+			   qp->resp.psn, qp->resp.msn, qp->resp.ack_pending,
+			   skb_queue_len(&qp->rxq), work_pending(&qp->work),
+			   timer_pending(&qp->retrans_timer), READ_ONCE(qp->events));
+	}
+	rcu_read_unlock();
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(sroce_qps);
+
 int sroce_qp_init_module(void)
 {
 	sroce_wq = alloc_workqueue("sroce", WQ_UNBOUND | WQ_HIGHPRI, 0);
-	return sroce_wq ? 0 : -ENOMEM;
+	if (!sroce_wq)
+		return -ENOMEM;
+	sroce_debugfs = debugfs_create_dir("sroce", NULL);
+	debugfs_create_file("qps", 0400, sroce_debugfs, NULL, &sroce_qps_fops);
+	return 0;
 }
 
 void sroce_qp_exit_module(void)
 {
+	debugfs_remove_recursive(sroce_debugfs);
 	destroy_workqueue(sroce_wq);
 }

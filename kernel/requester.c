@@ -311,10 +311,10 @@ static void sroce_req_fail_head(struct sroce_qp *qp, enum ib_wc_status status)
 
 	if (req->comp_idx != req->send_idx)
 		return;		/* earlier entries first: the completer re-runs us */
+	sroce_queue_consumed(qp->sq, 1);	/* before the CQE, see sroce_retire() */
 	sroce_req_complete(qp, req->comp_idx, status);
 	req->comp_idx++;
 	req->send_idx++;
-	sroce_queue_consumed(qp->sq, 1);
 	sroce_qp_error(qp);
 }
 
@@ -412,9 +412,9 @@ void sroce_flush(struct sroce_qp *qp)
 				sroce_fetch_wqe(qp, idx);
 				req->fetched++;
 			}
+			sroce_queue_consumed(qp->sq, 1);
 			sroce_req_complete(qp, idx, IB_WC_WR_FLUSH_ERR);
 			req->comp_idx++;
-			sroce_queue_consumed(qp->sq, 1);
 		}
 		req->send_idx = req->comp_idx;
 		req->send_off = 0;
