@@ -134,22 +134,24 @@ static void sroce_rnr_timer(struct timer_list *t)
 }
 
 /**
- * sroce_qp_work() - the QP's transport: receive, timers, send
- * @w: qp->work
+ * sroce_qp_process() - the QP's transport: receive, timers, send
+ * @qp: the QP
+ * @budget: request packets the requester may send in this run
  *
- * Runs on sroce_wq; never concurrently with itself for one QP.
+ * Drains qp->rxq in arrival order (responder and completer), handles the
+ * timer events, then lets the requester send within the windows.
  */
-static void sroce_qp_work(struct work_struct *w)
+static void sroce_qp_process(struct sroce_qp *qp, int budget)
 {
-	struct sroce_qp *qp = container_of(w, struct sroce_qp, work);
 	struct sroce_pkt_hdr hdr;
 	struct sk_buff *skb;
-	int budget = 256;
+	int rx_budget = 256;
 
-	mutex_lock(&qp->mutex);
-	while (budget-- && (skb = skb_dequeue(&qp->rxq))) {
+	lockdep_assert_held(&qp->lock);
+
+	while (rx_budget-- && (skb = skb_dequeue(&qp->rxq))) {
 		sroce_stat_inc(qp->sdev, SROCE_STAT_RX_PKTS);
-		/* parsed and checked in softirq; parse again for the fields */
+		/* parsed and checked on arrival; parse again for the fields */
 		if (!sroce_pkt_parse(skb->data + sizeof(struct udphdr),
 				     skb->len - sizeof(struct udphdr), &hdr)) {
 			if (hdr.info->flags & (SROCE_OPF_RESP | SROCE_OPF_ACK))
@@ -168,11 +170,11 @@ static void sroce_qp_work(struct work_struct *w)
 	switch (READ_ONCE(qp->state)) {
 	case IB_QPS_RTS:
 		sroce_responder_send_reads(qp);
-		sroce_requester(qp);
+		sroce_requester(qp, budget);
 		break;
 	case IB_QPS_SQD:
 		sroce_responder_send_reads(qp);
-		sroce_requester(qp);
+		sroce_requester(qp, budget);
 		/* drained: every message started before SQD is acknowledged */
 		if (!qp->sq_drained_sent && qp->req.comp_idx == qp->req.send_idx &&
 		    !qp->req.send_off) {
@@ -189,7 +191,77 @@ static void sroce_qp_work(struct work_struct *w)
 	default:
 		break;
 	}
-	mutex_unlock(&qp->mutex);
+}
+
+/* Request packets per run: the work item may send more than a softirq. */
+#define SROCE_WORK_BUDGET	64
+#define SROCE_KICK_BUDGET	32
+
+unsigned int sroce_sq_poll_us = 20;
+module_param_named(sq_poll_us, sroce_sq_poll_us, uint, 0644);
+MODULE_PARM_DESC(sq_poll_us,
+		 "microseconds a streaming QP waits for the next post before asking for a doorbell (0: always ask)");
+
+/* Arm the polling grace's end: the transport runs again then. */
+static void sroce_qp_arm_poll(struct sroce_qp *qp, u64 until)
+{
+	u64 now = ktime_get_ns();
+
+	hrtimer_start(&qp->poll_timer, ns_to_ktime(until > now ? until - now : 0),
+		      HRTIMER_MODE_REL_SOFT);
+}
+
+static enum hrtimer_restart sroce_poll_timer(struct hrtimer *t)
+{
+	struct sroce_qp *qp = container_of(t, struct sroce_qp, poll_timer);
+
+	sroce_qp_kick(qp);
+	return HRTIMER_NORESTART;
+}
+
+static void sroce_qp_work(struct work_struct *w)
+{
+	struct sroce_qp *qp = container_of(w, struct sroce_qp, work);
+	bool poll;
+	u64 until;
+
+	spin_lock_bh(&qp->lock);
+	sroce_qp_process(qp, SROCE_WORK_BUDGET);
+	poll = qp->req.want_poll;
+	qp->req.want_poll = false;
+	until = qp->req.poll_until;
+	spin_unlock_bh(&qp->lock);
+	if (poll)
+		sroce_qp_arm_poll(qp, until);
+	if (!skb_queue_empty(&qp->rxq))
+		sroce_qp_sched(qp);
+}
+
+/**
+ * sroce_qp_kick() - run the QP's transport here if nobody else is
+ * @qp: the QP (a reference held by the caller)
+ *
+ * Softirq (a packet was queued to qp->rxq) or process context (doorbell).
+ * When another context holds the lock, the work item is scheduled instead:
+ * the holder may already be past the receive queue, and the work item will
+ * find what was queued. Running here saves a work item wakeup per packet.
+ */
+void sroce_qp_kick(struct sroce_qp *qp)
+{
+	bool poll;
+	u64 until;
+
+	if (!spin_trylock_bh(&qp->lock)) {
+		sroce_qp_sched(qp);
+		return;
+	}
+	sroce_qp_process(qp, SROCE_KICK_BUDGET);
+	poll = qp->req.want_poll;
+	qp->req.want_poll = false;
+	until = qp->req.poll_until;
+	spin_unlock_bh(&qp->lock);
+	if (poll)
+		sroce_qp_arm_poll(qp, until);
 	if (!skb_queue_empty(&qp->rxq))
 		sroce_qp_sched(qp);
 }
@@ -267,7 +339,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		goto err_free_shadow;
 	}
 
-	mutex_init(&qp->mutex);
+	spin_lock_init(&qp->lock);
 	spin_lock_init(&qp->state_lock);
 	qp->state = IB_QPS_RESET;
 	qp->attr.qp_state = IB_QPS_RESET;
@@ -277,6 +349,8 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	skb_queue_head_init(&qp->rxq);
 	timer_setup(&qp->retrans_timer, sroce_retrans_timer, 0);
 	timer_setup(&qp->rnr_timer, sroce_rnr_timer, 0);
+	hrtimer_init(&qp->poll_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
+	qp->poll_timer.function = sroce_poll_timer;
 	refcount_set(&qp->ref, 1);
 	init_completion(&qp->freed);
 	/* the first post must ring the doorbell */
@@ -337,6 +411,13 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 
 	timer_shutdown_sync(&qp->retrans_timer);
 	timer_shutdown_sync(&qp->rnr_timer);
+	/*
+	 * The poll timer and the work item may start each other; in RESET
+	 * neither does any more, so one more round stops both for good.
+	 */
+	hrtimer_cancel(&qp->poll_timer);
+	cancel_work_sync(&qp->work);
+	hrtimer_cancel(&qp->poll_timer);
 	cancel_work_sync(&qp->work);
 	skb_queue_purge(&qp->rxq);
 	sroce_responder_release(qp);
@@ -436,7 +517,7 @@ static void sroce_qp_reset_transport(struct sroce_qp *qp)
 {
 	u32 idx;
 
-	lockdep_assert_held(&qp->mutex);
+	lockdep_assert_held(&qp->lock);
 
 	memset(&qp->req, 0, sizeof(qp->req));
 	idx = sroce_queue_discard(qp->sq);
@@ -465,7 +546,7 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (udata && udata->inlen)
 		return -EINVAL;
 
-	mutex_lock(&qp->mutex);
+	spin_lock_bh(&qp->lock);
 	spin_lock_irq(&qp->state_lock);
 	cur = (mask & IB_QP_CUR_STATE) ? attr->cur_qp_state : qp->state;
 	next = (mask & IB_QP_STATE) ? attr->qp_state : cur;
@@ -547,7 +628,7 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	err = 0;
 out_unlock:
 	spin_unlock_irq(&qp->state_lock);
-	mutex_unlock(&qp->mutex);
+	spin_unlock_bh(&qp->lock);
 	if (!err && (mask & IB_QP_STATE) && next != cur &&
 	    (next == IB_QPS_ERR || next == IB_QPS_RTS || next == IB_QPS_SQD))
 		sroce_qp_sched(qp);
@@ -599,7 +680,8 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	}
 	WRITE_ONCE(h->doorbells, READ_ONCE(h->doorbells) + 1);
 	sroce_stat_inc(qp->sdev, SROCE_STAT_DOORBELLS);
-	sroce_qp_sched(qp);
+	sroce_req_doorbell(qp);
+	sroce_qp_kick(qp);
 	return 0;
 }
 
@@ -613,7 +695,7 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		return -EOPNOTSUPP;
 	}
 	/* a doorbell on the RQ: only needed to flush posts made in ERR */
-	sroce_qp_sched(qp);
+	sroce_qp_kick(qp);
 	return 0;
 }
 

@@ -2,16 +2,20 @@
 /*
  * sroce QP and RC transport state.
  *
- * A QP is driven by one work item (qp->work) on sroce_wq: the workqueue
- * never runs one work item on two CPUs at once, so the requester, the
- * responder and the completer of a QP are serialised without a lock on
- * their state. Received packets are queued to qp->rxq from softirq
- * context; timers and doorbells only schedule the work.
+ * The requester, the responder and the completer of a QP run under
+ * qp->lock (a BH-disabling spinlock), in whichever context has something
+ * for them: the softirq that received a packet, the system call that rang
+ * the doorbell, or the QP's work item on sroce_wq. Received packets are
+ * queued to qp->rxq first; whoever gets the lock drains the queue in
+ * order, and whoever cannot get it schedules the work item, which takes
+ * the lock and finds the packets (sroce_qp_kick()). Timers only schedule
+ * the work.
  */
 #ifndef SROCE_QP_H
 #define SROCE_QP_H
 
 #include <linux/skbuff.h>
+#include <linux/hrtimer.h>
 #include <linux/timer.h>
 #include <linux/workqueue.h>
 #include <linux/in6.h>
@@ -72,6 +76,11 @@ struct sroce_req {
 	bool rnr_wait;		/* waiting out an RNR NAK */
 	bool need_retry;	/* go back to comp_idx's first unacked PSN */
 	u32 retry_psn;
+	/* SQ polling grace (see sroce_req_idle_poll()) */
+	bool poll;		/* posts follow idleness closely: poll for them */
+	bool want_poll;		/* the requester went idle in poll mode */
+	u64 poll_until;		/* ns: end of the current polling grace, or 0 */
+	u64 idle_since;		/* ns: when NEED_WAKEUP was last raised */
 };
 
 struct sroce_resp_read {	/* one READ being answered */
@@ -120,7 +129,7 @@ struct sroce_qp {
 	u32 max_send_sge, max_recv_sge, max_inline;
 	bool sig_all;
 
-	struct mutex mutex;	/* the worker vs modify_qp (RESET, INIT) */
+	spinlock_t lock;	/* the transport state (req, resp, rings' kernel side) */
 	spinlock_t state_lock;	/* state and attr changes vs the worker */
 	enum ib_qp_state state;
 	struct ib_qp_attr attr;
@@ -131,6 +140,7 @@ struct sroce_qp {
 	struct sk_buff_head rxq;
 	struct timer_list retrans_timer;
 	struct timer_list rnr_timer;
+	struct hrtimer poll_timer;	/* end of the SQ polling grace */
 	unsigned long events;
 
 	struct sroce_req req;
@@ -146,6 +156,7 @@ static inline struct sroce_qp *to_sqp(struct ib_qp *ibqp)
 }
 
 extern struct workqueue_struct *sroce_wq;
+extern unsigned int sroce_sq_poll_us;
 
 /* qp.c */
 int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
@@ -167,13 +178,15 @@ void sroce_qp_put(struct sroce_qp *qp);
 void sroce_qp_error(struct sroce_qp *qp);
 void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type type);
 void sroce_qp_sched(struct sroce_qp *qp);
+void sroce_qp_kick(struct sroce_qp *qp);
 
 /* requester.c */
-void sroce_requester(struct sroce_qp *qp);
+void sroce_requester(struct sroce_qp *qp, int budget);
 void sroce_flush(struct sroce_qp *qp);
 void sroce_req_go_back(struct sroce_qp *qp, u32 psn);
 void sroce_req_complete(struct sroce_qp *qp, u32 idx, enum ib_wc_status status);
 void sroce_req_arm_timer(struct sroce_qp *qp);
+void sroce_req_doorbell(struct sroce_qp *qp);
 
 /* completer.c */
 void sroce_completer_rx(struct sroce_qp *qp, struct sk_buff *skb,
