@@ -198,6 +198,10 @@ static void sroce_cqe_to_wc(struct sroce_dev *sdev, const struct sroce_cqe *cqe,
 	wc->sl = cqe->sl;
 	wc->dlid_path_bits = cqe->dlid_path_bits;
 	wc->port_num = cqe->port_num;
+	if (cqe->network_hdr_type) {
+		wc->network_hdr_type = cqe->network_hdr_type;
+		wc->wc_flags |= IB_WC_WITH_NETWORK_HDR_TYPE;
+	}
 }
 
 /**
