@@ -134,6 +134,8 @@ int sroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 			return err;
 	}
 
+	/* CQEs of work already posted count as outstanding */
+	sroce_qp_sync_cq(ibcq);
 	nq = sroce_queue_create(udata, n, sizeof(struct sroce_cqe));
 	if (IS_ERR(nq))
 		return PTR_ERR(nq);

@@ -79,6 +79,41 @@ bool sroce_qp_peer_ok(struct sroce_qp *qp, const u8 *iph, bool v6)
 			       &qp->path.daddr6);
 }
 
+/**
+ * sroce_qp_sync_cq() - let every QP completing to @ibcq catch up with its
+ *	rings
+ * @ibcq: the CQ
+ *
+ * Flushes the worker of each QP whose send or receive CQ is @ibcq, so
+ * completions of work posted (and doorbelled) before the call are in the
+ * CQ when it returns. resize_cq uses it to judge how many CQEs are really
+ * outstanding.
+ *
+ * Context: process, may sleep.
+ */
+void sroce_qp_sync_cq(struct ib_cq *ibcq)
+{
+	unsigned long index = 0;
+	struct sroce_qp *qp;
+
+	for (;;) {
+		rcu_read_lock();
+		do {
+			qp = xa_find(&sroce_qp_xa, &index, ULONG_MAX, XA_PRESENT);
+			if (qp && (qp->ibqp.send_cq != ibcq && qp->ibqp.recv_cq != ibcq))
+				qp = (index++, ERR_PTR(-EAGAIN));
+			else if (qp && !refcount_inc_not_zero(&qp->ref))
+				qp = (index++, ERR_PTR(-EAGAIN));
+		} while (IS_ERR(qp));
+		rcu_read_unlock();
+		if (!qp)
+			return;
+		flush_work(&qp->work);
+		sroce_qp_put(qp);
+		index++;
+	}
+}
+
 void sroce_qp_sched(struct sroce_qp *qp)
 {
 	queue_work(sroce_wq, &qp->work);

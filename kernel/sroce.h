@@ -133,6 +133,7 @@ int sroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 int sroce_cq_post(struct sroce_cq *cq, const struct sroce_cqe *cqe,
 		  bool solicited);
 struct ib_qp *sroce_qp_from_qpn(struct sroce_dev *sdev, u32 qpn);
+void sroce_qp_sync_cq(struct ib_cq *ibcq);
 
 /* ---- MR (mr.c) ---- */
 

@@ -33,6 +33,7 @@
 
 #define SROCE_GRH_LEN		40
 #define SROCE_UD_RXQ_MAX	1024	/* packets queued to one QP */
+#define SROCE_UD_MAX_PAYLOAD	4096	/* a UD message fits the largest path MTU */
 
 /* GSI QPs of all devices, for the receive path: RCU, writers under the lock */
 static LIST_HEAD(sroce_gsi_list);
@@ -139,8 +140,9 @@ static int sroce_ud_drop(struct sk_buff *skb, enum sroce_drop why)
  * @iph: its IP header
  * @v6: @iph is IPv6
  *
- * Finds the destination UD or GSI QP, checks the Q_Key and queues the
- * packet to the QP's worker. Failures are counted and the packet dropped.
+ * Finds the destination UD or GSI QP, checks the P_Key, the Q_Key and the
+ * length (at most 4096 bytes, the largest MTU) and queues the packet to the
+ * QP's worker. Failures are counted and the packet dropped.
  *
  * Context: softirq. Return: 0, the skb is consumed.
  */
@@ -162,6 +164,8 @@ int sroce_ud_rcv(struct net *net, struct sk_buff *skb,
 
 	if (qp->ibqp.qp_type != IB_QPT_UD && qp->ibqp.qp_type != IB_QPT_GSI)
 		why = SROCE_DROP_HDR;
+	else if (hdr->payload_len > SROCE_UD_MAX_PAYLOAD)
+		why = SROCE_DROP_LEN;
 	else if ((hdr->bth.pkey & 0x7fff) != (SROCE_DEFAULT_PKEY & 0x7fff))
 		why = SROCE_DROP_HDR;
 	else if (hdr->deth.qkey != READ_ONCE(qp->attr.qkey))
