@@ -79,6 +79,22 @@ bool sroce_qp_peer_ok(struct sroce_qp *qp, const u8 *iph, bool v6)
 			       &qp->path.daddr6);
 }
 
+/* The next QP at or after *@index completing to @ibcq, referenced */
+static struct sroce_qp *sroce_qp_next_of_cq(struct ib_cq *ibcq,
+					    unsigned long *index)
+{
+	struct sroce_qp *qp;
+
+	rcu_read_lock();
+	xa_for_each_start(&sroce_qp_xa, *index, qp, *index) {
+		if ((qp->ibqp.send_cq == ibcq || qp->ibqp.recv_cq == ibcq) &&
+		    refcount_inc_not_zero(&qp->ref))
+			break;
+	}
+	rcu_read_unlock();
+	return qp;
+}
+
 /**
  * sroce_qp_sync_cq() - let every QP completing to @ibcq catch up with its
  *	rings
@@ -87,7 +103,8 @@ bool sroce_qp_peer_ok(struct sroce_qp *qp, const u8 *iph, bool v6)
  * Flushes the worker of each QP whose send or receive CQ is @ibcq, so
  * completions of work posted (and doorbelled) before the call are in the
  * CQ when it returns. resize_cq uses it to judge how many CQEs are really
- * outstanding.
+ * outstanding. (The GSI QP is not in the QPN table: its CQs are ib_mad's,
+ * which never resizes them.)
  *
  * Context: process, may sleep.
  */
@@ -96,18 +113,7 @@ void sroce_qp_sync_cq(struct ib_cq *ibcq)
 	unsigned long index = 0;
 	struct sroce_qp *qp;
 
-	for (;;) {
-		rcu_read_lock();
-		do {
-			qp = xa_find(&sroce_qp_xa, &index, ULONG_MAX, XA_PRESENT);
-			if (qp && (qp->ibqp.send_cq != ibcq && qp->ibqp.recv_cq != ibcq))
-				qp = (index++, ERR_PTR(-EAGAIN));
-			else if (qp && !refcount_inc_not_zero(&qp->ref))
-				qp = (index++, ERR_PTR(-EAGAIN));
-		} while (IS_ERR(qp));
-		rcu_read_unlock();
-		if (!qp)
-			return;
+	while ((qp = sroce_qp_next_of_cq(ibcq, &index))) {
 		flush_work(&qp->work);
 		sroce_qp_put(qp);
 		index++;
