@@ -35,17 +35,18 @@ cm() {
 # rping_v SERVER_NS SERVER_IP SIZE COUNT: -V verifies every byte
 rping_v() { cm "$1" rping "-s -a $2 -S $3 -C $4 -V" "-c -a $2 -S $3 -C $4 -V"; }
 
-# the set of rdma_cm checks with $DEV_A in init and sroce9 in srpeer
+# cm_suite sroce|rxe: the rdma_cm checks, sroce8 or rxe8 in init, sroce9
+# in srpeer (topo_up ran in a ktap_result subshell: DEV_A is not set here)
 cm_suite() {
-	local a=$1
+	local a=$1 dev=${1}8
 	ktap_result "$a: rping -V 64 B x 20, server sroce9" rping_v peer 192.0.2.2 64 20
 	ktap_result "$a: rping -V 4000 B x 10, server sroce9" rping_v peer 192.0.2.2 4000 10
-	ktap_result "$a: rping -V 65536 B x 5, server $DEV_A" rping_v init 192.0.2.1 65536 5
-	ktap_result "$a: rping -V 100 B x 10, server $DEV_A" rping_v init 192.0.2.1 100 10
+	ktap_result "$a: rping -V 60000 B x 5, server $dev" rping_v init 192.0.2.1 60000 5
+	ktap_result "$a: rping -V 100 B x 10, server $dev" rping_v init 192.0.2.1 100 10
 	ktap_result "$a: ucmatose, server sroce9" cm peer ucmatose "-c 2 -C 10" "-s 192.0.2.2 -c 2 -C 10"
-	ktap_result "$a: ucmatose, server $DEV_A" cm init ucmatose "-c 2 -C 10" "-s 192.0.2.1 -c 2 -C 10"
+	ktap_result "$a: ucmatose, server $dev" cm init ucmatose "-c 2 -C 10" "-s 192.0.2.1 -c 2 -C 10"
 	ktap_result "$a: udaddy, server sroce9" cm peer udaddy "-c 2 -C 10" "-s 192.0.2.2 -c 2 -C 10"
-	ktap_result "$a: udaddy, server $DEV_A" cm init udaddy "-c 2 -C 10" "-s 192.0.2.1 -c 2 -C 10"
+	ktap_result "$a: udaddy, server $dev" cm init udaddy "-c 2 -C 10" "-s 192.0.2.1 -c 2 -C 10"
 }
 
 ud_cases="data imm mtu ah_pd ah_ctx qkey no_buf short_buf"
