@@ -427,11 +427,16 @@ static void sroce_ud_send(struct sroce_qp *qp)
 			return;
 		status = sroce_ud_send_one(qp, req->comp_idx);
 		sroce_stat_inc(qp->sdev, SROCE_STAT_SQ_WQES);
+		/*
+		 * Free the slot before the completion is visible: a poster
+		 * that saw the CQE must find room. The CQE is built from the
+		 * shadow copy.
+		 */
+		sroce_queue_consumed(qp->sq, 1);
 		sroce_req_complete(qp, req->comp_idx, status);
 		req->comp_idx++;
 		req->send_idx = req->comp_idx;
 		req->fetched = req->comp_idx;
-		sroce_queue_consumed(qp->sq, 1);
 		if (status != IB_WC_SUCCESS) {
 			sroce_qp_error(qp);
 			return;
