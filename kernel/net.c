@@ -87,6 +87,8 @@ static int sroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 	if (sroce_pkt_parse(skb->data + sizeof(struct udphdr),
 			    skb->len - sizeof(struct udphdr), &hdr))
 		goto drop_hdr;
+	if (hdr.info->flags & SROCE_OPF_UD)
+		return sroce_ud_rcv(sock_net(sk), skb, &hdr, iph, v6);
 
 	qp = sroce_qp_get_net(sock_net(sk), hdr.bth.dqpn);
 	if (!qp) {

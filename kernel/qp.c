@@ -59,7 +59,8 @@ void sroce_qp_put(struct sroce_qp *qp)
 /* ib_qp pointer for a QPN, for kernel CQ polling */
 struct ib_qp *sroce_qp_from_qpn(struct sroce_dev *sdev, u32 qpn)
 {
-	struct sroce_qp *qp = xa_load(&sroce_qp_xa, qpn);
+	struct sroce_qp *qp = qpn == SROCE_GSI_QPN ? READ_ONCE(sdev->gsi_qp) :
+						     xa_load(&sroce_qp_xa, qpn);
 
 	return qp && qp->sdev == sdev ? &qp->ibqp : NULL;
 }
@@ -78,6 +79,47 @@ bool sroce_qp_peer_ok(struct sroce_qp *qp, const u8 *iph, bool v6)
 		return ((const struct iphdr *)iph)->saddr == qp->path.daddr4;
 	return ipv6_addr_equal(&((const struct ipv6hdr *)iph)->saddr,
 			       &qp->path.daddr6);
+}
+
+/* The next QP at or after *@index completing to @ibcq, referenced */
+static struct sroce_qp *sroce_qp_next_of_cq(struct ib_cq *ibcq,
+					    unsigned long *index)
+{
+	struct sroce_qp *qp;
+
+	rcu_read_lock();
+	xa_for_each_start(&sroce_qp_xa, *index, qp, *index) {
+		if ((qp->ibqp.send_cq == ibcq || qp->ibqp.recv_cq == ibcq) &&
+		    refcount_inc_not_zero(&qp->ref))
+			break;
+	}
+	rcu_read_unlock();
+	return qp;
+}
+
+/**
+ * sroce_qp_sync_cq() - let every QP completing to @ibcq catch up with its
+ *	rings
+ * @ibcq: the CQ
+ *
+ * Flushes the worker of each QP whose send or receive CQ is @ibcq, so
+ * completions of work posted (and doorbelled) before the call are in the
+ * CQ when it returns. resize_cq uses it to judge how many CQEs are really
+ * outstanding. (The GSI QP is not in the QPN table: its CQs are ib_mad's,
+ * which never resizes them.)
+ *
+ * Context: process, may sleep.
+ */
+void sroce_qp_sync_cq(struct ib_cq *ibcq)
+{
+	unsigned long index = 0;
+	struct sroce_qp *qp;
+
+	while ((qp = sroce_qp_next_of_cq(ibcq, &index))) {
+		flush_work(&qp->work);
+		sroce_qp_put(qp);
+		index++;
+	}
 }
 
 void sroce_qp_sched(struct sroce_qp *qp)
@@ -251,7 +293,8 @@ void sroce_qp_kick(struct sroce_qp *qp)
 	bool poll;
 	u64 until;
 
-	if (!spin_trylock_bh(&qp->lock)) {
+	/* UD and GSI QPs run in their work item only (sroce_ud_work()) */
+	if (qp->ibqp.qp_type != IB_QPT_RC || !spin_trylock_bh(&qp->lock)) {
 		sroce_qp_sched(qp);
 		return;
 	}
@@ -273,10 +316,18 @@ static int sroce_qp_check_init(struct sroce_dev *sdev, struct ib_qp_init_attr *i
 {
 	struct ib_qp_cap *cap = &init->cap;
 
-	if (init->qp_type != IB_QPT_RC || init->srq || init->create_flags)
+	switch (init->qp_type) {
+	case IB_QPT_RC:
+	case IB_QPT_UD:
+		break;
+	case IB_QPT_GSI:	/* QP1: ib_mad's, on port 1 */
+		if (udata || init->port_num != SROCE_PORT)
+			return -EINVAL;
+		break;
+	default:
 		return -EOPNOTSUPP;
-	/* kernel consumers come with the kernel post path */
-	if (!udata)
+	}
+	if (init->srq || init->create_flags)
 		return -EOPNOTSUPP;
 	if (!init->send_cq || !init->recv_cq)
 		return -EINVAL;
@@ -345,7 +396,8 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->attr.qp_state = IB_QPS_RESET;
 	qp->attr.path_mtu = IB_MTU_1024;
 	qp->mtu = 1024;
-	INIT_WORK(&qp->work, sroce_qp_work);
+	spin_lock_init(&qp->kpost_lock);
+	INIT_WORK(&qp->work, init->qp_type == IB_QPT_RC ? sroce_qp_work : sroce_ud_work);
 	skb_queue_head_init(&qp->rxq);
 	timer_setup(&qp->retrans_timer, sroce_retrans_timer, 0);
 	timer_setup(&qp->rnr_timer, sroce_rnr_timer, 0);
@@ -356,9 +408,14 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	/* the first post must ring the doorbell */
 	qp->sq->hdr->flags = SROCE_RING_F_NEED_WAKEUP;
 
-	err = xa_alloc_cyclic(&sroce_qp_xa, &qpn, qp,
-			      XA_LIMIT(SROCE_QPN_MIN, SROCE_QPN_MAX),
-			      &sroce_next_qpn, GFP_KERNEL);
+	if (init->qp_type == IB_QPT_GSI) {
+		qpn = SROCE_GSI_QPN;
+		err = sroce_gsi_add(qp);
+	} else {
+		err = xa_alloc_cyclic(&sroce_qp_xa, &qpn, qp,
+				      XA_LIMIT(SROCE_QPN_MIN, SROCE_QPN_MAX),
+				      &sroce_next_qpn, GFP_KERNEL);
+	}
 	if (err < 0)
 		goto err_free_shadow;
 	ibqp->qp_num = qpn;
@@ -369,6 +426,8 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	cap->max_recv_sge = rsge;
 	cap->max_inline_data = qp->max_inline;
 
+	if (!udata)
+		return 0;
 	sroce_queue_info(qp->sq, &resp.sq);
 	sroce_queue_info(qp->rq, &resp.rq);
 	resp.qpn = qpn;
@@ -378,7 +437,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	return 0;
 
 err_erase_qpn:
-	xa_erase(&sroce_qp_xa, qpn);
+	xa_erase(&sroce_qp_xa, qpn);	/* a user QP: never the GSI QP */
 err_free_shadow:
 	kfree(qp->resp.rqe);
 	kvfree(qp->swqe);
@@ -399,7 +458,10 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	qp->state = IB_QPS_RESET;
 	spin_unlock_irq(&qp->state_lock);
 
-	xa_erase(&sroce_qp_xa, ibqp->qp_num);
+	if (ibqp->qp_type == IB_QPT_GSI)
+		sroce_gsi_del(qp);
+	else
+		xa_erase(&sroce_qp_xa, ibqp->qp_num);
 	/*
 	 * The receive path looks QPs up under RCU: once a grace period has
 	 * passed no reader can still be about to take a reference, and the
@@ -435,34 +497,13 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 
 static int sroce_qp_set_path(struct sroce_qp *qp, const struct ib_qp_attr *attr)
 {
-	const struct rdma_ah_attr *ah = &attr->ah_attr;
-	const struct ib_global_route *grh;
-	const struct ib_gid_attr *sgid;
-	const union ib_gid *dgid;
-	struct sroce_path path = {};
+	struct sroce_path path;
+	int err;
 
-	if (!(rdma_ah_get_ah_flags(ah) & IB_AH_GRH) || rdma_ah_get_port_num(ah) != SROCE_PORT)
-		return -EINVAL;
-	grh = rdma_ah_read_grh(ah);
-	sgid = grh->sgid_attr;
-	if (!sgid || sgid->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP)
-		return -EINVAL;
-	dgid = &grh->dgid;
-	path.ipv6 = !ipv6_addr_v4mapped((const struct in6_addr *)sgid->gid.raw);
-	if (path.ipv6 == ipv6_addr_v4mapped((const struct in6_addr *)dgid->raw))
-		return -EINVAL;		/* mixed families */
-	if (path.ipv6) {
-		memcpy(&path.saddr6, sgid->gid.raw, sizeof(path.saddr6));
-		memcpy(&path.daddr6, dgid->raw, sizeof(path.daddr6));
-	} else {
-		memcpy(&path.saddr4, sgid->gid.raw + 12, 4);
-		memcpy(&path.daddr4, dgid->raw + 12, 4);
-	}
-	path.tos = grh->traffic_class;
-	path.ttl = grh->hop_limit ? grh->hop_limit : 64;
-	path.flow_label = grh->flow_label & 0xfffff;
-	qp->path = path;
-	return 0;
+	err = sroce_path_from_ah_attr(&attr->ah_attr, &path);
+	if (!err)
+		qp->path = path;
+	return err;
 }
 
 static int sroce_qp_check_attr(struct sroce_qp *qp, const struct ib_qp_attr *attr,
@@ -490,6 +531,10 @@ static int sroce_qp_check_attr(struct sroce_qp *qp, const struct ib_qp_attr *att
 		return -EINVAL;
 	if ((mask & IB_QP_DEST_QPN) && attr->dest_qp_num > SROCE_QPN_MAX)
 		return -EINVAL;
+	/* a controlled Q_Key (high bit set) is for privileged consumers */
+	if ((mask & IB_QP_QKEY) && (attr->qkey & SROCE_QKEY_PRIVILEGED) &&
+	    qp->ibqp.uobject && !capable(CAP_NET_RAW))
+		return -EPERM;
 	if ((mask & IB_QP_ACCESS_FLAGS) &&
 	    (attr->qp_access_flags & ~(IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ |
 				       IB_ACCESS_REMOTE_ATOMIC | IB_ACCESS_LOCAL_WRITE)))
@@ -569,6 +614,8 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		qp->attr.qp_access_flags = attr->qp_access_flags;
 	if (mask & IB_QP_PKEY_INDEX)
 		qp->attr.pkey_index = attr->pkey_index;
+	if (mask & IB_QP_QKEY)
+		WRITE_ONCE(qp->attr.qkey, attr->qkey);
 	if (mask & IB_QP_PORT)
 		qp->attr.port_num = attr->port_num;
 	if (mask & IB_QP_PATH_MTU) {
@@ -674,6 +721,8 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	struct sroce_qp *qp = to_sqp(ibqp);
 	struct sroce_ring_hdr *h = qp->sq->hdr;
 
+	if (wr && !qp->sq->mmap)
+		return sroce_kpost_send(qp, wr, bad_wr);
 	if (wr) {
 		*bad_wr = wr;
 		return -EOPNOTSUPP;
@@ -690,6 +739,8 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 {
 	struct sroce_qp *qp = to_sqp(ibqp);
 
+	if (wr && !qp->rq->mmap)
+		return sroce_kpost_recv(qp, wr, bad_wr);
 	if (wr) {
 		*bad_wr = wr;
 		return -EOPNOTSUPP;

@@ -33,6 +33,7 @@ struct sroce_mr;
 #define SROCE_MAX_SGE		16
 #define SROCE_MAX_INLINE	256
 #define SROCE_MAX_RD_ATOMIC	128	/* also the responder's READ slots */
+#define SROCE_MAX_AH		0x100000	/* AH ids 1..this per device */
 #define SROCE_MAX_INFLIGHT	1024	/* request packets not yet ACKed */
 
 /* qp->events bits: set by timers, consumed by the worker */
@@ -51,6 +52,35 @@ struct sroce_path {
 	u32 flow_label;
 	__be16 sport;
 };
+
+/**
+ * struct sroce_ah_info - what a WQE's AH id resolves to
+ * @rcu: freed after readers of the AH table are gone
+ * @pd: the AH's PD; only QPs of this PD may use the AH
+ * @path: the resolved destination
+ */
+struct sroce_ah_info {
+	struct rcu_head rcu;
+	struct ib_pd *pd;
+	struct sroce_path path;
+};
+
+/**
+ * struct sroce_ah - address handle
+ * @ibah: the core's AH; must be first for INIT_RDMA_OBJ_SIZE
+ * @id: index in the device's AH table, what WQEs carry
+ * @info: the table entry
+ */
+struct sroce_ah {
+	struct ib_ah ibah;
+	u32 id;
+	struct sroce_ah_info *info;
+};
+
+static inline struct sroce_ah *to_sah(struct ib_ah *ibah)
+{
+	return container_of(ibah, struct sroce_ah, ibah);
+}
 
 /* Kernel-private state of one SQ entry (the ring holds the user's copy). */
 struct sroce_swqe {
@@ -148,6 +178,9 @@ struct sroce_qp {
 	bool flushed;
 	bool sq_drained_sent;
 	bool comm_est_sent;	/* IB_EVENT_COMM_EST raised (first packet in RTR) */
+
+	spinlock_t kpost_lock;	/* kernel posters (kpost.c), SQ and RQ */
+	struct list_head gsi_node;	/* GSI QP: on the GSI list (ud.c) */
 };
 
 static inline struct sroce_qp *to_sqp(struct ib_qp *ibqp)
@@ -180,6 +213,26 @@ void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type type);
 void sroce_qp_sched(struct sroce_qp *qp);
 void sroce_qp_kick(struct sroce_qp *qp);
 
+/* kpost.c */
+int sroce_kpost_send(struct sroce_qp *qp, const struct ib_send_wr *wr,
+		     const struct ib_send_wr **bad_wr);
+int sroce_kpost_recv(struct sroce_qp *qp, const struct ib_recv_wr *wr,
+		     const struct ib_recv_wr **bad_wr);
+
+/* ah.c */
+int sroce_path_from_ah_attr(const struct rdma_ah_attr *ah, struct sroce_path *path);
+u32 sroce_ah_id(struct ib_ah *ibah);
+bool sroce_ah_path(struct sroce_dev *sdev, struct ib_pd *pd, u32 id,
+		   struct sroce_path *path);
+
+/* ud.c */
+#define SROCE_GSI_QPN		1
+void sroce_ud_work(struct work_struct *w);
+int sroce_ud_rcv(struct net *net, struct sk_buff *skb,
+		 const struct sroce_pkt_hdr *hdr, const u8 *iph, bool v6);
+int sroce_gsi_add(struct sroce_qp *qp);
+void sroce_gsi_del(struct sroce_qp *qp);
+
 /* requester.c */
 void sroce_requester(struct sroce_qp *qp, int budget);
 void sroce_flush(struct sroce_qp *qp);
@@ -209,6 +262,8 @@ enum sroce_drop {
 	SROCE_DROP_HDR,		/* bad IP/transport header, wrong QP type/peer */
 	SROCE_DROP_ICRC,	/* ICRC mismatch */
 	SROCE_DROP_NO_QP,	/* no such destination QP in this namespace */
+	SROCE_DROP_QKEY,	/* UD: Q_Key is not the QP's */
+	SROCE_DROP_NO_RQE,	/* UD: no receive posted, or the QP's backlog full */
 	SROCE_DROP_MAX
 };
 extern atomic64_t sroce_rx_drops[SROCE_DROP_MAX];
