@@ -3,6 +3,7 @@
 #   make [KERNEL=6.1|6.12]   deps, module for KERNEL, provider, C++ tools
 #   make run                 boot the VM, create sroce0, show it
 #   make check               host unit tests + VM selftests on every kernel
+#   make bench               sroce vs rdma_rxe vs TCP on every kernel (build/bench)
 #   make sparse              module under sparse (C=2) for every kernel
 #   make install             provider + module on a real host (see README)
 #   make clean
@@ -15,12 +16,12 @@ MODSRC := $(TOP)/kernel
 MODFILES := $(MODSRC)/Kbuild $(wildcard $(MODSRC)/*.c $(MODSRC)/*.h $(MODSRC)/proto/*.c $(MODSRC)/proto/*.h $(MODSRC)/uapi/*.h)
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps module module-host modules provider userspace run check sparse install clean help
+.PHONY: all deps module module-host modules provider userspace run check bench sparse install clean help
 
 all: deps module provider userspace
 
 help:
-	@sed -n '2,10p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,9p' Makefile | sed 's/^# \{0,1\}//'
 
 # scripts/deps is idempotent and quiet when everything is present
 deps:
@@ -84,6 +85,11 @@ run: all
 check: deps
 	@$(MAKE) --no-print-directory modules provider userspace
 	@scripts/check --kernels "$(KERNELS)"
+
+# BENCH_ARGS: e.g. --reps 5, --smoke (see scripts/bench --help)
+bench: deps
+	@$(MAKE) --no-print-directory modules provider userspace
+	@scripts/bench --kernels "$(KERNELS)" $(BENCH_ARGS)
 
 # Build against the running kernel's headers (a real host, not the VM).
 module-host:
