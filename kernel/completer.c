@@ -31,9 +31,13 @@ static void sroce_retire(struct sroce_qp *qp, enum ib_wc_status status)
 
 	if (sroce_is_read(qp, req->comp_idx) && req->rd_outstanding)
 		req->rd_outstanding--;
+	/*
+	 * Free the ring slot before the completion is visible: a consumer
+	 * that polls the CQE may post again at once and must find room.
+	 */
+	sroce_queue_consumed(qp->sq, 1);
 	sroce_req_complete(qp, req->comp_idx, status);
 	req->comp_idx++;
-	sroce_queue_consumed(qp->sq, 1);
 }
 
 /* Progress: reset the retry budgets, restart or stop the timer. */

@@ -23,6 +23,8 @@ static const struct rdma_stat_desc sroce_stat_descs[] = {
 	[SROCE_STAT_MAX + SROCE_DROP_HDR]	= { .name = "rx_drop_hdr" },
 	[SROCE_STAT_MAX + SROCE_DROP_ICRC]	= { .name = "rx_drop_icrc" },
 	[SROCE_STAT_MAX + SROCE_DROP_NO_QP]	= { .name = "rx_drop_no_qp" },
+	[SROCE_STAT_MAX + SROCE_DROP_QKEY]	= { .name = "rx_drop_qkey" },
+	[SROCE_STAT_MAX + SROCE_DROP_NO_RQE]	= { .name = "rx_drop_no_rqe" },
 };
 
 static_assert(ARRAY_SIZE(sroce_stat_descs) == SROCE_STAT_MAX + SROCE_DROP_MAX);

@@ -134,6 +134,8 @@ int sroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 			return err;
 	}
 
+	/* CQEs of work already posted count as outstanding */
+	sroce_qp_sync_cq(ibcq);
 	nq = sroce_queue_create(udata, n, sizeof(struct sroce_cqe));
 	if (IS_ERR(nq))
 		return PTR_ERR(nq);
@@ -198,6 +200,10 @@ static void sroce_cqe_to_wc(struct sroce_dev *sdev, const struct sroce_cqe *cqe,
 	wc->sl = cqe->sl;
 	wc->dlid_path_bits = cqe->dlid_path_bits;
 	wc->port_num = cqe->port_num;
+	if (cqe->network_hdr_type) {
+		wc->network_hdr_type = cqe->network_hdr_type;
+		wc->wc_flags |= IB_WC_WITH_NETWORK_HDR_TYPE;
+	}
 }
 
 /**

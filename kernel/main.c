@@ -60,6 +60,7 @@ void sroce_dealloc_driver(struct ib_device *ibdev)
 	struct sroce_dev *sdev = to_sdev(ibdev);
 
 	sroce_mr_cleanup_dev(sdev);
+	sroce_ah_cleanup_dev(sdev);
 	if (sdev->udp)
 		sroce_udp_put(sdev->udp);
 	sdev->udp = NULL;

@@ -55,8 +55,9 @@ static void sroce_rx_drop(struct sk_buff *skb, enum sroce_drop why)
  *
  * Softirq context. Checks what can be checked without QP state (lengths,
  * ICRC, header syntax, destination QP and its namespace, the RC peer's
- * address) and queues the packet to the QP's worker. Every failure is
- * counted and the packet dropped.
+ * address), queues the packet to the QP and runs the QP's transport right
+ * here unless another context is running it. Every failure is counted and
+ * the packet dropped.
  *
  * Return: 0, the skb is consumed.
  */
@@ -86,6 +87,8 @@ static int sroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 	if (sroce_pkt_parse(skb->data + sizeof(struct udphdr),
 			    skb->len - sizeof(struct udphdr), &hdr))
 		goto drop_hdr;
+	if (hdr.info->flags & SROCE_OPF_UD)
+		return sroce_ud_rcv(sock_net(sk), skb, &hdr, iph, v6);
 
 	qp = sroce_qp_get_net(sock_net(sk), hdr.bth.dqpn);
 	if (!qp) {
@@ -97,7 +100,7 @@ static int sroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 		goto drop_hdr;
 	}
 	skb_queue_tail(&qp->rxq, skb);
-	sroce_qp_sched(qp);
+	sroce_qp_kick(qp);
 	sroce_qp_put(qp);
 	return 0;
 
@@ -236,7 +239,7 @@ struct sk_buff *sroce_pkt_alloc(struct sroce_qp *qp, u32 len)
 		(qp->path.ipv6 ? sizeof(struct ipv6hdr) : sizeof(struct iphdr));
 	struct sk_buff *skb;
 
-	skb = alloc_skb(head + len + 3 + SROCE_ICRC_LEN, GFP_KERNEL);
+	skb = alloc_skb(head + len + 3 + SROCE_ICRC_LEN, GFP_ATOMIC);
 	if (skb)
 		skb_reserve(skb, head);
 	return skb;

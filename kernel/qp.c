@@ -3,7 +3,9 @@
  * sroce QPs: the object, the IBTA state machine, QPN lookup for the receive
  * path, and the per-QP worker that runs the RC transport.
  */
+#include <linux/debugfs.h>
 #include <linux/module.h>
+#include <linux/seq_file.h>
 #include <linux/xarray.h>
 #include <net/addrconf.h>
 #include <net/ipv6.h>
@@ -57,7 +59,8 @@ void sroce_qp_put(struct sroce_qp *qp)
 /* ib_qp pointer for a QPN, for kernel CQ polling */
 struct ib_qp *sroce_qp_from_qpn(struct sroce_dev *sdev, u32 qpn)
 {
-	struct sroce_qp *qp = xa_load(&sroce_qp_xa, qpn);
+	struct sroce_qp *qp = qpn == SROCE_GSI_QPN ? READ_ONCE(sdev->gsi_qp) :
+						     xa_load(&sroce_qp_xa, qpn);
 
 	return qp && qp->sdev == sdev ? &qp->ibqp : NULL;
 }
@@ -76,6 +79,47 @@ bool sroce_qp_peer_ok(struct sroce_qp *qp, const u8 *iph, bool v6)
 		return ((const struct iphdr *)iph)->saddr == qp->path.daddr4;
 	return ipv6_addr_equal(&((const struct ipv6hdr *)iph)->saddr,
 			       &qp->path.daddr6);
+}
+
+/* The next QP at or after *@index completing to @ibcq, referenced */
+static struct sroce_qp *sroce_qp_next_of_cq(struct ib_cq *ibcq,
+					    unsigned long *index)
+{
+	struct sroce_qp *qp;
+
+	rcu_read_lock();
+	xa_for_each_start(&sroce_qp_xa, *index, qp, *index) {
+		if ((qp->ibqp.send_cq == ibcq || qp->ibqp.recv_cq == ibcq) &&
+		    refcount_inc_not_zero(&qp->ref))
+			break;
+	}
+	rcu_read_unlock();
+	return qp;
+}
+
+/**
+ * sroce_qp_sync_cq() - let every QP completing to @ibcq catch up with its
+ *	rings
+ * @ibcq: the CQ
+ *
+ * Flushes the worker of each QP whose send or receive CQ is @ibcq, so
+ * completions of work posted (and doorbelled) before the call are in the
+ * CQ when it returns. resize_cq uses it to judge how many CQEs are really
+ * outstanding. (The GSI QP is not in the QPN table: its CQs are ib_mad's,
+ * which never resizes them.)
+ *
+ * Context: process, may sleep.
+ */
+void sroce_qp_sync_cq(struct ib_cq *ibcq)
+{
+	unsigned long index = 0;
+	struct sroce_qp *qp;
+
+	while ((qp = sroce_qp_next_of_cq(ibcq, &index))) {
+		flush_work(&qp->work);
+		sroce_qp_put(qp);
+		index++;
+	}
 }
 
 void sroce_qp_sched(struct sroce_qp *qp)
@@ -132,22 +176,24 @@ static void sroce_rnr_timer(struct timer_list *t)
 }
 
 /**
- * sroce_qp_work() - the QP's transport: receive, timers, send
- * @w: qp->work
+ * sroce_qp_process() - the QP's transport: receive, timers, send
+ * @qp: the QP
+ * @budget: request packets the requester may send in this run
  *
- * Runs on sroce_wq; never concurrently with itself for one QP.
+ * Drains qp->rxq in arrival order (responder and completer), handles the
+ * timer events, then lets the requester send within the windows.
  */
-static void sroce_qp_work(struct work_struct *w)
+static void sroce_qp_process(struct sroce_qp *qp, int budget)
 {
-	struct sroce_qp *qp = container_of(w, struct sroce_qp, work);
 	struct sroce_pkt_hdr hdr;
 	struct sk_buff *skb;
-	int budget = 256;
+	int rx_budget = 256;
 
-	mutex_lock(&qp->mutex);
-	while (budget-- && (skb = skb_dequeue(&qp->rxq))) {
+	lockdep_assert_held(&qp->lock);
+
+	while (rx_budget-- && (skb = skb_dequeue(&qp->rxq))) {
 		sroce_stat_inc(qp->sdev, SROCE_STAT_RX_PKTS);
-		/* parsed and checked in softirq; parse again for the fields */
+		/* parsed and checked on arrival; parse again for the fields */
 		if (!sroce_pkt_parse(skb->data + sizeof(struct udphdr),
 				     skb->len - sizeof(struct udphdr), &hdr)) {
 			if (hdr.info->flags & (SROCE_OPF_RESP | SROCE_OPF_ACK))
@@ -166,11 +212,11 @@ static void sroce_qp_work(struct work_struct *w)
 	switch (READ_ONCE(qp->state)) {
 	case IB_QPS_RTS:
 		sroce_responder_send_reads(qp);
-		sroce_requester(qp);
+		sroce_requester(qp, budget);
 		break;
 	case IB_QPS_SQD:
 		sroce_responder_send_reads(qp);
-		sroce_requester(qp);
+		sroce_requester(qp, budget);
 		/* drained: every message started before SQD is acknowledged */
 		if (!qp->sq_drained_sent && qp->req.comp_idx == qp->req.send_idx &&
 		    !qp->req.send_off) {
@@ -187,7 +233,78 @@ static void sroce_qp_work(struct work_struct *w)
 	default:
 		break;
 	}
-	mutex_unlock(&qp->mutex);
+}
+
+/* Request packets per run: the work item may send more than a softirq. */
+#define SROCE_WORK_BUDGET	64
+#define SROCE_KICK_BUDGET	32
+
+unsigned int sroce_sq_poll_us;	/* off: see Documentation/transport.rst */
+module_param_named(sq_poll_us, sroce_sq_poll_us, uint, 0644);
+MODULE_PARM_DESC(sq_poll_us,
+		 "microseconds a streaming QP waits for the next post before asking for a doorbell (0: always ask)");
+
+/* Arm the polling grace's end: the transport runs again then. */
+static void sroce_qp_arm_poll(struct sroce_qp *qp, u64 until)
+{
+	u64 now = ktime_get_ns();
+
+	hrtimer_start(&qp->poll_timer, ns_to_ktime(until > now ? until - now : 0),
+		      HRTIMER_MODE_REL_SOFT);
+}
+
+static enum hrtimer_restart sroce_poll_timer(struct hrtimer *t)
+{
+	struct sroce_qp *qp = container_of(t, struct sroce_qp, poll_timer);
+
+	sroce_qp_kick(qp);
+	return HRTIMER_NORESTART;
+}
+
+static void sroce_qp_work(struct work_struct *w)
+{
+	struct sroce_qp *qp = container_of(w, struct sroce_qp, work);
+	bool poll;
+	u64 until;
+
+	spin_lock_bh(&qp->lock);
+	sroce_qp_process(qp, SROCE_WORK_BUDGET);
+	poll = qp->req.want_poll;
+	qp->req.want_poll = false;
+	until = qp->req.poll_until;
+	spin_unlock_bh(&qp->lock);
+	if (poll)
+		sroce_qp_arm_poll(qp, until);
+	if (!skb_queue_empty(&qp->rxq))
+		sroce_qp_sched(qp);
+}
+
+/**
+ * sroce_qp_kick() - run the QP's transport here if nobody else is
+ * @qp: the QP (a reference held by the caller)
+ *
+ * Softirq (a packet was queued to qp->rxq) or process context (doorbell).
+ * When another context holds the lock, the work item is scheduled instead:
+ * the holder may already be past the receive queue, and the work item will
+ * find what was queued. Running here saves a work item wakeup per packet.
+ */
+void sroce_qp_kick(struct sroce_qp *qp)
+{
+	bool poll;
+	u64 until;
+
+	/* UD and GSI QPs run in their work item only (sroce_ud_work()) */
+	if (qp->ibqp.qp_type != IB_QPT_RC || !spin_trylock_bh(&qp->lock)) {
+		sroce_qp_sched(qp);
+		return;
+	}
+	sroce_qp_process(qp, SROCE_KICK_BUDGET);
+	poll = qp->req.want_poll;
+	qp->req.want_poll = false;
+	until = qp->req.poll_until;
+	spin_unlock_bh(&qp->lock);
+	if (poll)
+		sroce_qp_arm_poll(qp, until);
 	if (!skb_queue_empty(&qp->rxq))
 		sroce_qp_sched(qp);
 }
@@ -199,10 +316,18 @@ static int sroce_qp_check_init(struct sroce_dev *sdev, struct ib_qp_init_attr *i
 {
 	struct ib_qp_cap *cap = &init->cap;
 
-	if (init->qp_type != IB_QPT_RC || init->srq || init->create_flags)
+	switch (init->qp_type) {
+	case IB_QPT_RC:
+	case IB_QPT_UD:
+		break;
+	case IB_QPT_GSI:	/* QP1: ib_mad's, on port 1 */
+		if (udata || init->port_num != SROCE_PORT)
+			return -EINVAL;
+		break;
+	default:
 		return -EOPNOTSUPP;
-	/* kernel consumers come with the kernel post path */
-	if (!udata)
+	}
+	if (init->srq || init->create_flags)
 		return -EOPNOTSUPP;
 	if (!init->send_cq || !init->recv_cq)
 		return -EINVAL;
@@ -265,24 +390,32 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		goto err_free_shadow;
 	}
 
-	mutex_init(&qp->mutex);
+	spin_lock_init(&qp->lock);
 	spin_lock_init(&qp->state_lock);
 	qp->state = IB_QPS_RESET;
 	qp->attr.qp_state = IB_QPS_RESET;
 	qp->attr.path_mtu = IB_MTU_1024;
 	qp->mtu = 1024;
-	INIT_WORK(&qp->work, sroce_qp_work);
+	spin_lock_init(&qp->kpost_lock);
+	INIT_WORK(&qp->work, init->qp_type == IB_QPT_RC ? sroce_qp_work : sroce_ud_work);
 	skb_queue_head_init(&qp->rxq);
 	timer_setup(&qp->retrans_timer, sroce_retrans_timer, 0);
 	timer_setup(&qp->rnr_timer, sroce_rnr_timer, 0);
+	hrtimer_init(&qp->poll_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
+	qp->poll_timer.function = sroce_poll_timer;
 	refcount_set(&qp->ref, 1);
 	init_completion(&qp->freed);
 	/* the first post must ring the doorbell */
 	qp->sq->hdr->flags = SROCE_RING_F_NEED_WAKEUP;
 
-	err = xa_alloc_cyclic(&sroce_qp_xa, &qpn, qp,
-			      XA_LIMIT(SROCE_QPN_MIN, SROCE_QPN_MAX),
-			      &sroce_next_qpn, GFP_KERNEL);
+	if (init->qp_type == IB_QPT_GSI) {
+		qpn = SROCE_GSI_QPN;
+		err = sroce_gsi_add(qp);
+	} else {
+		err = xa_alloc_cyclic(&sroce_qp_xa, &qpn, qp,
+				      XA_LIMIT(SROCE_QPN_MIN, SROCE_QPN_MAX),
+				      &sroce_next_qpn, GFP_KERNEL);
+	}
 	if (err < 0)
 		goto err_free_shadow;
 	ibqp->qp_num = qpn;
@@ -293,6 +426,8 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	cap->max_recv_sge = rsge;
 	cap->max_inline_data = qp->max_inline;
 
+	if (!udata)
+		return 0;
 	sroce_queue_info(qp->sq, &resp.sq);
 	sroce_queue_info(qp->rq, &resp.rq);
 	resp.qpn = qpn;
@@ -302,7 +437,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	return 0;
 
 err_erase_qpn:
-	xa_erase(&sroce_qp_xa, qpn);
+	xa_erase(&sroce_qp_xa, qpn);	/* a user QP: never the GSI QP */
 err_free_shadow:
 	kfree(qp->resp.rqe);
 	kvfree(qp->swqe);
@@ -323,7 +458,10 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	qp->state = IB_QPS_RESET;
 	spin_unlock_irq(&qp->state_lock);
 
-	xa_erase(&sroce_qp_xa, ibqp->qp_num);
+	if (ibqp->qp_type == IB_QPT_GSI)
+		sroce_gsi_del(qp);
+	else
+		xa_erase(&sroce_qp_xa, ibqp->qp_num);
 	/*
 	 * The receive path looks QPs up under RCU: once a grace period has
 	 * passed no reader can still be about to take a reference, and the
@@ -335,6 +473,13 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 
 	timer_shutdown_sync(&qp->retrans_timer);
 	timer_shutdown_sync(&qp->rnr_timer);
+	/*
+	 * The poll timer and the work item may start each other; in RESET
+	 * neither does any more, so one more round stops both for good.
+	 */
+	hrtimer_cancel(&qp->poll_timer);
+	cancel_work_sync(&qp->work);
+	hrtimer_cancel(&qp->poll_timer);
 	cancel_work_sync(&qp->work);
 	skb_queue_purge(&qp->rxq);
 	sroce_responder_release(qp);
@@ -352,34 +497,13 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 
 static int sroce_qp_set_path(struct sroce_qp *qp, const struct ib_qp_attr *attr)
 {
-	const struct rdma_ah_attr *ah = &attr->ah_attr;
-	const struct ib_global_route *grh;
-	const struct ib_gid_attr *sgid;
-	const union ib_gid *dgid;
-	struct sroce_path path = {};
+	struct sroce_path path;
+	int err;
 
-	if (!(rdma_ah_get_ah_flags(ah) & IB_AH_GRH) || rdma_ah_get_port_num(ah) != SROCE_PORT)
-		return -EINVAL;
-	grh = rdma_ah_read_grh(ah);
-	sgid = grh->sgid_attr;
-	if (!sgid || sgid->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP)
-		return -EINVAL;
-	dgid = &grh->dgid;
-	path.ipv6 = !ipv6_addr_v4mapped((const struct in6_addr *)sgid->gid.raw);
-	if (path.ipv6 == ipv6_addr_v4mapped((const struct in6_addr *)dgid->raw))
-		return -EINVAL;		/* mixed families */
-	if (path.ipv6) {
-		memcpy(&path.saddr6, sgid->gid.raw, sizeof(path.saddr6));
-		memcpy(&path.daddr6, dgid->raw, sizeof(path.daddr6));
-	} else {
-		memcpy(&path.saddr4, sgid->gid.raw + 12, 4);
-		memcpy(&path.daddr4, dgid->raw + 12, 4);
-	}
-	path.tos = grh->traffic_class;
-	path.ttl = grh->hop_limit ? grh->hop_limit : 64;
-	path.flow_label = grh->flow_label & 0xfffff;
-	qp->path = path;
-	return 0;
+	err = sroce_path_from_ah_attr(&attr->ah_attr, &path);
+	if (!err)
+		qp->path = path;
+	return err;
 }
 
 static int sroce_qp_check_attr(struct sroce_qp *qp, const struct ib_qp_attr *attr,
@@ -407,6 +531,10 @@ static int sroce_qp_check_attr(struct sroce_qp *qp, const struct ib_qp_attr *att
 		return -EINVAL;
 	if ((mask & IB_QP_DEST_QPN) && attr->dest_qp_num > SROCE_QPN_MAX)
 		return -EINVAL;
+	/* a controlled Q_Key (high bit set) is for privileged consumers */
+	if ((mask & IB_QP_QKEY) && (attr->qkey & SROCE_QKEY_PRIVILEGED) &&
+	    qp->ibqp.uobject && !capable(CAP_NET_RAW))
+		return -EPERM;
 	if ((mask & IB_QP_ACCESS_FLAGS) &&
 	    (attr->qp_access_flags & ~(IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ |
 				       IB_ACCESS_REMOTE_ATOMIC | IB_ACCESS_LOCAL_WRITE)))
@@ -434,7 +562,7 @@ static void sroce_qp_reset_transport(struct sroce_qp *qp)
 {
 	u32 idx;
 
-	lockdep_assert_held(&qp->mutex);
+	lockdep_assert_held(&qp->lock);
 
 	memset(&qp->req, 0, sizeof(qp->req));
 	idx = sroce_queue_discard(qp->sq);
@@ -463,7 +591,7 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (udata && udata->inlen)
 		return -EINVAL;
 
-	mutex_lock(&qp->mutex);
+	spin_lock_bh(&qp->lock);
 	spin_lock_irq(&qp->state_lock);
 	cur = (mask & IB_QP_CUR_STATE) ? attr->cur_qp_state : qp->state;
 	next = (mask & IB_QP_STATE) ? attr->qp_state : cur;
@@ -486,6 +614,8 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		qp->attr.qp_access_flags = attr->qp_access_flags;
 	if (mask & IB_QP_PKEY_INDEX)
 		qp->attr.pkey_index = attr->pkey_index;
+	if (mask & IB_QP_QKEY)
+		WRITE_ONCE(qp->attr.qkey, attr->qkey);
 	if (mask & IB_QP_PORT)
 		qp->attr.port_num = attr->port_num;
 	if (mask & IB_QP_PATH_MTU) {
@@ -545,7 +675,7 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	err = 0;
 out_unlock:
 	spin_unlock_irq(&qp->state_lock);
-	mutex_unlock(&qp->mutex);
+	spin_unlock_bh(&qp->lock);
 	if (!err && (mask & IB_QP_STATE) && next != cur &&
 	    (next == IB_QPS_ERR || next == IB_QPS_RTS || next == IB_QPS_SQD))
 		sroce_qp_sched(qp);
@@ -591,13 +721,16 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	struct sroce_qp *qp = to_sqp(ibqp);
 	struct sroce_ring_hdr *h = qp->sq->hdr;
 
+	if (wr && !qp->sq->mmap)
+		return sroce_kpost_send(qp, wr, bad_wr);
 	if (wr) {
 		*bad_wr = wr;
 		return -EOPNOTSUPP;
 	}
 	WRITE_ONCE(h->doorbells, READ_ONCE(h->doorbells) + 1);
 	sroce_stat_inc(qp->sdev, SROCE_STAT_DOORBELLS);
-	sroce_qp_sched(qp);
+	sroce_req_doorbell(qp);
+	sroce_qp_kick(qp);
 	return 0;
 }
 
@@ -606,22 +739,59 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 {
 	struct sroce_qp *qp = to_sqp(ibqp);
 
+	if (wr && !qp->rq->mmap)
+		return sroce_kpost_recv(qp, wr, bad_wr);
 	if (wr) {
 		*bad_wr = wr;
 		return -EOPNOTSUPP;
 	}
 	/* a doorbell on the RQ: only needed to flush posts made in ERR */
-	sroce_qp_sched(qp);
+	sroce_qp_kick(qp);
 	return 0;
 }
+
+/* ---- debugfs: /sys/kernel/debug/sroce/qps ------------------------- */
+
+static struct dentry *sroce_debugfs;
+
+/* One line of transport state per QP; racy snapshot, for debugging only. */
+static int sroce_qps_show(struct seq_file *m, void *v)
+{
+	struct sroce_qp *qp;
+	unsigned long qpn;
+
+	rcu_read_lock();
+	xa_for_each(&sroce_qp_xa, qpn, qp) {
+		const struct sroce_req *rq = &qp->req;
+
+		seq_printf(m, "%s qpn %lu state %d psn %u una %u send %u/%u comp %u fetched %u prod %u flags %#x rd %u rnr %d retry %d | epsn %u msn %u ackp %d | rxq %u work %d timer %d ev %#lx\n",
+			   dev_name(&qp->sdev->ib_dev.dev), qpn, READ_ONCE(qp->state),
+			   rq->psn, rq->una_psn, rq->send_idx, rq->send_off,
+			   rq->comp_idx, rq->fetched,
+			   qp->sq ? READ_ONCE(qp->sq->hdr->producer) : 0,
+			   qp->sq ? READ_ONCE(qp->sq->hdr->flags) : 0,
+			   rq->rd_outstanding, rq->rnr_wait, rq->need_retry,
+			   qp->resp.psn, qp->resp.msn, qp->resp.ack_pending,
+			   skb_queue_len(&qp->rxq), work_pending(&qp->work),
+			   timer_pending(&qp->retrans_timer), READ_ONCE(qp->events));
+	}
+	rcu_read_unlock();
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(sroce_qps);
 
 int sroce_qp_init_module(void)
 {
 	sroce_wq = alloc_workqueue("sroce", WQ_UNBOUND | WQ_HIGHPRI, 0);
-	return sroce_wq ? 0 : -ENOMEM;
+	if (!sroce_wq)
+		return -ENOMEM;
+	sroce_debugfs = debugfs_create_dir("sroce", NULL);
+	debugfs_create_file("qps", 0400, sroce_debugfs, NULL, &sroce_qps_fops);
+	return 0;
 }
 
 void sroce_qp_exit_module(void)
 {
+	debugfs_remove_recursive(sroce_debugfs);
 	destroy_workqueue(sroce_wq);
 }

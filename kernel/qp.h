@@ -2,16 +2,20 @@
 /*
  * sroce QP and RC transport state.
  *
- * A QP is driven by one work item (qp->work) on sroce_wq: the workqueue
- * never runs one work item on two CPUs at once, so the requester, the
- * responder and the completer of a QP are serialised without a lock on
- * their state. Received packets are queued to qp->rxq from softirq
- * context; timers and doorbells only schedule the work.
+ * The requester, the responder and the completer of a QP run under
+ * qp->lock (a BH-disabling spinlock), in whichever context has something
+ * for them: the softirq that received a packet, the system call that rang
+ * the doorbell, or the QP's work item on sroce_wq. Received packets are
+ * queued to qp->rxq first; whoever gets the lock drains the queue in
+ * order, and whoever cannot get it schedules the work item, which takes
+ * the lock and finds the packets (sroce_qp_kick()). Timers only schedule
+ * the work.
  */
 #ifndef SROCE_QP_H
 #define SROCE_QP_H
 
 #include <linux/skbuff.h>
+#include <linux/hrtimer.h>
 #include <linux/timer.h>
 #include <linux/workqueue.h>
 #include <linux/in6.h>
@@ -29,6 +33,7 @@ struct sroce_mr;
 #define SROCE_MAX_SGE		16
 #define SROCE_MAX_INLINE	256
 #define SROCE_MAX_RD_ATOMIC	128	/* also the responder's READ slots */
+#define SROCE_MAX_AH		0x100000	/* AH ids 1..this per device */
 #define SROCE_MAX_INFLIGHT	1024	/* request packets not yet ACKed */
 
 /* qp->events bits: set by timers, consumed by the worker */
@@ -47,6 +52,35 @@ struct sroce_path {
 	u32 flow_label;
 	__be16 sport;
 };
+
+/**
+ * struct sroce_ah_info - what a WQE's AH id resolves to
+ * @rcu: freed after readers of the AH table are gone
+ * @pd: the AH's PD; only QPs of this PD may use the AH
+ * @path: the resolved destination
+ */
+struct sroce_ah_info {
+	struct rcu_head rcu;
+	struct ib_pd *pd;
+	struct sroce_path path;
+};
+
+/**
+ * struct sroce_ah - address handle
+ * @ibah: the core's AH; must be first for INIT_RDMA_OBJ_SIZE
+ * @id: index in the device's AH table, what WQEs carry
+ * @info: the table entry
+ */
+struct sroce_ah {
+	struct ib_ah ibah;
+	u32 id;
+	struct sroce_ah_info *info;
+};
+
+static inline struct sroce_ah *to_sah(struct ib_ah *ibah)
+{
+	return container_of(ibah, struct sroce_ah, ibah);
+}
 
 /* Kernel-private state of one SQ entry (the ring holds the user's copy). */
 struct sroce_swqe {
@@ -72,6 +106,11 @@ struct sroce_req {
 	bool rnr_wait;		/* waiting out an RNR NAK */
 	bool need_retry;	/* go back to comp_idx's first unacked PSN */
 	u32 retry_psn;
+	/* SQ polling grace (see sroce_req_idle_poll()) */
+	bool poll;		/* posts follow idleness closely: poll for them */
+	bool want_poll;		/* the requester went idle in poll mode */
+	u64 poll_until;		/* ns: end of the current polling grace, or 0 */
+	u64 idle_since;		/* ns: when NEED_WAKEUP was last raised */
 };
 
 struct sroce_resp_read {	/* one READ being answered */
@@ -120,7 +159,7 @@ struct sroce_qp {
 	u32 max_send_sge, max_recv_sge, max_inline;
 	bool sig_all;
 
-	struct mutex mutex;	/* the worker vs modify_qp (RESET, INIT) */
+	spinlock_t lock;	/* the transport state (req, resp, rings' kernel side) */
 	spinlock_t state_lock;	/* state and attr changes vs the worker */
 	enum ib_qp_state state;
 	struct ib_qp_attr attr;
@@ -131,6 +170,7 @@ struct sroce_qp {
 	struct sk_buff_head rxq;
 	struct timer_list retrans_timer;
 	struct timer_list rnr_timer;
+	struct hrtimer poll_timer;	/* end of the SQ polling grace */
 	unsigned long events;
 
 	struct sroce_req req;
@@ -138,6 +178,9 @@ struct sroce_qp {
 	bool flushed;
 	bool sq_drained_sent;
 	bool comm_est_sent;	/* IB_EVENT_COMM_EST raised (first packet in RTR) */
+
+	spinlock_t kpost_lock;	/* kernel posters (kpost.c), SQ and RQ */
+	struct list_head gsi_node;	/* GSI QP: on the GSI list (ud.c) */
 };
 
 static inline struct sroce_qp *to_sqp(struct ib_qp *ibqp)
@@ -146,6 +189,7 @@ static inline struct sroce_qp *to_sqp(struct ib_qp *ibqp)
 }
 
 extern struct workqueue_struct *sroce_wq;
+extern unsigned int sroce_sq_poll_us;
 
 /* qp.c */
 int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
@@ -167,13 +211,35 @@ void sroce_qp_put(struct sroce_qp *qp);
 void sroce_qp_error(struct sroce_qp *qp);
 void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type type);
 void sroce_qp_sched(struct sroce_qp *qp);
+void sroce_qp_kick(struct sroce_qp *qp);
+
+/* kpost.c */
+int sroce_kpost_send(struct sroce_qp *qp, const struct ib_send_wr *wr,
+		     const struct ib_send_wr **bad_wr);
+int sroce_kpost_recv(struct sroce_qp *qp, const struct ib_recv_wr *wr,
+		     const struct ib_recv_wr **bad_wr);
+
+/* ah.c */
+int sroce_path_from_ah_attr(const struct rdma_ah_attr *ah, struct sroce_path *path);
+u32 sroce_ah_id(struct ib_ah *ibah);
+bool sroce_ah_path(struct sroce_dev *sdev, struct ib_pd *pd, u32 id,
+		   struct sroce_path *path);
+
+/* ud.c */
+#define SROCE_GSI_QPN		1
+void sroce_ud_work(struct work_struct *w);
+int sroce_ud_rcv(struct net *net, struct sk_buff *skb,
+		 const struct sroce_pkt_hdr *hdr, const u8 *iph, bool v6);
+int sroce_gsi_add(struct sroce_qp *qp);
+void sroce_gsi_del(struct sroce_qp *qp);
 
 /* requester.c */
-void sroce_requester(struct sroce_qp *qp);
+void sroce_requester(struct sroce_qp *qp, int budget);
 void sroce_flush(struct sroce_qp *qp);
 void sroce_req_go_back(struct sroce_qp *qp, u32 psn);
 void sroce_req_complete(struct sroce_qp *qp, u32 idx, enum ib_wc_status status);
 void sroce_req_arm_timer(struct sroce_qp *qp);
+void sroce_req_doorbell(struct sroce_qp *qp);
 
 /* completer.c */
 void sroce_completer_rx(struct sroce_qp *qp, struct sk_buff *skb,
@@ -196,6 +262,8 @@ enum sroce_drop {
 	SROCE_DROP_HDR,		/* bad IP/transport header, wrong QP type/peer */
 	SROCE_DROP_ICRC,	/* ICRC mismatch */
 	SROCE_DROP_NO_QP,	/* no such destination QP in this namespace */
+	SROCE_DROP_QKEY,	/* UD: Q_Key is not the QP's */
+	SROCE_DROP_NO_RQE,	/* UD: no receive posted, or the QP's backlog full */
 	SROCE_DROP_MAX
 };
 extern atomic64_t sroce_rx_drops[SROCE_DROP_MAX];

@@ -286,6 +286,58 @@ void sroce_req_complete(struct sroce_qp *qp, u32 idx, enum ib_wc_status status)
 		sroce_qp_error(qp);
 }
 
+/**
+ * sroce_req_idle_poll() - stay awake for the next post instead of asking
+ * for a doorbell?
+ * @qp: the QP, its SQ empty and nothing in flight
+ *
+ * A streaming consumer posts again within microseconds of a completion;
+ * a doorbell system call per post costs more than looking at the ring
+ * again after a short grace (module parameter sq_poll_us). The grace is only spent
+ * in poll mode, which a doorbell arriving within the grace of the last
+ * NEED_WAKEUP turns on and a grace that saw no post turns off, so a
+ * ping-pong consumer (one post per round trip) keeps using the doorbell
+ * and no CPU is burnt for it.
+ *
+ * Return: true to leave NEED_WAKEUP clear; a timer runs the transport
+ * again when the grace ends and finds what was posted meanwhile in one
+ * batch (sroce_qp_arm_poll()).
+ */
+static bool sroce_req_idle_poll(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+	u64 now;
+
+	if (!req->poll || !READ_ONCE(sroce_sq_poll_us))
+		return false;
+	now = ktime_get_ns();
+	if (!req->poll_until)
+		req->poll_until = now + READ_ONCE(sroce_sq_poll_us) * NSEC_PER_USEC;
+	if (now >= req->poll_until) {
+		req->poll_until = 0;
+		req->poll = false;
+		return false;
+	}
+	req->want_poll = true;
+	return true;
+}
+
+/**
+ * sroce_req_doorbell() - the provider rang the SQ doorbell
+ * @qp: the QP
+ *
+ * Turns poll mode on when the post came within the polling grace of the
+ * moment NEED_WAKEUP went up: polling would have caught it.
+ */
+void sroce_req_doorbell(struct sroce_qp *qp)
+{
+	u64 since = READ_ONCE(qp->req.idle_since);
+	unsigned int us = READ_ONCE(sroce_sq_poll_us);
+
+	if (us && since && ktime_get_ns() - since < (u64)us * NSEC_PER_USEC)
+		WRITE_ONCE(qp->req.poll, true);
+}
+
 /*
  * Take entries the provider published into the shadow ring. A bad entry
  * is remembered and completed in order when it reaches the head.
@@ -297,6 +349,8 @@ static int sroce_req_fetch(struct sroce_qp *qp)
 
 	if (prod - req->comp_idx > qp->sq_entries)
 		return -EOVERFLOW;	/* hostile producer index */
+	if (req->fetched != prod)
+		req->poll_until = 0;	/* a post: the next idle starts a new grace */
 	for (; req->fetched != prod; req->fetched++) {
 		sroce_swqe(qp, req->fetched)->bad = sroce_fetch_wqe(qp, req->fetched);
 		sroce_stat_inc(qp->sdev, SROCE_STAT_SQ_WQES);
@@ -311,16 +365,17 @@ static void sroce_req_fail_head(struct sroce_qp *qp, enum ib_wc_status status)
 
 	if (req->comp_idx != req->send_idx)
 		return;		/* earlier entries first: the completer re-runs us */
+	sroce_queue_consumed(qp->sq, 1);	/* before the CQE, see sroce_retire() */
 	sroce_req_complete(qp, req->comp_idx, status);
 	req->comp_idx++;
 	req->send_idx++;
-	sroce_queue_consumed(qp->sq, 1);
 	sroce_qp_error(qp);
 }
 
 /**
  * sroce_requester() - send what the SQ holds, within the windows
  * @qp: the QP (state RTS or SQD)
+ * @budget: packets to send before yielding to the work item
  *
  * When the ring is empty and nothing is in flight, publishes
  * SROCE_RING_F_NEED_WAKEUP and checks the ring once more (the provider
@@ -329,12 +384,13 @@ static void sroce_req_fail_head(struct sroce_qp *qp, enum ib_wc_status status)
  * requester on every ACK, so the flag stays clear and posts make no
  * syscall.
  */
-void sroce_requester(struct sroce_qp *qp)
+void sroce_requester(struct sroce_qp *qp, int budget)
 {
 	struct sroce_req *req = &qp->req;
 	struct sroce_ring_hdr *h = qp->sq->hdr;
 	struct sroce_send_wqe *wqe;
-	int budget = 64;
+
+	lockdep_assert_held(&qp->lock);
 
 	if (req->rnr_wait)
 		return;
@@ -356,10 +412,14 @@ void sroce_requester(struct sroce_qp *qp)
 			 */
 			if (req->comp_idx != req->send_idx)
 				return;
+			if (sroce_req_idle_poll(qp))
+				return;
 			WRITE_ONCE(h->flags, SROCE_RING_F_NEED_WAKEUP);
 			smp_mb();	/* flag store before producer load */
-			if (smp_load_acquire(&h->producer) == req->fetched)
+			if (smp_load_acquire(&h->producer) == req->fetched) {
+				WRITE_ONCE(req->idle_since, ktime_get_ns());
 				return;
+			}
 			WRITE_ONCE(h->flags, 0);
 			continue;
 		}
@@ -412,9 +472,9 @@ void sroce_flush(struct sroce_qp *qp)
 				sroce_fetch_wqe(qp, idx);
 				req->fetched++;
 			}
+			sroce_queue_consumed(qp->sq, 1);
 			sroce_req_complete(qp, idx, IB_WC_WR_FLUSH_ERR);
 			req->comp_idx++;
-			sroce_queue_consumed(qp->sq, 1);
 		}
 		req->send_idx = req->comp_idx;
 		req->send_off = 0;

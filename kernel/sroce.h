@@ -31,6 +31,7 @@
 #define SROCE_MAX_MR_SIZE	(1ULL << 39)	/* 512 GiB: page array <= 1 GiB */
 
 struct sroce_udp;
+struct sroce_qp;
 
 /* per-device counters (counters.c) */
 enum sroce_stat {
@@ -58,6 +59,9 @@ enum sroce_stat {
  * @cq_count: CQs allocated, at most SROCE_MAX_CQ
  * @mr_xa: MRs by key index (key >> 8); lookups under RCU
  * @mr_next: cyclic allocation hint for @mr_xa
+ * @ah_xa: address handles by id (the handle a WQE names); lookups under RCU
+ * @ah_next: cyclic allocation hint for @ah_xa
+ * @gsi_qp: the device's GSI QP (QP1), NULL when none; see ud.c
  */
 struct sroce_dev {
 	struct ib_device ib_dev;
@@ -73,6 +77,9 @@ struct sroce_dev {
 	atomic_t cq_count;
 	struct xarray mr_xa;
 	u32 mr_next;
+	struct xarray ah_xa;
+	u32 ah_next;
+	struct sroce_qp *gsi_qp;
 };
 
 struct sroce_pd {
@@ -126,6 +133,7 @@ int sroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 int sroce_cq_post(struct sroce_cq *cq, const struct sroce_cqe *cqe,
 		  bool solicited);
 struct ib_qp *sroce_qp_from_qpn(struct sroce_dev *sdev, u32 qpn);
+void sroce_qp_sync_cq(struct ib_cq *ibcq);
 
 /* ---- MR (mr.c) ---- */
 
@@ -189,6 +197,13 @@ static inline void sroce_stat_inc(struct sroce_dev *sdev, enum sroce_stat s)
 struct rdma_hw_stats *sroce_alloc_hw_port_stats(struct ib_device *ibdev, u32 port);
 int sroce_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 		       u32 port, int index);
+
+/* ah.c */
+void sroce_ah_init_dev(struct sroce_dev *sdev);
+void sroce_ah_cleanup_dev(struct sroce_dev *sdev);
+int sroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
+		    struct ib_udata *udata);
+int sroce_destroy_ah(struct ib_ah *ibah, u32 flags);
 
 /* main.c */
 void sroce_dealloc_driver(struct ib_device *ibdev);

@@ -59,6 +59,7 @@ static int sroce_query_device(struct ib_device *ibdev,
 	attr->max_res_rd_atom = SROCE_MAX_QP * SROCE_MAX_RD_ATOMIC;
 	attr->atomic_cap = IB_ATOMIC_NONE;
 	attr->max_pkeys = 1;
+	attr->max_ah = SROCE_MAX_AH;
 	attr->local_ca_ack_delay = 15;
 	attr->max_fast_reg_page_list_len = 0;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
@@ -109,18 +110,14 @@ static int sroce_get_port_immutable(struct ib_device *ibdev, u32 port,
 	struct ib_port_attr attr = {};
 	int err;
 
-	/*
-	 * RoCEv2 only. The MAD/CM capabilities (QP1) are not claimed until
-	 * the device can create the GSI QP they need.
-	 */
-	immutable->core_cap_flags = RDMA_CORE_CAP_PROT_ROCE_UDP_ENCAP |
-				    RDMA_CORE_CAP_ETH_AH;
+	/* RoCEv2 only, with MADs and CM over the GSI QP (ud.c) */
+	immutable->core_cap_flags = RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
 	err = ib_query_port(ibdev, port, &attr);
 	if (err)
 		return err;
 	immutable->pkey_tbl_len = attr.pkey_tbl_len;
 	immutable->gid_tbl_len = attr.gid_tbl_len;
-	immutable->max_mad_size = 0;	/* no MAD support claimed */
+	immutable->max_mad_size = IB_MGMT_MAD_SIZE;
 	return 0;
 }
 
@@ -194,12 +191,15 @@ const struct ib_device_ops sroce_dev_ops = {
 	.alloc_hw_port_stats = sroce_alloc_hw_port_stats,
 	.alloc_pd = sroce_alloc_pd,
 	.alloc_ucontext = sroce_alloc_ucontext,
+	.create_ah = sroce_create_ah,
 	.create_cq = sroce_create_cq,
 	.create_qp = sroce_create_qp,
+	.create_user_ah = sroce_create_ah,
 	.dealloc_driver = sroce_dealloc_driver,
 	.dealloc_pd = sroce_dealloc_pd,
 	.dealloc_ucontext = sroce_dealloc_ucontext,
 	.dereg_mr = sroce_dereg_mr,
+	.destroy_ah = sroce_destroy_ah,
 	.destroy_cq = sroce_destroy_cq,
 	.destroy_qp = sroce_destroy_qp,
 	.device_group = &sroce_dev_attr_group,
@@ -221,6 +221,7 @@ const struct ib_device_ops sroce_dev_ops = {
 	.req_notify_cq = sroce_req_notify_cq,
 	.resize_cq = sroce_resize_cq,
 
+	INIT_RDMA_OBJ_SIZE(ib_ah, sroce_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, sroce_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_pd, sroce_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, sroce_qp, ibqp),
@@ -260,4 +261,5 @@ void sroce_init_ib_dev(struct sroce_dev *sdev)
 	ibdev->dev.parent = ndev->dev.parent;
 	ib_set_device_ops(ibdev, &sroce_dev_ops);
 	sroce_mr_init_dev(sdev);
+	sroce_ah_init_dev(sdev);
 }

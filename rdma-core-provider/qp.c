@@ -309,7 +309,7 @@ static void sroce_write_send_wqe(const struct sroce_qp *qp, void *slot,
 	}
 
 	if (qp->vqp.qp.qp_type == IBV_QPT_UD) {
-		w->wr.ud.ah = wr->wr.ud.ah->handle;
+		w->wr.ud.ah = to_sah(wr->wr.ud.ah)->id;
 		w->wr.ud.remote_qpn = wr->wr.ud.remote_qpn;
 		w->wr.ud.remote_qkey = wr->wr.ud.remote_qkey;
 	} else if (sroce_opcode_is_atomic(wr->opcode)) {

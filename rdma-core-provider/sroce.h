@@ -32,6 +32,12 @@ struct sroce_pd {
 	struct ibv_pd ibv_pd;
 };
 
+/* id: what UD WQEs carry; the kernel checks it belongs to the QP's PD */
+struct sroce_ah {
+	struct ibv_ah ibv_ah;
+	uint32_t id;
+};
+
 struct sroce_cq {
 	struct verbs_cq vcq;
 	pthread_spinlock_t lock;	/* poll_cq vs. poll_cq vs. resize_cq */
@@ -67,6 +73,11 @@ static inline struct sroce_pd *to_spd(struct ibv_pd *ibpd)
 	return container_of(ibpd, struct sroce_pd, ibv_pd);
 }
 
+static inline struct sroce_ah *to_sah(struct ibv_ah *ibah)
+{
+	return container_of(ibah, struct sroce_ah, ibv_ah);
+}
+
 static inline struct sroce_cq *to_scq(struct ibv_cq *ibcq)
 {
 	return container_of(ibcq, struct sroce_cq, vcq.cq);
@@ -85,6 +96,8 @@ int sroce_query_port(struct ibv_context *ibctx, uint8_t port,
 		     struct ibv_port_attr *attr);
 struct ibv_pd *sroce_alloc_pd(struct ibv_context *ibctx);
 int sroce_dealloc_pd(struct ibv_pd *ibpd);
+struct ibv_ah *sroce_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr);
+int sroce_destroy_ah(struct ibv_ah *ibah);
 
 /* cq.c */
 struct ibv_cq *sroce_create_cq(struct ibv_context *ibctx, int cqe,

@@ -25,5 +25,7 @@ DECLARE_DRV_CMD(usroce_resize_cq, IB_USER_VERBS_CMD_RESIZE_CQ,
 		empty, sroce_resize_cq_resp);
 DECLARE_DRV_CMD(usroce_create_qp, IB_USER_VERBS_CMD_CREATE_QP,
 		empty, sroce_create_qp_resp);
+DECLARE_DRV_CMD(usroce_create_ah, IB_USER_VERBS_CMD_CREATE_AH,
+		empty, sroce_create_ah_resp);
 
 #endif /* SROCE_CMD_H */

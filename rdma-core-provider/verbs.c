@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "sroce.h"
 
@@ -71,5 +72,38 @@ int sroce_dealloc_pd(struct ibv_pd *ibpd)
 	if (ret)
 		return ret;
 	free(pd);
+	return 0;
+}
+
+struct ibv_ah *sroce_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
+{
+	struct usroce_create_ah_resp resp;
+	struct sroce_ah *ah;
+	int ret;
+
+	ah = calloc(1, sizeof(*ah));
+	if (!ah)
+		return NULL;
+	memset(&resp, 0, sizeof(resp));
+	ret = ibv_cmd_create_ah(pd, &ah->ibv_ah, attr, &resp.ibv_resp,
+				sizeof(resp));
+	if (ret) {
+		free(ah);
+		errno = ret;
+		return NULL;
+	}
+	ah->id = resp.ah_id;
+	return &ah->ibv_ah;
+}
+
+int sroce_destroy_ah(struct ibv_ah *ibah)
+{
+	struct sroce_ah *ah = to_sah(ibah);
+	int ret;
+
+	ret = ibv_cmd_destroy_ah(ibah);
+	if (ret)
+		return ret;
+	free(ah);
 	return 0;
 }

@@ -21,7 +21,7 @@ listed() { ibv_devices | grep -qw sroce0; }
 guid_ok() { [ "$(field node_guid)" = "$(expected_guid)" ]; }
 gid_v2() { info | grep -E 'GID\[ *0\]' | grep -q 'RoCE v2'; }
 v4_gid() { info | grep -q '::ffff:192.0.2.7'; }
-# verbs not implemented yet must be refused with EOPNOTSUPP (SRQ, UD QP)
+# verbs not implemented yet must be refused with EOPNOTSUPP (SRQ, UC QP)
 eopnotsupp() {
 	python3 - <<'PY'
 import errno, sys
@@ -42,7 +42,7 @@ def refused(make):
         return ex.error_code == errno.EOPNOTSUPP
     return False
 ok = refused(lambda: SRQ(pd, SrqInitAttr(SrqAttr(max_wr=4, max_sge=1))))
-ok &= refused(lambda: QP(pd, QPInitAttr(qp_type=e.IBV_QPT_UD, scq=cq, rcq=cq,
+ok &= refused(lambda: QP(pd, QPInitAttr(qp_type=e.IBV_QPT_UC, scq=cq, rcq=cq,
                                         cap=QPCap(max_send_wr=4, max_recv_wr=4))))
 sys.exit(0 if ok else 1)
 PY
@@ -57,7 +57,7 @@ rdma link add sroce0 type sroce netdev eth0
 if ! ls "$SROCE_TOP"/build/provider/libsroce-rdmav*.so >/dev/null 2>&1; then
 	for t in "ibv_devices lists sroce0" "transport InfiniBand" "link_layer Ethernet" \
 		 "PORT_ACTIVE" "node_guid is the MAC's EUI-64" "GID 0 is RoCE v2" \
-		 "IPv4 GID present" "max_mtu 4096" "SRQ and UD QP refused with EOPNOTSUPP" \
+		 "IPv4 GID present" "max_mtu 4096" "SRQ and UC QP refused with EOPNOTSUPP" \
 		 "rdma dev show"; do
 		ktap_skip "$t" "provider not built (build/provider)"
 	done
@@ -70,7 +70,7 @@ else
 	ktap_result "GID 0 is RoCE v2" gid_v2
 	ktap_result "IPv4 GID present" v4_gid
 	ktap_result "max_mtu 4096" test "$(field max_mtu)" = "4096 (5)"
-	ktap_result "SRQ and UD QP refused with EOPNOTSUPP" eopnotsupp
+	ktap_result "SRQ and UC QP refused with EOPNOTSUPP" eopnotsupp
 	ktap_result "rdma dev show" sh -c 'rdma dev show sroce0 | grep -q "node_type ca"'
 fi
 ktap_result "dmesg clean" dmesg_clean_since_mark

@@ -112,7 +112,7 @@ struct sroce_send_wqe {
 			__u32 reserved;
 		} atomic;
 		struct {
-			__u32 ah;	/* AH handle from create_ah */
+			__u32 ah;	/* AH id from create_ah (sroce_create_ah_resp) */
 			__u32 remote_qpn;
 			__u32 remote_qkey;
 			__u32 reserved;
@@ -149,7 +149,7 @@ struct sroce_cqe {
 	__u8 sl;
 	__u8 dlid_path_bits;
 	__u8 port_num;
-	__u8 reserved;
+	__u8 network_hdr_type;	/* kernel CQs: enum rdma_network_type, else 0 */
 	__u32 reserved2[4];
 };				/* 64 bytes */
 
@@ -168,6 +168,16 @@ struct sroce_create_qp_resp {
 	struct sroce_ring_info sq;
 	struct sroce_ring_info rq;
 	__u32 qpn;
+	__u32 reserved;
+};
+
+/*
+ * create_ah response: the AH's id. A UD SQ entry names its destination
+ * with it (sroce_send_wqe.wr.ud.ah); the kernel accepts only ids of AHs of
+ * the QP's own PD.
+ */
+struct sroce_create_ah_resp {
+	__u32 ah_id;
 	__u32 reserved;
 };
 

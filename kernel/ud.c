@@ -1,0 +1,485 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sroce UD transport (IBTA 9.8.4 with Annex A17) and the GSI QP (QP1).
+ *
+ * UD messages are single packets: SEND ONLY (or SEND ONLY with immediate)
+ * with a DETH carrying the sender's Q_Key and QPN. There are no ACKs, no
+ * retries and no PSN checks; a packet that finds no receive buffer is
+ * dropped. The send side completes a WQE as soon as its packet is handed to
+ * the network stack.
+ *
+ * UD and GSI QPs use the same rings, shadow SQ and worker plumbing as RC
+ * (qp.c), with their own work function, sroce_ud_work(). A UD QP has no
+ * fixed path: before building each packet the worker loads the WQE's AH
+ * path into qp->path, which only the worker reads for a UD QP.
+ *
+ * QPNs >= 16 are module-wide (qp.c). QP1 exists once per device: received
+ * packets for QPN 1 go to the GSI QP of the device they arrived on, found
+ * from the ingress netdev, or for loopback traffic (which arrives on lo)
+ * from the device owning the destination address.
+ *
+ * Receive buffers start with a 40-byte area for the GRH (IBTA 11.4.1.2):
+ * RoCEv2 puts the IPv6 header there, or the IPv4 header in its last 20
+ * bytes, as ib_get_gids_from_rdma_hdr() expects.
+ */
+#include <linux/inetdevice.h>
+#include <net/addrconf.h>
+#include <net/ipv6.h>
+#include <rdma/ib_mad.h>
+
+#include "sroce.h"
+#include "qp.h"
+#include "queue.h"
+
+#define SROCE_GRH_LEN		40
+#define SROCE_UD_RXQ_MAX	1024	/* packets queued to one QP */
+#define SROCE_UD_MAX_PAYLOAD	4096	/* a UD message fits the largest path MTU */
+
+/* GSI QPs of all devices, for the receive path: RCU, writers under the lock */
+static LIST_HEAD(sroce_gsi_list);
+static DEFINE_SPINLOCK(sroce_gsi_lock);
+
+/**
+ * sroce_gsi_add() - make @qp its device's QP1
+ * @qp: a new GSI QP
+ *
+ * Return: 0, or -EBUSY when the device has one already.
+ */
+int sroce_gsi_add(struct sroce_qp *qp)
+{
+	int err = 0;
+
+	spin_lock(&sroce_gsi_lock);
+	if (qp->sdev->gsi_qp) {
+		err = -EBUSY;
+	} else {
+		WRITE_ONCE(qp->sdev->gsi_qp, qp);
+		list_add_tail_rcu(&qp->gsi_node, &sroce_gsi_list);
+	}
+	spin_unlock(&sroce_gsi_lock);
+	return err;
+}
+
+/**
+ * sroce_gsi_del() - unpublish a GSI QP
+ * @qp: the device's GSI QP
+ *
+ * The caller waits for an RCU grace period before freeing anything the
+ * receive path may look at (sroce_destroy_qp() does).
+ */
+void sroce_gsi_del(struct sroce_qp *qp)
+{
+	spin_lock(&sroce_gsi_lock);
+	list_del_rcu(&qp->gsi_node);
+	WRITE_ONCE(qp->sdev->gsi_qp, NULL);
+	spin_unlock(&sroce_gsi_lock);
+}
+
+/* Does @ndev own the destination address of the packet at @iph? */
+static bool sroce_dst_is_local(struct net *net, struct net_device *ndev,
+			       const u8 *iph, bool v6)
+{
+	if (v6)
+		return ipv6_chk_addr(net, &((const struct ipv6hdr *)iph)->daddr,
+				     ndev, 0);
+	return __ip_dev_find(net, ((const struct iphdr *)iph)->daddr, false) == ndev;
+}
+
+/**
+ * sroce_gsi_get() - the GSI QP a packet for QPN 1 is for
+ * @net: namespace of the receiving socket
+ * @skb: the packet (skb->dev is the ingress netdev)
+ * @iph: its IP header
+ * @v6: @iph is IPv6
+ *
+ * Context: softirq. Return: the QP with a reference, or NULL.
+ */
+static struct sroce_qp *sroce_gsi_get(struct net *net, struct sk_buff *skb,
+				      const u8 *iph, bool v6)
+{
+	struct sroce_qp *qp, *found = NULL;
+	struct net_device *ndev;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(qp, &sroce_gsi_list, gsi_node) {
+		if (READ_ONCE(qp->sdev->ndev) == skb->dev) {
+			found = qp;
+			break;
+		}
+	}
+	if (!found) {
+		/* loopback: arrived on lo, addressed to one of our netdevs */
+		list_for_each_entry_rcu(qp, &sroce_gsi_list, gsi_node) {
+			ndev = READ_ONCE(qp->sdev->ndev);
+			if (ndev && net_eq(dev_net(ndev), net) &&
+			    sroce_dst_is_local(net, ndev, iph, v6)) {
+				found = qp;
+				break;
+			}
+		}
+	}
+	if (found && !refcount_inc_not_zero(&found->ref))
+		found = NULL;
+	rcu_read_unlock();
+	return found;
+}
+
+static int sroce_ud_drop(struct sk_buff *skb, enum sroce_drop why)
+{
+	atomic64_inc(&sroce_rx_drops[why]);
+	kfree_skb(skb);
+	return 0;
+}
+
+/**
+ * sroce_ud_rcv() - a UD packet arrived (net.c, after the ICRC and header
+ *	checks)
+ * @net: namespace of the receiving socket
+ * @skb: the datagram, data at the UDP header
+ * @hdr: its parsed transport header (a UD opcode)
+ * @iph: its IP header
+ * @v6: @iph is IPv6
+ *
+ * Finds the destination UD or GSI QP, checks the P_Key, the Q_Key and the
+ * length (at most 4096 bytes, the largest MTU) and queues the packet to the
+ * QP's worker. Failures are counted and the packet dropped.
+ *
+ * Context: softirq. Return: 0, the skb is consumed.
+ */
+int sroce_ud_rcv(struct net *net, struct sk_buff *skb,
+		 const struct sroce_pkt_hdr *hdr, const u8 *iph, bool v6)
+{
+	u32 dqpn = hdr->bth.dqpn;
+	struct sroce_qp *qp;
+	enum sroce_drop why;
+
+	if (dqpn == SROCE_GSI_QPN)
+		qp = sroce_gsi_get(net, skb, iph, v6);
+	else if (dqpn >= 16)
+		qp = sroce_qp_get_net(net, dqpn);
+	else
+		qp = NULL;
+	if (!qp)
+		return sroce_ud_drop(skb, SROCE_DROP_NO_QP);
+
+	if (qp->ibqp.qp_type != IB_QPT_UD && qp->ibqp.qp_type != IB_QPT_GSI)
+		why = SROCE_DROP_HDR;
+	else if (hdr->payload_len > SROCE_UD_MAX_PAYLOAD)
+		why = SROCE_DROP_LEN;
+	else if ((hdr->bth.pkey & 0x7fff) != (SROCE_DEFAULT_PKEY & 0x7fff))
+		why = SROCE_DROP_HDR;
+	else if (hdr->deth.qkey != READ_ONCE(qp->attr.qkey))
+		why = SROCE_DROP_QKEY;
+	else if (skb_queue_len(&qp->rxq) >= SROCE_UD_RXQ_MAX)
+		why = SROCE_DROP_NO_RQE;
+	else
+		why = SROCE_DROP_MAX;
+	if (why != SROCE_DROP_MAX) {
+		sroce_qp_put(qp);
+		return sroce_ud_drop(skb, why);
+	}
+	skb_queue_tail(&qp->rxq, skb);
+	sroce_qp_sched(qp);
+	sroce_qp_put(qp);
+	return 0;
+}
+
+/* ---- receive (worker) ------------------------------------------------ */
+
+/* Complete the RQE copied into qp->resp.rqe. */
+static void sroce_ud_complete_recv(struct sroce_qp *qp, const struct sroce_pkt_hdr *hdr,
+				   enum ib_wc_status status, u32 byte_len, bool v6)
+{
+	struct sroce_recv_wqe *rqe = qp->resp.rqe;
+	struct sroce_cqe cqe = {};
+
+	cqe.wr_id = rqe->wr_id;
+	cqe.status = status;
+	cqe.opcode = IB_WC_RECV;
+	cqe.qp_num = qp->ibqp.qp_num;
+	cqe.src_qp = hdr->deth.src_qpn;
+	cqe.byte_len = byte_len;
+	cqe.wc_flags = SROCE_WC_F_GRH;
+	if (hdr->info->flags & SROCE_OPF_IMMDT) {
+		cqe.ex = cpu_to_be32(hdr->immdt);
+		cqe.wc_flags |= SROCE_WC_F_WITH_IMM;
+	}
+	cqe.pkey_index = 0;
+	cqe.port_num = SROCE_PORT;
+	cqe.network_hdr_type = v6 ? RDMA_NETWORK_IPV6 : RDMA_NETWORK_IPV4;
+	sroce_queue_consumed(qp->rq, 1);
+	if (sroce_cq_post(to_scq(qp->ibqp.recv_cq), &cqe, hdr->bth.se))
+		sroce_qp_error(qp);
+}
+
+/**
+ * sroce_ud_rx() - deliver one UD packet into the next receive buffer
+ * @qp: the QP
+ * @skb: the packet, data at the UDP header, network header intact
+ * @hdr: its parsed transport header
+ *
+ * A receive buffer too small for GRH + payload completes with
+ * IB_WC_LOC_LEN_ERR; the QP stays usable (a remote sender must not be able
+ * to break it). A corrupt RQ (user space wrote a bad producer index or
+ * entry) moves the QP to ERR.
+ */
+static void sroce_ud_rx(struct sroce_qp *qp, struct sk_buff *skb,
+			const struct sroce_pkt_hdr *hdr)
+{
+	const u8 *iph = skb_network_header(skb);
+	bool v6 = (iph[0] >> 4) == 6;
+	struct sroce_recv_wqe *rqe = qp->resp.rqe;
+	u8 grh[SROCE_GRH_LEN] = {};
+	enum ib_wc_status status = IB_WC_SUCCESS;
+	const u8 *payload;
+	int n, err;
+
+	switch (READ_ONCE(qp->state)) {
+	case IB_QPS_RTR:
+	case IB_QPS_RTS:
+	case IB_QPS_SQD:
+	case IB_QPS_SQE:
+		break;
+	default:
+		return;		/* not receiving: silently dropped (no NAK in UD) */
+	}
+	if (!(hdr->info->flags & SROCE_OPF_UD) ||
+	    hdr->deth.qkey != qp->attr.qkey) {
+		atomic64_inc(&sroce_rx_drops[SROCE_DROP_QKEY]);
+		return;
+	}
+	n = sroce_queue_avail(qp->rq);
+	if (n < 0) {
+		sroce_qp_error(qp);
+		return;
+	}
+	if (!n) {
+		atomic64_inc(&sroce_rx_drops[SROCE_DROP_NO_RQE]);
+		return;
+	}
+	/* copy before validating: user space may change the ring at any time */
+	memcpy(rqe, sroce_queue_at(qp->rq, qp->rq->cons), qp->rq_stride);
+	if (rqe->num_sge > qp->max_recv_sge) {
+		rqe->num_sge = 0;
+		sroce_ud_complete_recv(qp, hdr, IB_WC_LOC_QP_OP_ERR, 0, v6);
+		sroce_qp_error(qp);
+		return;
+	}
+
+	if (v6)
+		memcpy(grh, iph, sizeof(struct ipv6hdr));
+	else
+		memcpy(grh + SROCE_GRH_LEN - sizeof(struct iphdr), iph,
+		       sizeof(struct iphdr));
+	payload = skb->data + sizeof(struct udphdr) + hdr->hdr_len;
+	err = sroce_sgl_copy(qp->sdev, qp->ibqp.pd, rqe->sge, rqe->num_sge, 0,
+			     grh, SROCE_GRH_LEN, SROCE_COPY_TO_MR);
+	if (!err)
+		err = sroce_sgl_copy(qp->sdev, qp->ibqp.pd, rqe->sge, rqe->num_sge,
+				     SROCE_GRH_LEN, (void *)payload,
+				     hdr->payload_len, SROCE_COPY_TO_MR);
+	if (err == -EMSGSIZE)
+		status = IB_WC_LOC_LEN_ERR;
+	else if (err)
+		status = IB_WC_LOC_PROT_ERR;
+	sroce_ud_complete_recv(qp, hdr, status, SROCE_GRH_LEN + hdr->payload_len, v6);
+	if (status == IB_WC_LOC_PROT_ERR)
+		sroce_qp_error(qp);	/* our own buffer is bad */
+}
+
+/* ---- send (worker) --------------------------------------------------- */
+
+static struct sroce_send_wqe *sroce_ud_shadow(struct sroce_qp *qp, u32 idx)
+{
+	return qp->sq_shadow + (size_t)(idx & (qp->sq_entries - 1)) * qp->sq_stride;
+}
+
+/* The port's MTU in bytes: the largest UD payload. */
+static u32 sroce_ud_mtu(struct sroce_qp *qp)
+{
+	int mtu = sroce_ib_mtu_from_netdev_mtu(READ_ONCE(qp->sdev->ndev->mtu));
+
+	return mtu ? ib_mtu_enum_to_int((enum ib_mtu)mtu) : 0;
+}
+
+/**
+ * sroce_ud_send_one() - copy, check and send SQ entry @idx
+ * @qp: the QP
+ * @idx: ring index (the SQ head)
+ *
+ * Return: the completion status for the entry.
+ */
+static enum ib_wc_status sroce_ud_send_one(struct sroce_qp *qp, u32 idx)
+{
+	struct sroce_send_wqe *wqe = sroce_ud_shadow(qp, idx);
+	struct sroce_swqe *sw = &qp->swqe[idx & (qp->sq_entries - 1)];
+	struct sroce_pkt_hdr hdr = {};
+	struct sroce_path path;
+	struct sk_buff *skb;
+	u64 len = 0;
+	u32 i, qkey, dqpn;
+	int hlen, err;
+
+	/* copy before validating: user space may change the ring at any time */
+	memcpy(wqe, sroce_queue_at(qp->sq, idx), qp->sq_stride);
+	memset(sw, 0, sizeof(*sw));
+
+	if (wqe->opcode != IB_UVERBS_WR_SEND &&
+	    wqe->opcode != IB_UVERBS_WR_SEND_WITH_IMM)
+		return IB_WC_LOC_QP_OP_ERR;
+	if (wqe->send_flags & ~(SROCE_SEND_FENCE | SROCE_SEND_SIGNALED |
+				SROCE_SEND_SOLICITED | SROCE_SEND_INLINE))
+		return IB_WC_LOC_QP_OP_ERR;
+	if (wqe->send_flags & SROCE_SEND_INLINE) {
+		if (wqe->inline_len > qp->max_inline)
+			return IB_WC_LOC_LEN_ERR;
+		len = wqe->inline_len;
+	} else {
+		if (wqe->num_sge > qp->max_send_sge)
+			return IB_WC_LOC_QP_OP_ERR;
+		for (i = 0; i < wqe->num_sge; i++)
+			len += wqe->sge[i].length;
+	}
+	if (len > sroce_ud_mtu(qp))
+		return IB_WC_LOC_LEN_ERR;
+	sw->length = len;
+
+	if (!sroce_ah_path(qp->sdev, qp->ibqp.pd, wqe->wr.ud.ah, &path))
+		return IB_WC_LOC_QP_OP_ERR;
+	dqpn = wqe->wr.ud.remote_qpn & SROCE_QPN_MASK;
+	/* a Q_Key with the high bit set means the QP's own (IBTA 10.2.4) */
+	qkey = wqe->wr.ud.remote_qkey;
+	if (qkey & SROCE_QKEY_PRIVILEGED)
+		qkey = qp->attr.qkey;
+
+	hdr.bth.opcode = wqe->opcode == IB_UVERBS_WR_SEND_WITH_IMM ?
+		SROCE_OP_UD_SEND_ONLY_IMM : SROCE_OP_UD_SEND_ONLY;
+	hdr.bth.se = !!(wqe->send_flags & SROCE_SEND_SOLICITED);
+	hdr.bth.pkey = SROCE_DEFAULT_PKEY;
+	hdr.bth.dqpn = dqpn;
+	hdr.bth.psn = qp->req.psn;
+	hdr.bth.pad = sroce_pad_len(len);
+	hdr.deth.qkey = qkey;
+	hdr.deth.src_qpn = qp->ibqp.qp_num;
+	hdr.immdt = be32_to_cpu(wqe->ex);
+	hdr.info = sroce_opcode(hdr.bth.opcode);
+	qp->req.psn = sroce_psn_inc(qp->req.psn);
+
+	/* the packet's path: only this worker reads a UD QP's qp->path */
+	path.sport = htons(sroce_udp_sport(qp->ibqp.qp_num, dqpn));
+	qp->path = path;
+	skb = sroce_pkt_alloc(qp, hdr.info->hdr_len + len);
+	if (!skb)
+		return IB_WC_SUCCESS;	/* lost, as on the wire */
+	hlen = sroce_pkt_build_hdrs(skb_put(skb, hdr.info->hdr_len),
+				    hdr.info->hdr_len, &hdr);
+	if (hlen < 0) {
+		kfree_skb(skb);
+		return IB_WC_LOC_QP_OP_ERR;
+	}
+	if (wqe->send_flags & SROCE_SEND_INLINE) {
+		skb_put_data(skb, wqe + 1, len);
+		err = 0;
+	} else {
+		err = sroce_sgl_copy(qp->sdev, qp->ibqp.pd, wqe->sge, wqe->num_sge,
+				     0, skb_put(skb, len), len, SROCE_COPY_FROM_MR);
+	}
+	if (err) {
+		kfree_skb(skb);
+		return IB_WC_LOC_PROT_ERR;
+	}
+	sroce_pkt_xmit(qp, skb, len);
+	return IB_WC_SUCCESS;
+}
+
+/**
+ * sroce_ud_send() - send what the SQ holds
+ * @qp: the QP, in RTS or SQD
+ *
+ * Every entry completes when its packet is sent. A bad entry completes in
+ * error and moves the QP to ERR. The doorbell protocol is the RC
+ * requester's (see sroce_requester()).
+ */
+static void sroce_ud_send(struct sroce_qp *qp)
+{
+	struct sroce_ring_hdr *h = qp->sq->hdr;
+	struct sroce_req *req = &qp->req;
+	enum ib_wc_status status;
+	int budget = 64;
+	u32 prod;
+
+	WRITE_ONCE(h->flags, 0);
+	while (budget--) {
+		prod = smp_load_acquire(&h->producer);
+		if (prod - req->comp_idx > qp->sq_entries) {
+			sroce_qp_error(qp);	/* hostile producer index */
+			return;
+		}
+		if (prod == req->comp_idx) {
+			WRITE_ONCE(h->flags, SROCE_RING_F_NEED_WAKEUP);
+			smp_mb();	/* flag store before producer load */
+			if (smp_load_acquire(&h->producer) == req->comp_idx)
+				return;
+			WRITE_ONCE(h->flags, 0);
+			continue;
+		}
+		if (READ_ONCE(qp->state) == IB_QPS_SQD)
+			return;
+		status = sroce_ud_send_one(qp, req->comp_idx);
+		sroce_stat_inc(qp->sdev, SROCE_STAT_SQ_WQES);
+		/*
+		 * Free the slot before the completion is visible: a poster
+		 * that saw the CQE must find room. The CQE is built from the
+		 * shadow copy.
+		 */
+		sroce_queue_consumed(qp->sq, 1);
+		sroce_req_complete(qp, req->comp_idx, status);
+		req->comp_idx++;
+		req->send_idx = req->comp_idx;
+		req->fetched = req->comp_idx;
+		if (status != IB_WC_SUCCESS) {
+			sroce_qp_error(qp);
+			return;
+		}
+	}
+	sroce_qp_sched(qp);	/* more to send: yield, come back */
+}
+
+/**
+ * sroce_ud_work() - the work function of UD and GSI QPs
+ * @w: qp->work
+ *
+ * Runs on sroce_wq, under qp->lock like the RC transport; UD and GSI QPs
+ * always run here (sroce_qp_kick() defers to this work item).
+ */
+void sroce_ud_work(struct work_struct *w)
+{
+	struct sroce_qp *qp = container_of(w, struct sroce_qp, work);
+	struct sroce_pkt_hdr hdr;
+	struct sk_buff *skb;
+	int budget = 256;
+
+	spin_lock_bh(&qp->lock);
+	while (budget-- && (skb = skb_dequeue(&qp->rxq))) {
+		sroce_stat_inc(qp->sdev, SROCE_STAT_RX_PKTS);
+		/* parsed and checked in softirq; parse again for the fields */
+		if (!sroce_pkt_parse(skb->data + sizeof(struct udphdr),
+				     skb->len - sizeof(struct udphdr), &hdr))
+			sroce_ud_rx(qp, skb, &hdr);
+		kfree_skb(skb);
+	}
+	switch (READ_ONCE(qp->state)) {
+	case IB_QPS_RTS:
+	case IB_QPS_SQD:
+		sroce_ud_send(qp);
+		break;
+	case IB_QPS_ERR:
+		sroce_flush(qp);
+		break;
+	default:
+		break;
+	}
+	spin_unlock_bh(&qp->lock);
+	if (!skb_queue_empty(&qp->rxq))
+		sroce_qp_sched(qp);
+}
