@@ -176,6 +176,42 @@ static void sroce_rnr_timer(struct timer_list *t)
 }
 
 /**
+ * sroce_qp_drain_rx() - hand the queued received packets to @rx, in order
+ * @qp: the QP
+ * @rx: the transport's receive handler
+ *
+ * At most 256 packets per call; the caller reschedules if more are left.
+ */
+void sroce_qp_drain_rx(struct sroce_qp *qp,
+		       void (*rx)(struct sroce_qp *qp, struct sk_buff *skb,
+				  const struct sroce_pkt_hdr *hdr))
+{
+	struct sroce_pkt_hdr hdr;
+	struct sk_buff *skb;
+	int budget = 256;
+
+	lockdep_assert_held(&qp->lock);
+
+	while (budget-- && (skb = skb_dequeue(&qp->rxq))) {
+		sroce_stat_inc(qp->sdev, SROCE_STAT_RX_PKTS);
+		/* parsed and checked on arrival; parse again for the fields */
+		if (!sroce_pkt_parse(skb->data + sizeof(struct udphdr),
+				     skb->len - sizeof(struct udphdr), &hdr))
+			rx(qp, skb, &hdr);
+		kfree_skb(skb);
+	}
+}
+
+static void sroce_rc_rx(struct sroce_qp *qp, struct sk_buff *skb,
+			const struct sroce_pkt_hdr *hdr)
+{
+	if (hdr->info->flags & (SROCE_OPF_RESP | SROCE_OPF_ACK))
+		sroce_completer_rx(qp, skb, hdr);
+	else
+		sroce_responder_rx(qp, skb, hdr);
+}
+
+/**
  * sroce_qp_process() - the QP's transport: receive, timers, send
  * @qp: the QP
  * @budget: request packets the requester may send in this run
@@ -185,24 +221,9 @@ static void sroce_rnr_timer(struct timer_list *t)
  */
 static void sroce_qp_process(struct sroce_qp *qp, int budget)
 {
-	struct sroce_pkt_hdr hdr;
-	struct sk_buff *skb;
-	int rx_budget = 256;
-
 	lockdep_assert_held(&qp->lock);
 
-	while (rx_budget-- && (skb = skb_dequeue(&qp->rxq))) {
-		sroce_stat_inc(qp->sdev, SROCE_STAT_RX_PKTS);
-		/* parsed and checked on arrival; parse again for the fields */
-		if (!sroce_pkt_parse(skb->data + sizeof(struct udphdr),
-				     skb->len - sizeof(struct udphdr), &hdr)) {
-			if (hdr.info->flags & (SROCE_OPF_RESP | SROCE_OPF_ACK))
-				sroce_completer_rx(qp, skb, &hdr);
-			else
-				sroce_responder_rx(qp, skb, &hdr);
-		}
-		kfree_skb(skb);
-	}
+	sroce_qp_drain_rx(qp, sroce_rc_rx);
 	sroce_responder_flush_acks(qp);
 	if (test_and_clear_bit(SROCE_QP_EV_TIMEOUT, &qp->events))
 		sroce_completer_timeout(qp);
@@ -261,14 +282,14 @@ static enum hrtimer_restart sroce_poll_timer(struct hrtimer *t)
 	return HRTIMER_NORESTART;
 }
 
-static void sroce_qp_work(struct work_struct *w)
+/* Run the transport (lock held), drop the lock, then follow up on it. */
+static void sroce_qp_run_unlock(struct sroce_qp *qp, int budget)
+	__releases(&qp->lock)
 {
-	struct sroce_qp *qp = container_of(w, struct sroce_qp, work);
 	bool poll;
 	u64 until;
 
-	spin_lock_bh(&qp->lock);
-	sroce_qp_process(qp, SROCE_WORK_BUDGET);
+	sroce_qp_process(qp, budget);
 	poll = qp->req.want_poll;
 	qp->req.want_poll = false;
 	until = qp->req.poll_until;
@@ -277,6 +298,14 @@ static void sroce_qp_work(struct work_struct *w)
 		sroce_qp_arm_poll(qp, until);
 	if (!skb_queue_empty(&qp->rxq))
 		sroce_qp_sched(qp);
+}
+
+static void sroce_qp_work(struct work_struct *w)
+{
+	struct sroce_qp *qp = container_of(w, struct sroce_qp, work);
+
+	spin_lock_bh(&qp->lock);
+	sroce_qp_run_unlock(qp, SROCE_WORK_BUDGET);
 }
 
 /**
@@ -290,23 +319,12 @@ static void sroce_qp_work(struct work_struct *w)
  */
 void sroce_qp_kick(struct sroce_qp *qp)
 {
-	bool poll;
-	u64 until;
-
 	/* UD and GSI QPs run in their work item only (sroce_ud_work()) */
 	if (qp->ibqp.qp_type != IB_QPT_RC || !spin_trylock_bh(&qp->lock)) {
 		sroce_qp_sched(qp);
 		return;
 	}
-	sroce_qp_process(qp, SROCE_KICK_BUDGET);
-	poll = qp->req.want_poll;
-	qp->req.want_poll = false;
-	until = qp->req.poll_until;
-	spin_unlock_bh(&qp->lock);
-	if (poll)
-		sroce_qp_arm_poll(qp, until);
-	if (!skb_queue_empty(&qp->rxq))
-		sroce_qp_sched(qp);
+	sroce_qp_run_unlock(qp, SROCE_KICK_BUDGET);
 }
 
 /* ---- create / destroy ------------------------------------------------ */

@@ -212,6 +212,9 @@ void sroce_qp_error(struct sroce_qp *qp);
 void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type type);
 void sroce_qp_sched(struct sroce_qp *qp);
 void sroce_qp_kick(struct sroce_qp *qp);
+void sroce_qp_drain_rx(struct sroce_qp *qp,
+		       void (*rx)(struct sroce_qp *qp, struct sk_buff *skb,
+				  const struct sroce_pkt_hdr *hdr));
 
 /* kpost.c */
 int sroce_kpost_send(struct sroce_qp *qp, const struct ib_send_wr *wr,
@@ -235,6 +238,8 @@ void sroce_gsi_del(struct sroce_qp *qp);
 
 /* requester.c */
 void sroce_requester(struct sroce_qp *qp, int budget);
+enum ib_wc_status sroce_wqe_len(struct sroce_qp *qp, const struct sroce_send_wqe *wqe,
+				u64 *len);
 void sroce_flush(struct sroce_qp *qp);
 void sroce_req_go_back(struct sroce_qp *qp, u32 psn);
 void sroce_req_complete(struct sroce_qp *qp, u32 idx, enum ib_wc_status status);

@@ -35,13 +35,44 @@ static u32 sroce_npkts(u32 len, u32 mtu)
 	return len ? DIV_ROUND_UP(len, mtu) : 1;
 }
 
+/**
+ * sroce_wqe_len() - check a (shadow) SQ entry's flags and gather list
+ * @qp: the QP
+ * @wqe: the entry, already copied out of the ring
+ * @len: its payload length (sum of the SGEs, or the inline length)
+ *
+ * Shared by the RC and UD requesters. Return: IB_WC_SUCCESS or the
+ * completion status of a malformed entry.
+ */
+enum ib_wc_status sroce_wqe_len(struct sroce_qp *qp, const struct sroce_send_wqe *wqe,
+				u64 *len)
+{
+	u32 i;
+
+	if (wqe->send_flags & ~(SROCE_SEND_FENCE | SROCE_SEND_SIGNALED |
+				SROCE_SEND_SOLICITED | SROCE_SEND_INLINE))
+		return IB_WC_LOC_QP_OP_ERR;
+	if (wqe->send_flags & SROCE_SEND_INLINE) {
+		if (wqe->inline_len > qp->max_inline)
+			return IB_WC_LOC_LEN_ERR;
+		*len = wqe->inline_len;
+		return IB_WC_SUCCESS;
+	}
+	if (wqe->num_sge > qp->max_send_sge)
+		return IB_WC_LOC_QP_OP_ERR;
+	*len = 0;
+	for (i = 0; i < wqe->num_sge; i++)
+		*len += wqe->sge[i].length;
+	return IB_WC_SUCCESS;
+}
+
 /* Copy and check one SQ entry; returns a completion status on error. */
 static enum ib_wc_status sroce_fetch_wqe(struct sroce_qp *qp, u32 idx)
 {
 	struct sroce_send_wqe *wqe = sroce_shadow(qp, idx);
 	struct sroce_swqe *sw = sroce_swqe(qp, idx);
-	u64 len = 0;
-	u32 i;
+	enum ib_wc_status status;
+	u64 len;
 
 	memcpy(wqe, sroce_queue_at(qp->sq, idx), qp->sq_stride);
 	memset(sw, 0, sizeof(*sw));
@@ -59,20 +90,9 @@ static enum ib_wc_status sroce_fetch_wqe(struct sroce_qp *qp, u32 idx)
 	default:
 		return IB_WC_LOC_QP_OP_ERR;
 	}
-	if (wqe->send_flags & ~(SROCE_SEND_FENCE | SROCE_SEND_SIGNALED |
-				SROCE_SEND_SOLICITED | SROCE_SEND_INLINE))
-		return IB_WC_LOC_QP_OP_ERR;
-
-	if (wqe->send_flags & SROCE_SEND_INLINE) {
-		if (wqe->inline_len > qp->max_inline)
-			return IB_WC_LOC_LEN_ERR;
-		len = wqe->inline_len;
-	} else {
-		if (wqe->num_sge > qp->max_send_sge)
-			return IB_WC_LOC_QP_OP_ERR;
-		for (i = 0; i < wqe->num_sge; i++)
-			len += wqe->sge[i].length;
-	}
+	status = sroce_wqe_len(qp, wqe, &len);
+	if (status != IB_WC_SUCCESS)
+		return status;
 	if (len > SROCE_MAX_MSG_SZ)
 		return IB_WC_LOC_LEN_ERR;
 	sw->length = len;
@@ -417,7 +437,8 @@ void sroce_requester(struct sroce_qp *qp, int budget)
 			WRITE_ONCE(h->flags, SROCE_RING_F_NEED_WAKEUP);
 			smp_mb();	/* flag store before producer load */
 			if (smp_load_acquire(&h->producer) == req->fetched) {
-				WRITE_ONCE(req->idle_since, ktime_get_ns());
+				if (READ_ONCE(sroce_sq_poll_us))
+					WRITE_ONCE(req->idle_since, ktime_get_ns());
 				return;
 			}
 			WRITE_ONCE(h->flags, 0);

@@ -316,9 +316,10 @@ static enum ib_wc_status sroce_ud_send_one(struct sroce_qp *qp, u32 idx)
 	struct sroce_pkt_hdr hdr = {};
 	struct sroce_path path;
 	struct sk_buff *skb;
-	u64 len = 0;
-	u32 i, qkey, dqpn;
+	enum ib_wc_status status;
+	u32 qkey, dqpn;
 	int hlen, err;
+	u64 len;
 
 	/* copy before validating: user space may change the ring at any time */
 	memcpy(wqe, sroce_queue_at(qp->sq, idx), qp->sq_stride);
@@ -327,19 +328,9 @@ static enum ib_wc_status sroce_ud_send_one(struct sroce_qp *qp, u32 idx)
 	if (wqe->opcode != IB_UVERBS_WR_SEND &&
 	    wqe->opcode != IB_UVERBS_WR_SEND_WITH_IMM)
 		return IB_WC_LOC_QP_OP_ERR;
-	if (wqe->send_flags & ~(SROCE_SEND_FENCE | SROCE_SEND_SIGNALED |
-				SROCE_SEND_SOLICITED | SROCE_SEND_INLINE))
-		return IB_WC_LOC_QP_OP_ERR;
-	if (wqe->send_flags & SROCE_SEND_INLINE) {
-		if (wqe->inline_len > qp->max_inline)
-			return IB_WC_LOC_LEN_ERR;
-		len = wqe->inline_len;
-	} else {
-		if (wqe->num_sge > qp->max_send_sge)
-			return IB_WC_LOC_QP_OP_ERR;
-		for (i = 0; i < wqe->num_sge; i++)
-			len += wqe->sge[i].length;
-	}
+	status = sroce_wqe_len(qp, wqe, &len);
+	if (status != IB_WC_SUCCESS)
+		return status;
 	if (len > sroce_ud_mtu(qp))
 		return IB_WC_LOC_LEN_ERR;
 	sw->length = len;
@@ -455,19 +446,9 @@ static void sroce_ud_send(struct sroce_qp *qp)
 void sroce_ud_work(struct work_struct *w)
 {
 	struct sroce_qp *qp = container_of(w, struct sroce_qp, work);
-	struct sroce_pkt_hdr hdr;
-	struct sk_buff *skb;
-	int budget = 256;
 
 	spin_lock_bh(&qp->lock);
-	while (budget-- && (skb = skb_dequeue(&qp->rxq))) {
-		sroce_stat_inc(qp->sdev, SROCE_STAT_RX_PKTS);
-		/* parsed and checked in softirq; parse again for the fields */
-		if (!sroce_pkt_parse(skb->data + sizeof(struct udphdr),
-				     skb->len - sizeof(struct udphdr), &hdr))
-			sroce_ud_rx(qp, skb, &hdr);
-		kfree_skb(skb);
-	}
+	sroce_qp_drain_rx(qp, sroce_ud_rx);
 	switch (READ_ONCE(qp->state)) {
 	case IB_QPS_RTS:
 	case IB_QPS_SQD:
