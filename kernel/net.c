@@ -49,22 +49,62 @@ static void sroce_rx_drop(struct sk_buff *skb, enum sroce_drop why)
 }
 
 /**
+ * sroce_rcv() - hand a checked RoCEv2 datagram to its QP
+ * @net: the namespace it arrived in
+ * @skb: the datagram, data at the UDP header, ICRC checked (or never on a
+ *	wire: see sroce_xmit_local())
+ * @iph: its IP header, without options or extension headers
+ * @v6: @iph is IPv6
+ *
+ * Parses the transport headers, finds the destination QP and checks the
+ * RC peer's address, queues the packet to the QP and runs the QP's
+ * transport right here unless another context is running it. Every
+ * failure is counted and the packet dropped.
+ *
+ * Context: softirq, or BH disabled. Return: 0, the skb is consumed.
+ */
+static int sroce_rcv(struct net *net, struct sk_buff *skb, const u8 *iph, bool v6)
+{
+	struct sroce_pkt_hdr hdr;
+	struct sroce_qp *qp;
+
+	if (sroce_pkt_parse(skb->data + sizeof(struct udphdr),
+			    skb->len - sizeof(struct udphdr), &hdr)) {
+		sroce_rx_drop(skb, SROCE_DROP_HDR);
+		return 0;
+	}
+	if (hdr.info->flags & SROCE_OPF_UD)
+		return sroce_ud_rcv(net, skb, &hdr, iph, v6);
+
+	qp = sroce_qp_get_net(net, hdr.bth.dqpn);
+	if (!qp) {
+		sroce_rx_drop(skb, SROCE_DROP_NO_QP);
+		return 0;
+	}
+	if (!(hdr.info->flags & SROCE_OPF_RC) || !sroce_qp_peer_ok(qp, iph, v6)) {
+		sroce_qp_put(qp);
+		sroce_rx_drop(skb, SROCE_DROP_HDR);
+		return 0;
+	}
+	skb_queue_tail(&qp->rxq, skb);
+	sroce_qp_kick(qp);
+	sroce_qp_put(qp);
+	return 0;
+}
+
+/**
  * sroce_udp_encap_recv() - a datagram arrived on UDP 4791
  * @sk: our socket (its namespace is the packet's)
  * @skb: the datagram, data at the UDP header
  *
- * Softirq context. Checks what can be checked without QP state (lengths,
- * ICRC, header syntax, destination QP and its namespace, the RC peer's
- * address), queues the packet to the QP and runs the QP's transport right
- * here unless another context is running it. Every failure is counted and
- * the packet dropped.
+ * Softirq context. Checks the lengths, the IP header and the ICRC, then
+ * hands the packet to sroce_rcv(). Every failure is counted and the packet
+ * dropped.
  *
  * Return: 0, the skb is consumed.
  */
 static int sroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 {
-	struct sroce_pkt_hdr hdr;
-	struct sroce_qp *qp;
 	const u8 *iph;
 	unsigned int iph_len;
 	bool v6;
@@ -84,25 +124,7 @@ static int sroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 		sroce_rx_drop(skb, SROCE_DROP_ICRC);
 		return 0;
 	}
-	if (sroce_pkt_parse(skb->data + sizeof(struct udphdr),
-			    skb->len - sizeof(struct udphdr), &hdr))
-		goto drop_hdr;
-	if (hdr.info->flags & SROCE_OPF_UD)
-		return sroce_ud_rcv(sock_net(sk), skb, &hdr, iph, v6);
-
-	qp = sroce_qp_get_net(sock_net(sk), hdr.bth.dqpn);
-	if (!qp) {
-		sroce_rx_drop(skb, SROCE_DROP_NO_QP);
-		return 0;
-	}
-	if (!(hdr.info->flags & SROCE_OPF_RC) || !sroce_qp_peer_ok(qp, iph, v6)) {
-		sroce_qp_put(qp);
-		goto drop_hdr;
-	}
-	skb_queue_tail(&qp->rxq, skb);
-	sroce_qp_kick(qp);
-	sroce_qp_put(qp);
-	return 0;
+	return sroce_rcv(sock_net(sk), skb, iph, v6);
 
 drop_len:
 	sroce_rx_drop(skb, SROCE_DROP_LEN);
@@ -245,6 +267,40 @@ struct sk_buff *sroce_pkt_alloc(struct sroce_qp *qp, u32 len)
 	return skb;
 }
 
+static bool sroce_loopback = true;
+module_param_named(loopback, sroce_loopback, bool, 0644);
+MODULE_PARM_DESC(loopback,
+		 "deliver packets for a local address directly, not through the IP stack and lo (default: on)");
+
+/**
+ * sroce_xmit_local() - deliver a packet addressed to this host
+ * @qp: the sending QP
+ * @skb: the packet, data at its IP header, all headers but the ICRC built
+ * @net: the sender's namespace, where the destination address is local
+ *
+ * The packet never reaches a wire, so like a NIC's internal loopback it
+ * skips the IP stack, lo, and the ICRC on both ends; it is received as if
+ * it had arrived on lo. The headers are our own, and sroce_rcv() checks
+ * them like any other.
+ *
+ * Return: 0, @skb is consumed.
+ */
+static int sroce_xmit_local(struct sroce_qp *qp, struct sk_buff *skb, struct net *net)
+{
+	const u8 *iph = skb_network_header(skb);
+	bool v6 = qp->path.ipv6;
+	int ret;
+
+	sroce_stat_inc(qp->sdev, SROCE_STAT_LOOPBACK_PKTS);
+	__skb_pull(skb, skb_transport_offset(skb));
+	skb->dev = net->loopback_dev;
+	skb->pkt_type = PACKET_HOST;
+	local_bh_disable();
+	ret = sroce_rcv(net, skb, iph, v6);
+	local_bh_enable();
+	return ret;
+}
+
 static int sroce_xmit4(struct sroce_qp *qp, struct sk_buff *skb, struct net *net)
 {
 	struct flowi4 fl4 = {
@@ -274,6 +330,11 @@ static int sroce_xmit4(struct sroce_qp *qp, struct sk_buff *skb, struct net *net
 	iph->protocol = IPPROTO_UDP;
 	iph->saddr = qp->path.saddr4;
 	iph->daddr = qp->path.daddr4;
+	if (sroce_loopback && rt->rt_type == RTN_LOCAL) {
+		ip_rt_put(rt);
+		ip_send_check(iph);
+		return sroce_xmit_local(qp, skb, net);
+	}
 	skb_dst_set(skb, &rt->dst);
 	ip_select_ident(net, skb, NULL);
 	/* ICRC last but one: it covers the final IP ID; the checksums are masked */
@@ -315,6 +376,10 @@ static int sroce_xmit6(struct sroce_qp *qp, struct sk_buff *skb, struct net *net
 	ip6h->hop_limit = qp->path.ttl;
 	ip6h->saddr = qp->path.saddr6;
 	ip6h->daddr = qp->path.daddr6;
+	if (sroce_loopback && (dst->dev->flags & IFF_LOOPBACK)) {
+		dst_release(dst);
+		return sroce_xmit_local(qp, skb, net);
+	}
 	skb_dst_set(skb, dst);
 	sroce_icrc_compute(&icrc, (u8 *)ip6h, sizeof(*ip6h), skb_transport_header(skb),
 			   udp_len - SROCE_ICRC_LEN);

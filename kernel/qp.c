@@ -282,22 +282,54 @@ static enum hrtimer_restart sroce_poll_timer(struct hrtimer *t)
 	return HRTIMER_NORESTART;
 }
 
-/* Run the transport (lock held), drop the lock, then follow up on it. */
+/* Rounds one context runs a QP for others before handing it to the worker */
+#define SROCE_KICK_ROUNDS	8
+
+/**
+ * sroce_qp_run_unlock() - run the transport, drop the lock, follow up
+ * @qp: the QP, its lock held
+ * @budget: request packets per round
+ *
+ * A context that found the lock taken (sroce_qp_kick()) leaves
+ * SROCE_QP_EV_KICK set and returns: the holder runs another round for it
+ * here, up to SROCE_KICK_ROUNDS, then hands the QP to the work item. A
+ * round that leaves received packets queued (past the receive budget) also
+ * ends in the work item, so no context holds the QP for long.
+ */
 static void sroce_qp_run_unlock(struct sroce_qp *qp, int budget)
 	__releases(&qp->lock)
 {
+	int rounds = SROCE_KICK_ROUNDS;
 	bool poll;
 	u64 until;
 
-	sroce_qp_process(qp, budget);
-	poll = qp->req.want_poll;
-	qp->req.want_poll = false;
-	until = qp->req.poll_until;
-	spin_unlock_bh(&qp->lock);
-	if (poll)
-		sroce_qp_arm_poll(qp, until);
-	if (!skb_queue_empty(&qp->rxq))
-		sroce_qp_sched(qp);
+	for (;;) {
+		lockdep_assert_held(&qp->lock);
+		/* ordered: what a kicker queued before setting the bit is seen */
+		test_and_clear_bit(SROCE_QP_EV_KICK, &qp->events);
+		sroce_qp_process(qp, budget);
+		poll = qp->req.want_poll;
+		qp->req.want_poll = false;
+		until = qp->req.poll_until;
+		spin_unlock_bh(&qp->lock);
+		if (poll)
+			sroce_qp_arm_poll(qp, until);
+		if (!skb_queue_empty(&qp->rxq)) {
+			sroce_qp_sched(qp);
+			return;
+		}
+		/* pairs with sroce_qp_kick(): it sees the lock free or we see the bit */
+		smp_mb();
+		if (!test_bit(SROCE_QP_EV_KICK, &qp->events))
+			return;
+		if (!--rounds) {
+			sroce_qp_sched(qp);
+			return;
+		}
+		/* taken meanwhile: that context clears the bit and runs the round */
+		if (!spin_trylock_bh(&qp->lock))
+			return;
+	}
 }
 
 static void sroce_qp_work(struct work_struct *w)
@@ -313,18 +345,22 @@ static void sroce_qp_work(struct work_struct *w)
  * @qp: the QP (a reference held by the caller)
  *
  * Softirq (a packet was queued to qp->rxq) or process context (doorbell).
- * When another context holds the lock, the work item is scheduled instead:
- * the holder may already be past the receive queue, and the work item will
- * find what was queued. Running here saves a work item wakeup per packet.
+ * When another context holds the lock, the kick is left for it as
+ * SROCE_QP_EV_KICK: the holder runs another round before it lets go, so
+ * neither a work item wakeup nor spinning is needed.
  */
 void sroce_qp_kick(struct sroce_qp *qp)
 {
 	/* UD and GSI QPs run in their work item only (sroce_ud_work()) */
-	if (qp->ibqp.qp_type != IB_QPT_RC || !spin_trylock_bh(&qp->lock)) {
+	if (qp->ibqp.qp_type != IB_QPT_RC) {
 		sroce_qp_sched(qp);
 		return;
 	}
-	sroce_qp_run_unlock(qp, SROCE_KICK_BUDGET);
+	set_bit(SROCE_QP_EV_KICK, &qp->events);
+	/* pairs with sroce_qp_run_unlock() and sroce_modify_qp() */
+	smp_mb__after_atomic();
+	if (spin_trylock_bh(&qp->lock))
+		sroce_qp_run_unlock(qp, SROCE_KICK_BUDGET);
 }
 
 /* ---- create / destroy ------------------------------------------------ */
@@ -694,8 +730,11 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 out_unlock:
 	spin_unlock_irq(&qp->state_lock);
 	spin_unlock_bh(&qp->lock);
-	if (!err && (mask & IB_QP_STATE) && next != cur &&
-	    (next == IB_QPS_ERR || next == IB_QPS_RTS || next == IB_QPS_SQD))
+	/* a kick that found us holding the lock (see sroce_qp_kick()) */
+	smp_mb();
+	if (test_bit(SROCE_QP_EV_KICK, &qp->events) ||
+	    (!err && (mask & IB_QP_STATE) && next != cur &&
+	     (next == IB_QPS_ERR || next == IB_QPS_RTS || next == IB_QPS_SQD)))
 		sroce_qp_sched(qp);
 	return err;
 }

@@ -36,10 +36,11 @@ struct sroce_mr;
 #define SROCE_MAX_AH		0x100000	/* AH ids 1..this per device */
 #define SROCE_MAX_INFLIGHT	1024	/* request packets not yet ACKed */
 
-/* qp->events bits: set by timers, consumed by the worker */
+/* qp->events bits: set by timers and kickers, consumed by the transport */
 enum {
 	SROCE_QP_EV_TIMEOUT,
 	SROCE_QP_EV_RNR_DONE,
+	SROCE_QP_EV_KICK,	/* work arrived while another context ran the QP */
 };
 
 /* Where the QP's packets go: resolved at RTR from the address vector. */
