@@ -310,13 +310,21 @@ static int sroce_xmit4(struct sroce_qp *qp, struct sk_buff *skb, struct net *net
 		.saddr = qp->path.saddr4,
 		.flowi4_tos = qp->path.tos & ~INET_ECN_MASK,
 	};
-	struct rtable *rt;
+	bool cached = qp->ibqp.qp_type == IB_QPT_RC;
+	struct rtable *rt = NULL;
 	struct iphdr *iph;
+	__be32 saddr;
 	u32 icrc;
 
-	rt = ip_route_output_key(net, &fl4);
-	if (IS_ERR(rt))
-		return PTR_ERR(rt);
+	if (cached)
+		rt = dst_cache_get_ip4(&qp->dst_cache, &saddr);
+	if (!rt) {
+		rt = ip_route_output_key(net, &fl4);
+		if (IS_ERR(rt))
+			return PTR_ERR(rt);
+		if (cached)
+			dst_cache_set_ip4(&qp->dst_cache, &rt->dst, fl4.saddr);
+	}
 
 	skb_push(skb, sizeof(*iph));
 	skb_reset_network_header(skb);
@@ -355,17 +363,25 @@ static int sroce_xmit6(struct sroce_qp *qp, struct sk_buff *skb, struct net *net
 		.daddr = qp->path.daddr6,
 		.saddr = qp->path.saddr6,
 	};
-	struct dst_entry *dst;
+	bool cached = qp->ibqp.qp_type == IB_QPT_RC;
+	struct dst_entry *dst = NULL;
 	struct ipv6hdr *ip6h;
 	int udp_len = skb->len;
+	struct in6_addr saddr;
 	u32 icrc;
 
-	dst = ip6_route_output(net, NULL, &fl6);
-	if (dst->error) {
-		int err = dst->error;
+	if (cached)
+		dst = dst_cache_get_ip6(&qp->dst_cache, &saddr);
+	if (!dst) {
+		dst = ip6_route_output(net, NULL, &fl6);
+		if (dst->error) {
+			int err = dst->error;
 
-		dst_release(dst);
-		return err;
+			dst_release(dst);
+			return err;
+		}
+		if (cached)
+			dst_cache_set_ip6(&qp->dst_cache, dst, &fl6.saddr);
 	}
 	skb_push(skb, sizeof(*ip6h));
 	skb_reset_network_header(skb);

@@ -439,7 +439,8 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->sq_shadow = kvcalloc(qp->sq_entries, qp->sq_stride, GFP_KERNEL);
 	qp->swqe = kvcalloc(qp->sq_entries, sizeof(*qp->swqe), GFP_KERNEL);
 	qp->resp.rqe = kzalloc(qp->rq_stride, GFP_KERNEL);
-	if (!qp->sq_shadow || !qp->swqe || !qp->resp.rqe) {
+	if (!qp->sq_shadow || !qp->swqe || !qp->resp.rqe ||
+	    dst_cache_init(&qp->dst_cache, GFP_KERNEL)) {
 		err = -ENOMEM;
 		goto err_free_shadow;
 	}
@@ -493,6 +494,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 err_erase_qpn:
 	xa_erase(&sroce_qp_xa, qpn);	/* a user QP: never the GSI QP */
 err_free_shadow:
+	dst_cache_destroy(&qp->dst_cache);	/* safe if never initialised */
 	kfree(qp->resp.rqe);
 	kvfree(qp->swqe);
 	kvfree(qp->sq_shadow);
@@ -538,6 +540,7 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	skb_queue_purge(&qp->rxq);
 	sroce_responder_release(qp);
 
+	dst_cache_destroy(&qp->dst_cache);
 	kfree(qp->resp.rqe);
 	kvfree(qp->swqe);
 	kvfree(qp->sq_shadow);
@@ -659,6 +662,7 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		err = sroce_qp_set_path(qp, attr);
 		if (err)
 			goto out_unlock;
+		dst_cache_reset(&qp->dst_cache);
 		qp->attr.ah_attr = attr->ah_attr;
 		/* the core's reference is only good for this call */
 		qp->attr.ah_attr.grh.sgid_attr = NULL;

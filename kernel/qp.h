@@ -19,6 +19,7 @@
 #include <linux/timer.h>
 #include <linux/workqueue.h>
 #include <linux/in6.h>
+#include <net/dst_cache.h>
 
 #include "sroce.h"
 #include "sroce_wire.h"
@@ -165,6 +166,7 @@ struct sroce_qp {
 	enum ib_qp_state state;
 	struct ib_qp_attr attr;
 	struct sroce_path path;
+	struct dst_cache dst_cache;	/* RC: the path's route, per CPU */
 	u32 mtu;		/* path MTU in bytes */
 
 	struct work_struct work;
