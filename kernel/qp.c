@@ -314,14 +314,14 @@ static void sroce_qp_run_unlock(struct sroce_qp *qp, int budget)
 		spin_unlock_bh(&qp->lock);
 		if (poll)
 			sroce_qp_arm_poll(qp, until);
-		if (!skb_queue_empty(&qp->rxq)) {
-			sroce_qp_sched(qp);
-			return;
-		}
 		/* pairs with sroce_qp_kick(): it sees the lock free or we see the bit */
 		smp_mb();
-		if (!test_bit(SROCE_QP_EV_KICK, &qp->events))
+		if (!test_bit(SROCE_QP_EV_KICK, &qp->events)) {
+			/* left over past the receive budget, nobody kicked: go on later */
+			if (!skb_queue_empty(&qp->rxq))
+				sroce_qp_sched(qp);
 			return;
+		}
 		if (!--rounds) {
 			sroce_qp_sched(qp);
 			return;
