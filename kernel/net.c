@@ -338,13 +338,14 @@ static int sroce_xmit4(struct sroce_qp *qp, struct sk_buff *skb, struct net *net
 	iph->protocol = IPPROTO_UDP;
 	iph->saddr = qp->path.saddr4;
 	iph->daddr = qp->path.daddr4;
+	/* every header byte is set: a UD receiver copies them to its buffer */
+	ip_select_ident(net, skb, NULL);
 	if (sroce_loopback && rt->rt_type == RTN_LOCAL) {
 		ip_rt_put(rt);
 		ip_send_check(iph);
 		return sroce_xmit_local(qp, skb, net);
 	}
 	skb_dst_set(skb, &rt->dst);
-	ip_select_ident(net, skb, NULL);
 	/* ICRC last but one: it covers the final IP ID; the checksums are masked */
 	sroce_icrc_compute(&icrc, (u8 *)iph, sizeof(*iph), skb_transport_header(skb),
 			   skb->len - sizeof(*iph) - SROCE_ICRC_LEN);
