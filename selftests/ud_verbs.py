@@ -112,6 +112,13 @@ def main():
         if ver_ihl != 0x45 or proto != 17 or data[:20] != bytes(20) or src != dst:
             print('GRH area: %s' % data[:40].hex())
             return 1
+        # every IPv4 header byte is set (a DF datagram's ID is 0) and checks
+        words = sum(int.from_bytes(data[i:i + 2], 'big') for i in range(20, 40, 2))
+        while words > 0xffff:
+            words = (words & 0xffff) + (words >> 16)
+        if data[24:26] != bytes(2) or not data[26] & 0x40 or words != 0xffff:
+            print('IPv4 header in the GRH area: %s' % data[20:40].hex())
+            return 1
         if data[GRH:] != payload:
             print('payload differs')
             return 1
