@@ -288,17 +288,14 @@ MODULE_PARM_DESC(loopback,
 static int sroce_xmit_local(struct sroce_qp *qp, struct sk_buff *skb, struct net *net)
 {
 	const u8 *iph = skb_network_header(skb);
-	bool v6 = qp->path.ipv6;
-	int ret;
 
+	/* a BH-disabling lock: the receive side runs as if in softirq */
+	lockdep_assert_held(&qp->lock);
 	sroce_stat_inc(qp->sdev, SROCE_STAT_LOOPBACK_PKTS);
 	__skb_pull(skb, skb_transport_offset(skb));
 	skb->dev = net->loopback_dev;
 	skb->pkt_type = PACKET_HOST;
-	local_bh_disable();
-	ret = sroce_rcv(net, skb, iph, v6);
-	local_bh_enable();
-	return ret;
+	return sroce_rcv(net, skb, iph, qp->path.ipv6);
 }
 
 static int sroce_xmit4(struct sroce_qp *qp, struct sk_buff *skb, struct net *net)
@@ -310,20 +307,18 @@ static int sroce_xmit4(struct sroce_qp *qp, struct sk_buff *skb, struct net *net
 		.saddr = qp->path.saddr4,
 		.flowi4_tos = qp->path.tos & ~INET_ECN_MASK,
 	};
-	bool cached = qp->ibqp.qp_type == IB_QPT_RC;
-	struct rtable *rt = NULL;
 	struct iphdr *iph;
+	struct rtable *rt;
 	__be32 saddr;
 	u32 icrc;
 
-	if (cached)
-		rt = dst_cache_get_ip4(&qp->dst_cache, &saddr);
+	/* always a miss for UD, whose dst_cache is not set up (qp.c) */
+	rt = dst_cache_get_ip4(&qp->dst_cache, &saddr);
 	if (!rt) {
 		rt = ip_route_output_key(net, &fl4);
 		if (IS_ERR(rt))
 			return PTR_ERR(rt);
-		if (cached)
-			dst_cache_set_ip4(&qp->dst_cache, &rt->dst, fl4.saddr);
+		dst_cache_set_ip4(&qp->dst_cache, &rt->dst, fl4.saddr);
 	}
 
 	skb_push(skb, sizeof(*iph));
@@ -364,15 +359,13 @@ static int sroce_xmit6(struct sroce_qp *qp, struct sk_buff *skb, struct net *net
 		.daddr = qp->path.daddr6,
 		.saddr = qp->path.saddr6,
 	};
-	bool cached = qp->ibqp.qp_type == IB_QPT_RC;
-	struct dst_entry *dst = NULL;
 	struct ipv6hdr *ip6h;
+	struct dst_entry *dst;
 	int udp_len = skb->len;
 	struct in6_addr saddr;
 	u32 icrc;
 
-	if (cached)
-		dst = dst_cache_get_ip6(&qp->dst_cache, &saddr);
+	dst = dst_cache_get_ip6(&qp->dst_cache, &saddr);
 	if (!dst) {
 		dst = ip6_route_output(net, NULL, &fl6);
 		if (dst->error) {
@@ -381,8 +374,7 @@ static int sroce_xmit6(struct sroce_qp *qp, struct sk_buff *skb, struct net *net
 			dst_release(dst);
 			return err;
 		}
-		if (cached)
-			dst_cache_set_ip6(&qp->dst_cache, dst, &fl6.saddr);
+		dst_cache_set_ip6(&qp->dst_cache, dst, &fl6.saddr);
 	}
 	skb_push(skb, sizeof(*ip6h));
 	skb_reset_network_header(skb);

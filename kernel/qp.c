@@ -439,8 +439,12 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->sq_shadow = kvcalloc(qp->sq_entries, qp->sq_stride, GFP_KERNEL);
 	qp->swqe = kvcalloc(qp->sq_entries, sizeof(*qp->swqe), GFP_KERNEL);
 	qp->resp.rqe = kzalloc(qp->rq_stride, GFP_KERNEL);
+	/*
+	 * An RC QP's one path is routed once; a UD QP's path changes with
+	 * every WQE's AH, so its cache stays unset and every lookup misses.
+	 */
 	if (!qp->sq_shadow || !qp->swqe || !qp->resp.rqe ||
-	    dst_cache_init(&qp->dst_cache, GFP_KERNEL)) {
+	    (init->qp_type == IB_QPT_RC && dst_cache_init(&qp->dst_cache, GFP_KERNEL))) {
 		err = -ENOMEM;
 		goto err_free_shadow;
 	}

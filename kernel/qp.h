@@ -166,7 +166,7 @@ struct sroce_qp {
 	enum ib_qp_state state;
 	struct ib_qp_attr attr;
 	struct sroce_path path;
-	struct dst_cache dst_cache;	/* RC: the path's route, per CPU */
+	struct dst_cache dst_cache;	/* RC: the path's route, per CPU; UD: unset */
 	u32 mtu;		/* path MTU in bytes */
 
 	struct work_struct work;
