@@ -7,6 +7,7 @@
 #ifndef SROCE_COMPAT_H
 #define SROCE_COMPAT_H
 
+#include <linux/mm.h>
 #include <linux/version.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/uverbs_ioctl.h>
@@ -26,6 +27,19 @@ static inline struct ib_udata *sroce_cq_udata(struct uverbs_attr_bundle *attrs)
 static inline struct ib_udata *sroce_cq_udata(struct ib_udata *udata)
 {
 	return udata;
+}
+#endif
+
+/* 6.3 made vma->vm_flags read-only behind vm_flags_set() */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+static inline void sroce_vm_flags_set(struct vm_area_struct *vma, vm_flags_t flags)
+{
+	vm_flags_set(vma, flags);
+}
+#else
+static inline void sroce_vm_flags_set(struct vm_area_struct *vma, vm_flags_t flags)
+{
+	vma->vm_flags |= flags;
 }
 #endif
 

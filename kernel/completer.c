@@ -9,28 +9,36 @@
 #include "qp.h"
 #include "queue.h"
 
-static inline struct sroce_send_wqe *sroce_shadow(struct sroce_qp *qp, u32 idx)
-{
-	return qp->sq_shadow + (size_t)(idx & (qp->sq_entries - 1)) * qp->sq_stride;
-}
-
-static inline struct sroce_swqe *sroce_swqe(struct sroce_qp *qp, u32 idx)
-{
-	return &qp->swqe[idx & (qp->sq_entries - 1)];
-}
-
 static bool sroce_is_read(struct sroce_qp *qp, u32 idx)
 {
 	return sroce_shadow(qp, idx)->opcode == IB_UVERBS_WR_RDMA_READ;
 }
 
-/* Retire the head entry with @status. */
-static void sroce_retire(struct sroce_qp *qp, enum ib_wc_status status)
+/**
+ * sroce_req_retire() - complete the oldest outstanding SQ entry
+ * @qp: the QP
+ * @status: its completion status
+ *
+ * An entry at or past send_idx (a go-back was about to send it again, or
+ * it was only partly sent) takes send_idx and the next PSN along.
+ */
+void sroce_req_retire(struct sroce_qp *qp, enum ib_wc_status status)
 {
 	struct sroce_req *req = &qp->req;
+	struct sroce_swqe *sw = sroce_swqe(qp, req->comp_idx);
 
-	if (sroce_is_read(qp, req->comp_idx) && req->rd_outstanding)
+	lockdep_assert_held(&qp->lock);
+
+	if (sroce_is_read(qp, req->comp_idx) && sw->sent)
 		req->rd_outstanding--;
+	if (req->comp_idx == req->send_idx) {
+		req->send_idx++;
+		req->send_off = 0;
+		if (sw->tail_sent)
+			req->psn = sroce_psn_inc(sw->last_psn);
+	}
+	if (req->started == req->comp_idx)	/* never started: a local failure */
+		req->started++;
 	/*
 	 * Free the ring slot before the completion is visible: a consumer
 	 * that polls the CQE may post again at once and must find room.
@@ -40,40 +48,72 @@ static void sroce_retire(struct sroce_qp *qp, enum ib_wc_status status)
 	req->comp_idx++;
 }
 
+/* The head entry fails with @status; the QP goes to ERR. */
+static void sroce_req_fail(struct sroce_qp *qp, enum ib_wc_status status)
+{
+	if (sroce_req_busy(&qp->req))
+		sroce_req_retire(qp, status);
+	sroce_qp_error(qp);
+}
+
 /* Progress: reset the retry budgets, restart or stop the timer. */
 static void sroce_progress(struct sroce_qp *qp)
 {
 	qp->req.retry_left = qp->attr.retry_cnt;
 	qp->req.rnr_left = qp->attr.rnr_retry;
-	if (qp->req.comp_idx == qp->req.send_idx && !qp->req.send_off)
+	if (!sroce_req_busy(&qp->req))
 		timer_delete(&qp->retrans_timer);
-	else
+	else if (!qp->req.rnr_wait)
 		sroce_req_arm_timer(qp);
 }
 
 /*
- * Everything up to and including @psn is acknowledged: retire the
- * non-READ entries it covers. A READ in the way that has not got all its
- * data means its responses were lost: ask again.
+ * Responses of the READ at @idx were lost (a later response or an ACK past
+ * it came first): ask for the rest again, once per gap; a retry that is
+ * lost too is the retransmit timer's.
  */
-static void sroce_ack_upto(struct sroce_qp *qp, u32 psn)
+static void sroce_read_gap(struct sroce_qp *qp, u32 idx)
 {
 	struct sroce_req *req = &qp->req;
+	struct sroce_swqe *sw = sroce_swqe(qp, idx);
+	u32 psn = sroce_psn_add(sw->first_psn, sw->read_done / qp->mtu);
 
-	while (req->comp_idx != req->send_idx) {
+	if (req->rd_gap && req->rd_gap_psn == psn)
+		return;
+	req->rd_gap = true;
+	req->rd_gap_psn = psn;
+	req->need_retry = true;
+	req->retry_psn = psn;
+}
+
+/*
+ * Everything up to and including @psn is acknowledged: retire the entries
+ * it covers. A READ in the way that has not got all its data stops the
+ * walk, and acknowledges nothing past its missing responses.
+ *
+ * Return: true if the oldest unacknowledged PSN moved (progress).
+ */
+static bool sroce_ack_upto(struct sroce_qp *qp, u32 psn)
+{
+	struct sroce_req *req = &qp->req;
+	u32 una = sroce_psn_inc(psn);
+
+	while (sroce_req_busy(req)) {
 		struct sroce_swqe *sw = sroce_swqe(qp, req->comp_idx);
 
-		if (sroce_psn_diff(psn, sw->last_psn) < 0)
+		if (!sw->tail_sent || sroce_psn_diff(psn, sw->last_psn) < 0)
 			break;
 		if (sroce_is_read(qp, req->comp_idx)) {
-			req->need_retry = true;
-			req->retry_psn = sw->first_psn;
+			una = sroce_psn_add(sw->first_psn, sw->read_done / qp->mtu);
+			sroce_read_gap(qp, req->comp_idx);
 			break;
 		}
-		sroce_retire(qp, IB_WC_SUCCESS);
+		sroce_req_retire(qp, IB_WC_SUCCESS);
 	}
-	if (sroce_psn_diff(psn, req->una_psn) >= 0)
-		req->una_psn = sroce_psn_inc(psn);
+	if (sroce_psn_diff(una, req->una_psn) <= 0)
+		return false;
+	req->una_psn = una;
+	return true;
 }
 
 static enum ib_wc_status sroce_nak_status(u8 code)
@@ -90,52 +130,98 @@ static enum ib_wc_status sroce_nak_status(u8 code)
 	}
 }
 
-static void sroce_rx_ack(struct sroce_qp *qp, const struct sroce_pkt_hdr *hdr)
+/*
+ * A PSN sequence error NAK: resend from @psn. Each one without progress
+ * spends a retry, so a peer that NAKs for ever ends in RETRY_EXC_ERR.
+ */
+static void sroce_rx_seq_nak(struct sroce_qp *qp, u32 psn)
 {
 	struct sroce_req *req = &qp->req;
+
+	/* stale (already acknowledged), or a resend is already due */
+	if (req->rnr_wait || sroce_psn_diff(psn, req->una_psn) < 0)
+		return;
+	if (!req->retry_left) {
+		sroce_req_fail(qp, IB_WC_RETRY_EXC_ERR);
+		return;
+	}
+	req->retry_left--;
+	req->need_retry = true;
+	req->retry_psn = psn;
+}
+
+static void sroce_rx_rnr_nak(struct sroce_qp *qp, u32 psn, u8 syn)
+{
+	struct sroce_req *req = &qp->req;
+
+	if (req->rnr_wait || sroce_psn_diff(psn, req->una_psn) < 0)
+		return;
+	if (req->rnr_left == 0) {
+		sroce_req_fail(qp, IB_WC_RNR_RETRY_EXC_ERR);
+		return;
+	}
+	if (req->rnr_left != 7)		/* 7: retry for ever */
+		req->rnr_left--;
+	req->rnr_wait = true;
+	req->retry_psn = psn;
+	timer_delete(&qp->retrans_timer);
+	mod_timer(&qp->rnr_timer, jiffies + max_t(unsigned long, 1,
+		  usecs_to_jiffies(sroce_rnr_timer_usecs(sroce_aeth_syn_value(syn)))));
+}
+
+static void sroce_rx_ack(struct sroce_qp *qp, const struct sroce_pkt_hdr *hdr)
+{
 	u8 syn = hdr->aeth.syndrome;
 	u32 psn = hdr->bth.psn;
 
 	/* an ACK for a PSN never sent is bogus */
-	if (sroce_psn_diff(psn, req->psn) >= 0)
+	if (sroce_psn_diff(psn, qp->req.psn) >= 0)
 		return;
 
 	switch (sroce_aeth_syn_type(syn)) {
 	case SROCE_AETH_ACK:
-		sroce_ack_upto(qp, psn);
-		sroce_progress(qp);
+		/* a duplicate ACK changes nothing: no budget reset, no timer push */
+		if (sroce_ack_upto(qp, psn))
+			sroce_progress(qp);
 		break;
 	case SROCE_AETH_RNR_NAK:
-		sroce_ack_upto(qp, sroce_psn_add(psn, SROCE_PSN_MASK)); /* psn - 1 */
-		if (req->rnr_left == 0) {
-			if (req->comp_idx != req->send_idx)
-				sroce_retire(qp, IB_WC_RNR_RETRY_EXC_ERR);
-			sroce_qp_error(qp);
-			return;
-		}
-		if (req->rnr_left != 7)		/* 7: retry for ever */
-			req->rnr_left--;
-		req->rnr_wait = true;
-		req->retry_psn = psn;
-		timer_delete(&qp->retrans_timer);
-		mod_timer(&qp->rnr_timer, jiffies + max_t(unsigned long, 1,
-			  usecs_to_jiffies(sroce_rnr_timer_usecs(sroce_aeth_syn_value(syn)))));
+		/* a NAK acknowledges everything before its PSN */
+		if (sroce_ack_upto(qp, sroce_psn_add(psn, SROCE_PSN_MASK)))
+			sroce_progress(qp);
+		sroce_rx_rnr_nak(qp, psn, syn);
 		break;
 	case SROCE_AETH_NAK:
-		sroce_ack_upto(qp, sroce_psn_add(psn, SROCE_PSN_MASK));
-		if (sroce_aeth_syn_value(syn) == SROCE_NAK_PSN_SEQ_ERR) {
-			req->need_retry = true;
-			req->retry_psn = psn;
+		if (sroce_ack_upto(qp, sroce_psn_add(psn, SROCE_PSN_MASK)))
 			sroce_progress(qp);
-			break;
-		}
-		if (req->comp_idx != req->send_idx)
-			sroce_retire(qp, sroce_nak_status(sroce_aeth_syn_value(syn)));
-		sroce_qp_error(qp);
+		if (sroce_aeth_syn_value(syn) == SROCE_NAK_PSN_SEQ_ERR)
+			sroce_rx_seq_nak(qp, psn);
+		else if (sroce_psn_diff(psn, qp->req.una_psn) >= 0)
+			sroce_req_fail(qp, sroce_nak_status(sroce_aeth_syn_value(syn)));
 		break;
 	default:
 		break;
 	}
+}
+
+/*
+ * The READ entry a response with @psn belongs to, among the entries sent;
+ * req->started if none (stale or bogus).
+ */
+static u32 sroce_read_of_psn(struct sroce_qp *qp, u32 psn)
+{
+	struct sroce_req *req = &qp->req;
+	u32 idx;
+
+	for (idx = req->comp_idx; idx != req->started; idx++) {
+		struct sroce_swqe *sw = sroce_swqe(qp, idx);
+
+		if (!sw->tail_sent)
+			break;
+		if (sroce_is_read(qp, idx) && sroce_psn_diff(psn, sw->first_psn) >= 0 &&
+		    sroce_psn_diff(psn, sw->last_psn) <= 0)
+			return idx;
+	}
+	return req->started;
 }
 
 static void sroce_rx_read_resp(struct sroce_qp *qp, struct sk_buff *skb,
@@ -148,25 +234,27 @@ static void sroce_rx_read_resp(struct sroce_qp *qp, struct sk_buff *skb,
 	const u8 *payload;
 	u32 op = hdr->info->flags;
 
-	/* a READ response implicitly acknowledges every earlier request */
-	for (idx = req->comp_idx; idx != req->send_idx; idx++) {
-		sw = sroce_swqe(qp, idx);
-		if (sroce_is_read(qp, idx) && sroce_psn_diff(psn, sw->first_psn) >= 0 &&
-		    sroce_psn_diff(psn, sw->last_psn) <= 0)
-			break;
-	}
-	if (idx == req->send_idx)
+	idx = sroce_read_of_psn(qp, psn);
+	if (idx == req->started)
 		return;		/* stale or bogus: drop */
-	while (req->comp_idx != idx)
-		sroce_retire(qp, IB_WC_SUCCESS);
+	/*
+	 * A READ response implicitly acknowledges every earlier request. An
+	 * earlier READ still missing data lost its responses (they come in
+	 * order): ask for them again, and keep this one for the resend.
+	 */
+	while (req->comp_idx != idx) {
+		if (sroce_is_read(qp, req->comp_idx)) {
+			sroce_read_gap(qp, req->comp_idx);
+			return;
+		}
+		sroce_req_retire(qp, IB_WC_SUCCESS);
+	}
 
 	sw = sroce_swqe(qp, idx);
 	expect = sroce_psn_add(sw->first_psn, sw->read_done / qp->mtu);
 	if (psn != expect) {
-		if (sroce_psn_diff(psn, expect) > 0) {	/* lost responses */
-			req->need_retry = true;
-			req->retry_psn = expect;
-		}
+		if (sroce_psn_diff(psn, expect) > 0)	/* lost responses */
+			sroce_read_gap(qp, idx);
 		return;
 	}
 	/* every response but the last carries exactly one MTU */
@@ -181,19 +269,19 @@ static void sroce_rx_read_resp(struct sroce_qp *qp, struct sk_buff *skb,
 	wqe = sroce_shadow(qp, idx);
 	if (sroce_sgl_copy(qp->sdev, qp->ibqp.pd, wqe->sge, wqe->num_sge, sw->read_done,
 			   (void *)payload, hdr->payload_len, SROCE_COPY_TO_MR)) {
-		sroce_retire(qp, IB_WC_LOC_PROT_ERR);
-		sroce_qp_error(qp);
+		sroce_req_fail(qp, IB_WC_LOC_PROT_ERR);
 		return;
 	}
 	sw->read_done += hdr->payload_len;
-	req->una_psn = sroce_psn_inc(psn);
+	req->rd_gap = false;
+	if (sroce_psn_diff(psn, req->una_psn) >= 0)
+		req->una_psn = sroce_psn_inc(psn);
 	if (op & (SROCE_OPF_LAST | SROCE_OPF_ONLY))
-		sroce_retire(qp, IB_WC_SUCCESS);
+		sroce_req_retire(qp, IB_WC_SUCCESS);
 	sroce_progress(qp);
 	return;
 bad:
-	sroce_retire(qp, IB_WC_BAD_RESP_ERR);
-	sroce_qp_error(qp);
+	sroce_req_fail(qp, IB_WC_BAD_RESP_ERR);
 }
 
 /**
@@ -207,6 +295,8 @@ void sroce_completer_rx(struct sroce_qp *qp, struct sk_buff *skb,
 {
 	enum ib_qp_state state = READ_ONCE(qp->state);
 
+	lockdep_assert_held(&qp->lock);
+
 	if (state != IB_QPS_RTS && state != IB_QPS_SQD)
 		return;
 	if (hdr->info->flags & SROCE_OPF_RESP) {
@@ -218,21 +308,25 @@ void sroce_completer_rx(struct sroce_qp *qp, struct sk_buff *skb,
 		sroce_rx_ack(qp, hdr);
 }
 
-/* The local ACK timer expired: retry or give up. */
+/* The local ACK timer expired: retry from the oldest unacknowledged PSN. */
 void sroce_completer_timeout(struct sroce_qp *qp)
 {
 	struct sroce_req *req = &qp->req;
 
-	if (req->comp_idx == req->send_idx && !req->send_off)
+	lockdep_assert_held(&qp->lock);
+
+	if (!sroce_req_busy(req) || req->rnr_wait)
 		return;
 	if (req->retry_left == 0) {
-		sroce_retire(qp, IB_WC_RETRY_EXC_ERR);
-		sroce_qp_error(qp);
+		sroce_req_fail(qp, IB_WC_RETRY_EXC_ERR);
 		return;
 	}
 	req->retry_left--;
 	req->need_retry = true;
 	req->retry_psn = req->una_psn;
+	req->rd_gap = false;
+	/* armed again even if the go-back finds nothing to resend */
+	sroce_req_arm_timer(qp);
 }
 
 /* An RNR NAK's wait is over: resend from the NAK'd PSN. */
@@ -240,8 +334,11 @@ void sroce_completer_rnr_done(struct sroce_qp *qp)
 {
 	struct sroce_req *req = &qp->req;
 
+	lockdep_assert_held(&qp->lock);
+
 	if (!req->rnr_wait)
 		return;
 	req->rnr_wait = false;
 	req->need_retry = true;
+	sroce_req_arm_timer(qp);
 }

@@ -26,6 +26,8 @@ static const struct rdma_stat_desc sroce_stat_descs[] = {
 	[SROCE_STAT_MAX + SROCE_DROP_NO_QP]	= { .name = "rx_drop_no_qp" },
 	[SROCE_STAT_MAX + SROCE_DROP_QKEY]	= { .name = "rx_drop_qkey" },
 	[SROCE_STAT_MAX + SROCE_DROP_NO_RQE]	= { .name = "rx_drop_no_rqe" },
+	[SROCE_STAT_MAX + SROCE_DROP_QP_STATE]	= { .name = "rx_drop_qp_state" },
+	[SROCE_STAT_MAX + SROCE_DROP_BACKLOG]	= { .name = "rx_drop_backlog" },
 };
 
 static_assert(ARRAY_SIZE(sroce_stat_descs) == SROCE_STAT_MAX + SROCE_DROP_MAX);

@@ -11,9 +11,14 @@
  * Keys: lkey == rkey == (index << 8) | 8-bit key, the index allocated
  * cyclically from the per-device MR table (never 0, so key 0 is never
  * valid). The transport finds an MR with sroce_mr_lookup(), which takes a
- * reference under RCU; dereg removes the MR from the table first, then
- * drops the registration's reference and waits until every in-flight user
- * dropped theirs before it unpins the pages.
+ * reference under RCU, and may keep it across packets (the responder holds
+ * the MR of a WRITE from FIRST to LAST, and of a READ until its last
+ * response). Deregistration never waits for those holders, which a remote
+ * peer controls: it marks the MR dead and removes it from the table, waits
+ * one RCU grace period for copies already under way (every copy runs in an
+ * RCU read-side section and checks the mark first), then unpins the pages.
+ * A holder's next copy fails with -EACCES; its final sroce_mr_put() frees
+ * the structure.
  */
 #include <linux/highmem.h>
 #include <linux/overflow.h>
@@ -74,7 +79,6 @@ static int sroce_mr_add(struct sroce_dev *sdev, struct sroce_mr *mr)
 	int err;
 
 	refcount_set(&mr->ref, 1);
-	init_completion(&mr->done);
 	/* reserve the index first: the keys depend on it */
 	err = xa_alloc_cyclic(&sdev->mr_xa, &idx, NULL, XA_LIMIT(1, SROCE_MAX_MR),
 			      &sdev->mr_next, GFP_KERNEL);
@@ -106,6 +110,14 @@ struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access)
 	err = sroce_mr_check_access(access);
 	if (err)
 		return ERR_PTR(err);
+	/*
+	 * A DMA MR spans all kernel memory: remote access to it would let any
+	 * peer that learns the rkey read or write the whole kernel. Local
+	 * access only (IB_PD_UNSAFE_GLOBAL_RKEY users get -EOPNOTSUPP).
+	 */
+	if (access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ |
+		      IB_ACCESS_REMOTE_ATOMIC))
+		return ERR_PTR(-EOPNOTSUPP);
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
@@ -128,7 +140,7 @@ static int sroce_mr_fill_pages(struct sroce_mr *mr)
 	unsigned long i = 0;
 
 	mr->npages = PAGE_ALIGN(mr->offset + mr->ibmr.length) >> PAGE_SHIFT;
-	mr->pages = kvmalloc_array(mr->npages, sizeof(*mr->pages), GFP_KERNEL);
+	mr->pages = kvmalloc_array(mr->npages, sizeof(*mr->pages), GFP_KERNEL_ACCOUNT);
 	if (!mr->pages)
 		return -ENOMEM;
 	for_each_sgtable_page(&mr->umem->sgt_append.sgt, &iter, 0) {
@@ -171,7 +183,7 @@ struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	if (err)
 		return ERR_PTR(err);
 
-	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL_ACCOUNT);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
 	umem = ib_umem_get(&sdev->ib_dev, start, length, access);
@@ -206,8 +218,11 @@ err_free_mr:
  * @ibmr: the MR
  * @udata: unused
  *
- * New lookups fail as soon as the MR leaves the table; transfers that
- * already hold a reference finish before the pages are unpinned.
+ * New lookups fail as soon as the MR leaves the table. Holders of a
+ * reference (a WRITE between FIRST and LAST, queued READ responses) are
+ * not waited for: their next copy fails once the MR is dead, and copies
+ * already under way finish within the RCU grace period waited here before
+ * the pages are unpinned. Bounded whatever the peer does.
  *
  * Context: may sleep.
  * Return: 0.
@@ -215,14 +230,23 @@ err_free_mr:
 int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
 	struct sroce_mr *mr = to_smr(ibmr);
+	struct ib_umem *umem = mr->umem;
+	struct page **pages = mr->pages;
 
+	WRITE_ONCE(mr->dead, true);
 	xa_erase(&to_sdev(ibmr->device)->mr_xa, ibmr->lkey >> 8);
-	sroce_mr_put(mr);
-	wait_for_completion(&mr->done);
-	kvfree(mr->pages);
-	ib_umem_release(mr->umem);
-	/* a lookup may still be looking at it under RCU */
-	kfree_rcu(mr, rcu);
+	/*
+	 * Our reference was the last one: nobody can copy any more (lookups
+	 * fail on a zero count). Otherwise a holder may be copying right now.
+	 */
+	if (!refcount_dec_and_test(&mr->ref)) {
+		synchronize_rcu();
+		mr = NULL;	/* the last holder's sroce_mr_put() frees it */
+	}
+	kvfree(pages);
+	ib_umem_release(umem);
+	if (mr)
+		kfree_rcu(mr, rcu);	/* a lookup may still be looking at it */
 	return 0;
 }
 
@@ -281,11 +305,14 @@ struct sroce_mr *sroce_mr_lookup(struct sroce_dev *sdev, u32 key,
 /**
  * sroce_mr_put() - drop a reference taken by sroce_mr_lookup()
  * @mr: the MR
+ *
+ * The last reference of a deregistered MR frees it (its pages are already
+ * unpinned by sroce_dereg_mr()).
  */
 void sroce_mr_put(struct sroce_mr *mr)
 {
 	if (refcount_dec_and_test(&mr->ref))
-		complete(&mr->done);
+		kfree_rcu(mr, rcu);
 }
 
 /**
@@ -298,11 +325,13 @@ void sroce_mr_put(struct sroce_mr *mr)
  *
  * Context: any; does not sleep.
  * Return: 0, -EINVAL if the range is outside the MR, -EACCES when writing
- * to an MR whose memory was pinned read-only.
+ * to an MR whose memory was pinned read-only, or when the MR was
+ * deregistered since the caller looked it up.
  */
 int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
 		  enum sroce_copy_dir dir)
 {
+	int err = 0;
 	u64 pos;
 
 	if (!sroce_mr_in_bounds(mr, iova, len))
@@ -310,6 +339,12 @@ int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
 	if (dir == SROCE_COPY_TO_MR && !ib_access_writable(mr->access))
 		return -EACCES;
 
+	/* sroce_dereg_mr() unpins the pages one grace period after the mark */
+	rcu_read_lock();
+	if (READ_ONCE(mr->dead)) {
+		err = -EACCES;
+		goto out_unlock;
+	}
 	if (!mr->umem) {
 		void *va = (void *)(uintptr_t)iova;
 
@@ -317,7 +352,7 @@ int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
 			memcpy(va, buf, len);
 		else
 			memcpy(buf, va, len);
-		return 0;
+		goto out_unlock;
 	}
 
 	pos = iova - mr->ibmr.iova + mr->offset;
@@ -335,7 +370,9 @@ int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
 		buf += n;
 		len -= n;
 	}
-	return 0;
+out_unlock:
+	rcu_read_unlock();
+	return err;
 }
 
 /**

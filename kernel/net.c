@@ -29,12 +29,21 @@
  * struct sroce_udp - per-network-namespace socket state
  * @sock4: IPv4 socket bound to 4791, NULL while unused
  * @sock6: IPv6-only socket bound to 4791, NULL when IPv6 is unavailable
- * @users: devices of this namespace using the sockets, under sroce_udp_lock
+ * @users: devices using the sockets, under sroce_udp_lock; the last one
+ *	frees the structure
+ * @slot: the namespace's pointer to this structure, NULL once the
+ *	namespace's exit method detached it
+ *
+ * Allocated apart from the namespace's generic data: a device of a dying
+ * namespace may be unregistered (from a work item) after the namespace's
+ * exit method ran and its data was freed. The exit method closes the
+ * sockets and detaches this structure; the devices' puts free it.
  */
 struct sroce_udp {
 	struct socket *sock4;
 	struct socket *sock6;
 	unsigned int users;
+	struct sroce_udp **slot;
 };
 
 static unsigned int sroce_net_id __read_mostly;
@@ -66,6 +75,8 @@ static void sroce_rx_drop(struct sk_buff *skb, enum sroce_drop why)
 static int sroce_rcv(struct net *net, struct sk_buff *skb, const u8 *iph, bool v6)
 {
 	struct sroce_pkt_hdr hdr;
+	enum ib_qp_state state;
+	enum sroce_drop why;
 	struct sroce_qp *qp;
 
 	if (sroce_pkt_parse(skb->data + sizeof(struct udphdr),
@@ -81,14 +92,29 @@ static int sroce_rcv(struct net *net, struct sk_buff *skb, const u8 *iph, bool v
 		sroce_rx_drop(skb, SROCE_DROP_NO_QP);
 		return 0;
 	}
-	if (!(hdr.info->flags & SROCE_OPF_RC) || !sroce_qp_peer_ok(qp, iph, v6)) {
-		sroce_qp_put(qp);
-		sroce_rx_drop(skb, SROCE_DROP_HDR);
-		return 0;
+	/* the sender's address is checked under the QP lock (sroce_rc_rx()) */
+	if (!(hdr.info->flags & SROCE_OPF_RC) || qp->ibqp.qp_type != IB_QPT_RC) {
+		why = SROCE_DROP_HDR;
+		goto drop_put;
+	}
+	state = READ_ONCE(qp->state);
+	if (state == IB_QPS_RESET || state == IB_QPS_INIT || state == IB_QPS_ERR) {
+		why = SROCE_DROP_QP_STATE;
+		goto drop_put;
+	}
+	/* bounded: a flood waits for no one (the transport drains in order) */
+	if (skb_queue_len(&qp->rxq) >= SROCE_RXQ_MAX) {
+		why = SROCE_DROP_BACKLOG;
+		goto drop_put;
 	}
 	skb_queue_tail(&qp->rxq, skb);
 	sroce_qp_kick(qp);
 	sroce_qp_put(qp);
+	return 0;
+
+drop_put:
+	sroce_qp_put(qp);
+	sroce_rx_drop(skb, why);
 	return 0;
 }
 
@@ -169,7 +195,12 @@ static void sroce_udp_close(struct sroce_udp *udp)
 		udp_tunnel_sock_release(udp->sock4);
 	udp->sock4 = NULL;
 	udp->sock6 = NULL;
-	udp->users = 0;
+}
+
+/* The namespace's slot for its struct sroce_udp pointer. */
+static struct sroce_udp **sroce_udp_slot(struct net *net)
+{
+	return net_generic(net, sroce_net_id);
 }
 
 /**
@@ -183,55 +214,77 @@ static void sroce_udp_close(struct sroce_udp *udp)
  */
 struct sroce_udp *sroce_udp_get(struct net *net)
 {
-	struct sroce_udp *udp = net_generic(net, sroce_net_id);
+	struct sroce_udp **slot = sroce_udp_slot(net);
+	struct sroce_udp *udp;
 	struct socket *sock;
 
 	mutex_lock(&sroce_udp_lock);
-	if (udp->users++)
+	udp = *slot;
+	if (udp) {
+		udp->users++;
 		goto out_unlock;
-
+	}
+	udp = kzalloc(sizeof(*udp), GFP_KERNEL);
+	if (!udp) {
+		udp = ERR_PTR(-ENOMEM);
+		goto out_unlock;
+	}
 	sock = sroce_udp_open(net, false);
 	if (IS_ERR(sock)) {
-		udp->users = 0;
-		mutex_unlock(&sroce_udp_lock);
-		return ERR_CAST(sock);
+		kfree(udp);
+		udp = ERR_CAST(sock);
+		goto out_unlock;
 	}
 	udp->sock4 = sock;
 	sock = sroce_udp_open(net, true);
 	udp->sock6 = IS_ERR(sock) ? NULL : sock;
+	udp->users = 1;
+	udp->slot = slot;
+	*slot = udp;
 out_unlock:
 	mutex_unlock(&sroce_udp_lock);
 	return udp;
 }
 
-/** sroce_udp_put() - drop a reference taken by sroce_udp_get() */
+/**
+ * sroce_udp_put() - drop a reference taken by sroce_udp_get()
+ * @udp: the state; its namespace may be gone already
+ */
 void sroce_udp_put(struct sroce_udp *udp)
 {
 	mutex_lock(&sroce_udp_lock);
-	if (udp->users && !--udp->users)
+	if (--udp->users == 0) {
 		sroce_udp_close(udp);
+		/* still attached: the namespace lives (see sroce_net_exit_net()) */
+		if (udp->slot)
+			*udp->slot = NULL;
+		kfree(udp);
+	}
 	mutex_unlock(&sroce_udp_lock);
 }
 
 static void __net_exit sroce_net_exit_net(struct net *net)
 {
-	struct sroce_udp *udp = net_generic(net, sroce_net_id);
+	struct sroce_udp **slot = sroce_udp_slot(net);
 
 	/*
-	 * Devices of a dying namespace are gone by now (their netdevs were
-	 * unregistered first, which waits for our netdev reference), so
-	 * nothing should be left; close anyway rather than leak a socket.
+	 * Devices of a dying namespace may still be queued for
+	 * unregistration: close the sockets now and leave the structure to
+	 * their puts, which no longer find it here.
 	 */
 	mutex_lock(&sroce_udp_lock);
-	if (udp->sock4 || udp->sock6)
-		sroce_udp_close(udp);
+	if (*slot) {
+		sroce_udp_close(*slot);
+		(*slot)->slot = NULL;
+		*slot = NULL;
+	}
 	mutex_unlock(&sroce_udp_lock);
 }
 
 static struct pernet_operations sroce_net_ops = {
 	.exit = sroce_net_exit_net,
 	.id = &sroce_net_id,
-	.size = sizeof(struct sroce_udp),
+	.size = sizeof(struct sroce_udp *),
 };
 
 int sroce_net_init(void)
@@ -316,8 +369,10 @@ static int sroce_xmit4(struct sroce_qp *qp, struct sk_buff *skb, struct net *net
 	rt = dst_cache_get_ip4(&qp->dst_cache, &saddr);
 	if (!rt) {
 		rt = ip_route_output_key(net, &fl4);
-		if (IS_ERR(rt))
+		if (IS_ERR(rt)) {
+			kfree_skb(skb);
 			return PTR_ERR(rt);
+		}
 		dst_cache_set_ip4(&qp->dst_cache, &rt->dst, fl4.saddr);
 	}
 
@@ -372,6 +427,7 @@ static int sroce_xmit6(struct sroce_qp *qp, struct sk_buff *skb, struct net *net
 			int err = dst->error;
 
 			dst_release(dst);
+			kfree_skb(skb);
 			return err;
 		}
 		dst_cache_set_ip6(&qp->dst_cache, dst, &fl6.saddr);

@@ -57,12 +57,22 @@ void sroce_qp_put(struct sroce_qp *qp)
 }
 
 /* ib_qp pointer for a QPN, for kernel CQ polling */
+/*
+ * The QP's memory outlives an RCU reader that found it: destroy_qp waits a
+ * grace period after unpublishing it. The pointer is the kernel consumer's
+ * to use, as with any CQE of a QP it has not destroyed yet.
+ */
 struct ib_qp *sroce_qp_from_qpn(struct sroce_dev *sdev, u32 qpn)
 {
-	struct sroce_qp *qp = qpn == SROCE_GSI_QPN ? READ_ONCE(sdev->gsi_qp) :
-						     xa_load(&sroce_qp_xa, qpn);
+	struct ib_qp *ibqp = NULL;
+	struct sroce_qp *qp;
 
-	return qp && qp->sdev == sdev ? &qp->ibqp : NULL;
+	rcu_read_lock();
+	qp = qpn == SROCE_GSI_QPN ? READ_ONCE(sdev->gsi_qp) : xa_load(&sroce_qp_xa, qpn);
+	if (qp && qp->sdev == sdev)
+		ibqp = &qp->ibqp;
+	rcu_read_unlock();
+	return ibqp;
 }
 
 /**
@@ -205,6 +215,13 @@ void sroce_qp_drain_rx(struct sroce_qp *qp,
 static void sroce_rc_rx(struct sroce_qp *qp, struct sk_buff *skb,
 			const struct sroce_pkt_hdr *hdr)
 {
+	const u8 *iph = skb_network_header(skb);
+
+	/* qp->path changes under qp->lock (modify_qp): check it here */
+	if (!sroce_qp_peer_ok(qp, iph, (iph[0] >> 4) == 6)) {
+		atomic64_inc(&sroce_rx_drops[SROCE_DROP_HDR]);
+		return;
+	}
 	if (hdr->info->flags & (SROCE_OPF_RESP | SROCE_OPF_ACK))
 		sroce_completer_rx(qp, skb, hdr);
 	else
@@ -239,8 +256,7 @@ static void sroce_qp_process(struct sroce_qp *qp, int budget)
 		sroce_responder_send_reads(qp);
 		sroce_requester(qp, budget);
 		/* drained: every message started before SQD is acknowledged */
-		if (!qp->sq_drained_sent && qp->req.comp_idx == qp->req.send_idx &&
-		    !qp->req.send_off) {
+		if (!qp->sq_drained_sent && !sroce_req_busy(&qp->req)) {
 			qp->sq_drained_sent = true;
 			sroce_qp_event(qp, IB_EVENT_SQ_DRAINED);
 		}
@@ -436,9 +452,9 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		err = PTR_ERR(qp->rq);
 		goto err_destroy_sq;
 	}
-	qp->sq_shadow = kvcalloc(qp->sq_entries, qp->sq_stride, GFP_KERNEL);
-	qp->swqe = kvcalloc(qp->sq_entries, sizeof(*qp->swqe), GFP_KERNEL);
-	qp->resp.rqe = kzalloc(qp->rq_stride, GFP_KERNEL);
+	qp->sq_shadow = kvcalloc(qp->sq_entries, qp->sq_stride, GFP_KERNEL_ACCOUNT);
+	qp->swqe = kvcalloc(qp->sq_entries, sizeof(*qp->swqe), GFP_KERNEL_ACCOUNT);
+	qp->resp.rqe = kzalloc(qp->rq_stride, GFP_KERNEL_ACCOUNT);
 	/*
 	 * An RC QP's one path is routed once; a UD QP's path changes with
 	 * every WQE's AH, so its cache stays unset and every lookup misses.
@@ -467,11 +483,16 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	/* the first post must ring the doorbell */
 	qp->sq->hdr->flags = SROCE_RING_F_NEED_WAKEUP;
 
+	/*
+	 * A user QP's number is reserved here (lookups find nothing) and
+	 * published only once nothing can fail any more: the receive path
+	 * must never find a QP that is about to be freed.
+	 */
 	if (init->qp_type == IB_QPT_GSI) {
 		qpn = SROCE_GSI_QPN;
 		err = sroce_gsi_add(qp);
 	} else {
-		err = xa_alloc_cyclic(&sroce_qp_xa, &qpn, qp,
+		err = xa_alloc_cyclic(&sroce_qp_xa, &qpn, NULL,
 				      XA_LIMIT(SROCE_QPN_MIN, SROCE_QPN_MAX),
 				      &sroce_next_qpn, GFP_KERNEL);
 	}
@@ -485,18 +506,27 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	cap->max_recv_sge = rsge;
 	cap->max_inline_data = qp->max_inline;
 
-	if (!udata)
-		return 0;
-	sroce_queue_info(qp->sq, &resp.sq);
-	sroce_queue_info(qp->rq, &resp.rq);
-	resp.qpn = qpn;
-	err = ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
-	if (err)
-		goto err_erase_qpn;
+	if (udata) {
+		sroce_queue_info(qp->sq, &resp.sq);
+		sroce_queue_info(qp->rq, &resp.rq);
+		resp.qpn = qpn;
+		err = ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
+		if (err)
+			goto err_release_qpn;
+	}
+	if (init->qp_type != IB_QPT_GSI) {
+		/* publish: a reserved entry reads as NULL until this store */
+		err = xa_err(xa_store(&sroce_qp_xa, qpn, qp, GFP_KERNEL));
+		if (err)
+			goto err_release_qpn;
+	}
 	return 0;
 
-err_erase_qpn:
-	xa_erase(&sroce_qp_xa, qpn);	/* a user QP: never the GSI QP */
+err_release_qpn:
+	if (init->qp_type == IB_QPT_GSI)
+		sroce_gsi_del(qp);
+	else
+		xa_erase(&sroce_qp_xa, qpn);
 err_free_shadow:
 	dst_cache_destroy(&qp->dst_cache);	/* safe if never initialised */
 	kfree(qp->resp.rqe);
@@ -568,14 +598,20 @@ static int sroce_qp_set_path(struct sroce_qp *qp, const struct ib_qp_attr *attr)
 }
 
 static int sroce_qp_check_attr(struct sroce_qp *qp, const struct ib_qp_attr *attr,
-			       int mask)
+			       int mask, bool may_priv_qkey)
 {
+	int port_mtu;
+
 	if ((mask & IB_QP_PORT) && attr->port_num != SROCE_PORT)
 		return -EINVAL;
 	if ((mask & IB_QP_PKEY_INDEX) && attr->pkey_index)
 		return -EINVAL;
 	if ((mask & IB_QP_PATH_MTU) &&
 	    (attr->path_mtu < IB_MTU_256 || attr->path_mtu > IB_MTU_4096))
+		return -EINVAL;
+	/* no larger than the port's active MTU: such packets would not fit */
+	port_mtu = sroce_ib_mtu_from_netdev_mtu(READ_ONCE(qp->sdev->ndev->mtu));
+	if ((mask & IB_QP_PATH_MTU) && (!port_mtu || attr->path_mtu > port_mtu))
 		return -EINVAL;
 	if ((mask & IB_QP_TIMEOUT) && attr->timeout > 31)
 		return -EINVAL;
@@ -594,7 +630,7 @@ static int sroce_qp_check_attr(struct sroce_qp *qp, const struct ib_qp_attr *att
 		return -EINVAL;
 	/* a controlled Q_Key (high bit set) is for privileged consumers */
 	if ((mask & IB_QP_QKEY) && (attr->qkey & SROCE_QKEY_PRIVILEGED) &&
-	    qp->ibqp.uobject && !capable(CAP_NET_RAW))
+	    !may_priv_qkey)
 		return -EPERM;
 	if ((mask & IB_QP_ACCESS_FLAGS) &&
 	    (attr->qp_access_flags & ~(IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ |
@@ -629,10 +665,17 @@ static void sroce_qp_reset_transport(struct sroce_qp *qp)
 	idx = sroce_queue_discard(qp->sq);
 	qp->req.comp_idx = idx;
 	qp->req.send_idx = idx;
+	qp->req.started = idx;
 	qp->req.fetched = idx;
 	sroce_queue_discard(qp->rq);
 	sroce_responder_reset(qp);
-	qp->events = 0;
+	/* nothing of the old connection survives: packets, timers, their events */
+	skb_queue_purge(&qp->rxq);
+	timer_delete(&qp->retrans_timer);
+	timer_delete(&qp->rnr_timer);
+	/* a kick may be pending from another context: keep it (see sroce_qp_kick()) */
+	clear_bit(SROCE_QP_EV_TIMEOUT, &qp->events);
+	clear_bit(SROCE_QP_EV_RNR_DONE, &qp->events);
 	qp->flushed = false;
 	qp->sq_drained_sent = false;
 	qp->comm_est_sent = false;
@@ -645,12 +688,17 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 {
 	struct sroce_qp *qp = to_sqp(ibqp);
 	enum ib_qp_state cur, next;
+	bool may_priv_qkey;
 	int err;
 
 	if (mask & ~IB_QP_ATTR_STANDARD_BITS)
 		return -EOPNOTSUPP;
 	if (udata && udata->inlen)
 		return -EINVAL;
+	/* capable() may sleep (audit): ask before taking the locks */
+	may_priv_qkey = !qp->ibqp.uobject ||
+		!((mask & IB_QP_QKEY) && (attr->qkey & SROCE_QKEY_PRIVILEGED)) ||
+		capable(CAP_NET_RAW);
 
 	spin_lock_bh(&qp->lock);
 	spin_lock_irq(&qp->state_lock);
@@ -659,7 +707,7 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	err = -EINVAL;
 	if (cur != qp->state || !ib_modify_qp_is_ok(cur, next, ibqp->qp_type, mask))
 		goto out_unlock;
-	err = sroce_qp_check_attr(qp, attr, mask);
+	err = sroce_qp_check_attr(qp, attr, mask, may_priv_qkey);
 	if (err)
 		goto out_unlock;
 	if (mask & IB_QP_AV) {
@@ -829,14 +877,15 @@ static int sroce_qps_show(struct seq_file *m, void *v)
 	xa_for_each(&sroce_qp_xa, qpn, qp) {
 		const struct sroce_req *rq = &qp->req;
 
-		seq_printf(m, "%s qpn %lu state %d psn %u una %u send %u/%u comp %u fetched %u prod %u flags %#x rd %u rnr %d retry %d | epsn %u msn %u ackp %d | rxq %u work %d timer %d ev %#lx\n",
+		seq_printf(m, "%s qpn %lu state %d psn %u una %u send %u/%u comp %u started %u fetched %u prod %u flags %#x rd %u rdgap %d rnr %d retry %d left %u | epsn %u msn %u ackp %d reads %u nakd %d | rxq %u work %d timer %d ev %#lx\n",
 			   dev_name(&qp->sdev->ib_dev.dev), qpn, READ_ONCE(qp->state),
 			   rq->psn, rq->una_psn, rq->send_idx, rq->send_off,
-			   rq->comp_idx, rq->fetched,
+			   rq->comp_idx, rq->started, rq->fetched,
 			   qp->sq ? READ_ONCE(qp->sq->hdr->producer) : 0,
 			   qp->sq ? READ_ONCE(qp->sq->hdr->flags) : 0,
-			   rq->rd_outstanding, rq->rnr_wait, rq->need_retry,
-			   qp->resp.psn, qp->resp.msn, qp->resp.ack_pending,
+			   rq->rd_outstanding, rq->rd_gap, rq->rnr_wait, rq->need_retry,
+			   rq->retry_left, qp->resp.psn, qp->resp.msn, qp->resp.ack_pending,
+			   qp->resp.rd_tail - qp->resp.rd_head, qp->resp.nak_deferred,
 			   skb_queue_len(&qp->rxq), work_pending(&qp->work),
 			   timer_pending(&qp->retrans_timer), READ_ONCE(qp->events));
 	}

@@ -36,6 +36,12 @@ struct sroce_mr;
 #define SROCE_MAX_RD_ATOMIC	128	/* also the responder's READ slots */
 #define SROCE_MAX_AH		0x100000	/* AH ids 1..this per device */
 #define SROCE_MAX_INFLIGHT	1024	/* request packets not yet ACKed */
+/*
+ * PSNs a READ may reach past the oldest unacknowledged one: a quarter of
+ * the PSN space, so every PSN in flight compares correctly (+/- 2^23).
+ */
+#define SROCE_MAX_PSN_INFLIGHT	(1u << 22)
+#define SROCE_RXQ_MAX		4096	/* received packets queued per QP */
 
 /* qp->events bits: set by timers and kickers, consumed by the transport */
 enum {
@@ -91,7 +97,8 @@ struct sroce_swqe {
 	u32 npkts;
 	u32 length;		/* total payload bytes */
 	u8 bad;			/* ib_wc_status when validation failed, else 0 */
-	bool sent;		/* every request packet sent at least once */
+	bool sent;		/* every request packet sent since the last go-back */
+	bool tail_sent;		/* the last request packet was sent (last_psn valid) */
 	u32 read_done;		/* READ: response bytes placed */
 };
 
@@ -101,13 +108,16 @@ struct sroce_req {
 	u32 send_idx;		/* ring index of the WQE being sent */
 	u32 send_off;		/* payload bytes of it already sent */
 	u32 comp_idx;		/* oldest WQE not completed (ring consumer) */
+	u32 started;		/* WQEs before this one have been (partly) sent */
 	u32 fetched;		/* WQEs copied into the shadow ring so far */
 	u32 rd_outstanding;	/* READs sent, not fully answered */
 	u32 retry_left;
 	u32 rnr_left;
 	bool rnr_wait;		/* waiting out an RNR NAK */
-	bool need_retry;	/* go back to comp_idx's first unacked PSN */
+	bool need_retry;	/* go back to retry_psn on the next run */
 	u32 retry_psn;
+	bool rd_gap;		/* a READ's responses were lost: asked again from rd_gap_psn */
+	u32 rd_gap_psn;
 	/* SQ polling grace (see sroce_req_idle_poll()) */
 	bool poll;		/* posts follow idleness closely: poll for them */
 	bool want_poll;		/* the requester went idle in poll mode */
@@ -121,8 +131,7 @@ struct sroce_resp_read {	/* one READ being answered */
 	u32 len;
 	u32 sent;		/* bytes answered */
 	u32 psn;		/* PSN of the next response packet */
-	u32 first_psn;
-	u32 last_psn;
+	u32 last_psn;		/* PSN of its last response packet */
 };
 
 struct sroce_resp {
@@ -130,6 +139,10 @@ struct sroce_resp {
 	u32 msn;
 	bool nak_sent;		/* PSN sequence NAK outstanding for a gap */
 	bool ack_pending;
+	/* a NAK that must wait for queued READ responses (IBTA ordering) */
+	bool nak_deferred;
+	u8 nak_syn;
+	u32 nak_psn;
 	/* SEND (or WRITE with immediate) receive buffer */
 	bool in_send;
 	bool rqe_valid;
@@ -191,6 +204,24 @@ static inline struct sroce_qp *to_sqp(struct ib_qp *ibqp)
 	return container_of(ibqp, struct sroce_qp, ibqp);
 }
 
+/* The kernel's validated copy of SQ entry @idx (free-running index). */
+static inline struct sroce_send_wqe *sroce_shadow(struct sroce_qp *qp, u32 idx)
+{
+	return qp->sq_shadow + (size_t)(idx & (qp->sq_entries - 1)) * qp->sq_stride;
+}
+
+/* The transport state of SQ entry @idx. */
+static inline struct sroce_swqe *sroce_swqe(struct sroce_qp *qp, u32 idx)
+{
+	return &qp->swqe[idx & (qp->sq_entries - 1)];
+}
+
+/* Has the requester sent anything that is not completed yet? */
+static inline bool sroce_req_busy(const struct sroce_req *req)
+{
+	return req->comp_idx != req->started;
+}
+
 extern struct workqueue_struct *sroce_wq;
 extern unsigned int sroce_sq_poll_us;
 
@@ -245,6 +276,7 @@ enum ib_wc_status sroce_wqe_len(struct sroce_qp *qp, const struct sroce_send_wqe
 				u64 *len);
 void sroce_flush(struct sroce_qp *qp);
 void sroce_req_go_back(struct sroce_qp *qp, u32 psn);
+void sroce_req_retire(struct sroce_qp *qp, enum ib_wc_status status);
 void sroce_req_complete(struct sroce_qp *qp, u32 idx, enum ib_wc_status status);
 void sroce_req_arm_timer(struct sroce_qp *qp);
 void sroce_req_doorbell(struct sroce_qp *qp);
@@ -272,6 +304,8 @@ enum sroce_drop {
 	SROCE_DROP_NO_QP,	/* no such destination QP in this namespace */
 	SROCE_DROP_QKEY,	/* UD: Q_Key is not the QP's */
 	SROCE_DROP_NO_RQE,	/* UD: no receive posted, or the QP's backlog full */
+	SROCE_DROP_QP_STATE,	/* RC: the QP does not receive in its state */
+	SROCE_DROP_BACKLOG,	/* RC: the QP's receive queue is full */
 	SROCE_DROP_MAX
 };
 extern atomic64_t sroce_rx_drops[SROCE_DROP_MAX];

@@ -3,13 +3,15 @@
  * sroce rings: allocation, and exposure to user space through mmap(2) on
  * the uverbs file. Index helpers are inline in queue.h.
  *
- * A user ring's buffer comes from vmalloc_user() and is owned by its
- * rdma_user_mmap_entry: destroying the queue removes the entry (no new
- * mmap can find it) and the RDMA core calls sroce_mmap_free() once the
- * entry's last reference is gone, which frees the buffer. A mapping that
- * outlives the object stays valid: remap_vmalloc_range() inserts the pages
- * with vm_insert_page(), which holds a page reference per mapped page, so
- * the pages are only returned to the allocator after the last munmap().
+ * A user ring's buffer is vmalloc()ed memory charged to the caller's
+ * memory cgroup, owned by its rdma_user_mmap_entry: destroying the queue
+ * removes the entry (no new mmap can find it) and the RDMA core calls
+ * sroce_mmap_free() once the entry's last reference is gone, which frees
+ * the buffer. A mapping that outlives the object (a process still mapping
+ * the rings of a disassociated device, say) stays valid: sroce_mmap()
+ * inserts the pages with vm_insert_page(), which holds a page reference
+ * per mapped page, so the pages are only returned to the allocator after
+ * the last munmap().
  */
 #include <linux/log2.h>
 #include <linux/mm.h>
@@ -27,7 +29,7 @@ static_assert(sizeof(struct sroce_cqe) == 64);
 /**
  * struct sroce_mmap_entry - an mmappable ring buffer
  * @rdma: the core's entry (offset and length for mmap(2))
- * @buf: vmalloc_user() buffer, freed by sroce_mmap_free()
+ * @buf: vmalloc()ed buffer (whole pages), freed by sroce_mmap_free()
  */
 struct sroce_mmap_entry {
 	struct rdma_user_mmap_entry rdma;
@@ -86,7 +88,7 @@ struct sroce_queue *sroce_queue_create(struct ib_udata *udata, u32 num_entries,
 	if (size > SROCE_QUEUE_MAX_BYTES)
 		return ERR_PTR(-EINVAL);
 
-	q = kzalloc(sizeof(*q), GFP_KERNEL);
+	q = kzalloc(sizeof(*q), GFP_KERNEL_ACCOUNT);
 	if (!q)
 		return ERR_PTR(-ENOMEM);
 	q->num_entries = num_entries;
@@ -109,12 +111,13 @@ struct sroce_queue *sroce_queue_create(struct ib_udata *udata, u32 num_entries,
 		err = -EINVAL;
 		goto err_free_queue;
 	}
-	me = kzalloc(sizeof(*me), GFP_KERNEL);
+	me = kzalloc(sizeof(*me), GFP_KERNEL_ACCOUNT);
 	if (!me) {
 		err = -ENOMEM;
 		goto err_free_queue;
 	}
-	me->buf = vmalloc_user(size);
+	/* whole pages: all of them are mapped */
+	me->buf = __vmalloc(PAGE_ALIGN(size), GFP_KERNEL_ACCOUNT | __GFP_ZERO);
 	if (!me->buf) {
 		err = -ENOMEM;
 		goto err_free_entry;
@@ -178,21 +181,27 @@ void sroce_queue_info(const struct sroce_queue *q, struct sroce_ring_info *info)
  *	(sroce_ring_info), and it must be MAP_SHARED
  *
  * Return: 0, -EINVAL for an unknown offset, a wrong length or a private
- * mapping, or remap_vmalloc_range()'s error.
+ * mapping, or vm_insert_page()'s error.
  */
 int sroce_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
 {
 	struct rdma_user_mmap_entry *e;
-	int err;
+	unsigned long off;
+	void *buf;
+	int err = 0;
 
 	/* a private (copy-on-write) mapping would never see the kernel's writes */
 	if (!(vma->vm_flags & VM_SHARED))
 		return -EINVAL;
-	/* checks that the length is the entry's */
+	/* checks that the length is the entry's (whole pages of the buffer) */
 	e = rdma_user_mmap_entry_get(ibuc, vma);
 	if (!e)
 		return -EINVAL;
-	err = remap_vmalloc_range(vma, to_smmap(e)->buf, 0);
+	buf = to_smmap(e)->buf;
+	for (off = 0; off < vma->vm_end - vma->vm_start && !err; off += PAGE_SIZE)
+		err = vm_insert_page(vma, vma->vm_start + off, vmalloc_to_page(buf + off));
+	if (!err)
+		sroce_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
 	rdma_user_mmap_entry_put(e);
 	return err;
 }

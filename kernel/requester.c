@@ -14,16 +14,6 @@
 #include "qp.h"
 #include "queue.h"
 
-static inline struct sroce_send_wqe *sroce_shadow(struct sroce_qp *qp, u32 idx)
-{
-	return qp->sq_shadow + (size_t)(idx & (qp->sq_entries - 1)) * qp->sq_stride;
-}
-
-static inline struct sroce_swqe *sroce_swqe(struct sroce_qp *qp, u32 idx)
-{
-	return &qp->swqe[idx & (qp->sq_entries - 1)];
-}
-
 static bool sroce_wqe_is_read(const struct sroce_send_wqe *wqe)
 {
 	return wqe->opcode == IB_UVERBS_WR_RDMA_READ;
@@ -158,6 +148,8 @@ static int sroce_req_send_one(struct sroce_qp *qp)
 	hdr.bth.psn = req->psn;
 	if (first)
 		sw->first_psn = req->psn;
+	if (req->send_idx == req->started)
+		req->started++;
 
 	if (sroce_wqe_is_read(wqe)) {
 		u32 left = sw->length - off;
@@ -213,6 +205,7 @@ static int sroce_req_send_one(struct sroce_qp *qp)
 	}
 	if (last) {
 		sw->sent = true;
+		sw->tail_sent = true;
 		req->send_idx++;
 		req->send_off = 0;
 	} else {
@@ -227,7 +220,7 @@ void sroce_req_arm_timer(struct sroce_qp *qp)
 {
 	u64 ns = sroce_local_ack_timeout_ns(qp->attr.timeout);
 
-	if (!ns || qp->req.comp_idx == qp->req.send_idx)
+	if (!ns || !sroce_req_busy(&qp->req))
 		return;
 	/* never below a jiffy or two: TCG guests are slow */
 	mod_timer(&qp->retrans_timer, jiffies + max_t(unsigned long, 2,
@@ -237,40 +230,45 @@ void sroce_req_arm_timer(struct sroce_qp *qp)
 /**
  * sroce_req_go_back() - resend from @psn (go-back-N)
  * @qp: the QP
- * @psn: first PSN to send again
+ * @psn: first PSN to send again (never before the oldest unacknowledged)
  *
- * Finds the entry holding @psn among those sent (including a partly sent
- * one at send_idx), restarts there and forgets that it and later entries
- * were sent. A READ restarts with a request for the bytes not received.
+ * Finds the entry holding @psn among those started, restarts there and
+ * forgets that it and later entries were sent. A READ restarts with a
+ * request for the bytes not received yet.
  */
 void sroce_req_go_back(struct sroce_qp *qp, u32 psn)
 {
 	struct sroce_req *req = &qp->req;
-	u32 idx, end = req->send_idx + (req->send_off ? 1 : 0);
-	bool found = false;
+	struct sroce_swqe *sw;
+	u32 idx;
+
+	lockdep_assert_held(&qp->lock);
+
+	if (sroce_psn_diff(psn, req->una_psn) < 0)
+		psn = req->una_psn;
+	for (idx = req->comp_idx; idx != req->started; idx++) {
+		sw = sroce_swqe(qp, idx);
+		if (!sw->tail_sent || sroce_psn_diff(psn, sw->last_psn) <= 0)
+			break;
+	}
+	if (idx == req->started)
+		return;		/* everything started is acknowledged */
 
 	sroce_stat_inc(qp->sdev, SROCE_STAT_RETRANSMITS);
-	for (idx = req->comp_idx; idx != end; idx++) {
-		struct sroce_swqe *sw = sroce_swqe(qp, idx);
-		bool read = sroce_wqe_is_read(sroce_shadow(qp, idx));
-		bool partial = idx == req->send_idx;
-
-		if (!found && (partial || sroce_psn_diff(psn, sw->last_psn) <= 0)) {
-			found = true;
-			if (sroce_psn_diff(psn, sw->first_psn) < 0)
-				psn = sw->first_psn;
-			if (read) {
-				req->send_off = sw->read_done;
-				psn = sroce_psn_add(sw->first_psn, sw->read_done / qp->mtu);
-			} else {
-				req->send_off = sroce_psn_diff(psn, sw->first_psn) * qp->mtu;
-			}
-			req->send_idx = idx;
-			req->psn = psn;
-		}
-		if (!found)
-			continue;
-		if (sw->sent && read)
+	sw = sroce_swqe(qp, idx);
+	if (sroce_psn_diff(psn, sw->first_psn) < 0)
+		psn = sw->first_psn;
+	if (sroce_wqe_is_read(sroce_shadow(qp, idx))) {
+		req->send_off = sw->read_done;
+		psn = sroce_psn_add(sw->first_psn, sw->read_done / qp->mtu);
+	} else {
+		req->send_off = sroce_psn_diff(psn, sw->first_psn) * qp->mtu;
+	}
+	req->send_idx = idx;
+	req->psn = psn;
+	for (; idx != req->started; idx++) {
+		sw = sroce_swqe(qp, idx);
+		if (sw->sent && sroce_wqe_is_read(sroce_shadow(qp, idx)))
 			req->rd_outstanding--;
 		sw->sent = false;
 	}
@@ -385,10 +383,7 @@ static void sroce_req_fail_head(struct sroce_qp *qp, enum ib_wc_status status)
 
 	if (req->comp_idx != req->send_idx)
 		return;		/* earlier entries first: the completer re-runs us */
-	sroce_queue_consumed(qp->sq, 1);	/* before the CQE, see sroce_retire() */
-	sroce_req_complete(qp, req->comp_idx, status);
-	req->comp_idx++;
-	req->send_idx++;
+	sroce_req_retire(qp, status);
 	sroce_qp_error(qp);
 }
 
@@ -430,7 +425,7 @@ void sroce_requester(struct sroce_qp *qp, int budget)
 			 * the retransmit timer runs us again and we look at
 			 * the ring then: no doorbell needed.
 			 */
-			if (req->comp_idx != req->send_idx)
+			if (sroce_req_busy(req))
 				return;
 			if (sroce_req_idle_poll(qp))
 				return;
@@ -449,13 +444,23 @@ void sroce_requester(struct sroce_qp *qp, int budget)
 			sroce_req_fail_head(qp, sroce_swqe(qp, req->send_idx)->bad);
 			return;
 		}
-		if (READ_ONCE(qp->state) == IB_QPS_SQD && req->send_off == 0)
-			return;		/* drain: no new message starts */
+		/* drain: no new message starts, the started ones are resent */
+		if (READ_ONCE(qp->state) == IB_QPS_SQD && req->send_idx == req->started)
+			return;
 		if (sroce_psn_diff(req->psn, req->una_psn) >= SROCE_MAX_INFLIGHT)
 			return;
-		if (req->send_off == 0 && sroce_wqe_is_read(wqe) &&
-		    req->rd_outstanding >= max_t(u32, qp->attr.max_rd_atomic, 1))
-			return;
+		if (sroce_wqe_is_read(wqe)) {
+			struct sroce_swqe *sw = sroce_swqe(qp, req->send_idx);
+
+			if (req->rd_outstanding >= max_t(u32, qp->attr.max_rd_atomic, 1))
+				return;
+			/* every PSN in flight within a quarter of the PSN space */
+			if (sroce_req_busy(req) &&
+			    sroce_psn_diff(req->psn, req->una_psn) +
+			    sroce_npkts(sw->length - req->send_off, qp->mtu) >
+			    SROCE_MAX_PSN_INFLIGHT)
+				return;
+		}
 		if (req->send_off == 0 && (wqe->send_flags & SROCE_SEND_FENCE) &&
 		    req->rd_outstanding)
 			return;
@@ -498,6 +503,7 @@ void sroce_flush(struct sroce_qp *qp)
 			req->comp_idx++;
 		}
 		req->send_idx = req->comp_idx;
+		req->started = req->comp_idx;
 		req->send_off = 0;
 	}
 	/*
@@ -519,5 +525,7 @@ void sroce_flush(struct sroce_qp *qp)
 			break;
 	}
 	qp->resp.rqe_valid = false;
+	/* the MRs of half-received WRITEs and unanswered READs go too */
+	sroce_responder_release(qp);
 	qp->flushed = true;
 }

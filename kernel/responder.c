@@ -42,6 +42,30 @@ static void sroce_nak(struct sroce_qp *qp, enum sroce_nak_code code)
 	sroce_send_ack(qp, sroce_aeth_syn_nak(code), qp->resp.psn);
 }
 
+static bool sroce_reads_queued(const struct sroce_resp *resp)
+{
+	return resp->rd_head != resp->rd_tail;
+}
+
+/*
+ * A NAK that asks the requester to resend (sequence error, RNR) for the
+ * expected PSN. It acknowledges every earlier PSN, so it waits behind
+ * READ responses still queued (responses leave in PSN order); a request
+ * that arrives in order meanwhile makes it moot (sroce_responder_rx()).
+ */
+static void sroce_resp_nak_resend(struct sroce_qp *qp, u8 syndrome)
+{
+	struct sroce_resp *resp = &qp->resp;
+
+	if (!sroce_reads_queued(resp)) {
+		sroce_send_ack(qp, syndrome, resp->psn);
+		return;
+	}
+	resp->nak_deferred = true;
+	resp->nak_syn = syndrome;
+	resp->nak_psn = resp->psn;
+}
+
 /* Fatal responder error: NAK, then the QP goes to ERR. */
 static void sroce_resp_fatal(struct sroce_qp *qp, enum sroce_nak_code code)
 {
@@ -49,14 +73,30 @@ static void sroce_resp_fatal(struct sroce_qp *qp, enum sroce_nak_code code)
 	sroce_qp_error(qp);
 }
 
-/* Coalesced ACK for everything received so far. */
+/*
+ * Coalesced ACK for everything received so far, and a deferred NAK. Both
+ * acknowledge every PSN before theirs, READs included: they wait until the
+ * READ responses queued before them are sent (IBTA: responses in order).
+ */
 void sroce_responder_flush_acks(struct sroce_qp *qp)
 {
-	if (!qp->resp.ack_pending)
+	struct sroce_resp *resp = &qp->resp;
+
+	lockdep_assert_held(&qp->lock);
+
+	if (sroce_reads_queued(resp))
 		return;
-	qp->resp.ack_pending = false;
+	if (resp->nak_deferred) {
+		resp->nak_deferred = false;
+		resp->ack_pending = false;	/* the NAK acknowledges as much */
+		sroce_send_ack(qp, resp->nak_syn, resp->nak_psn);
+		return;
+	}
+	if (!resp->ack_pending)
+		return;
+	resp->ack_pending = false;
 	sroce_send_ack(qp, sroce_aeth_syn_ack(SROCE_AETH_CREDITS_INVALID),
-		       sroce_psn_add(qp->resp.psn, SROCE_PSN_MASK));
+		       sroce_psn_add(resp->psn, SROCE_PSN_MASK));
 }
 
 static void sroce_read_release(struct sroce_resp_read *rd)
@@ -71,6 +111,8 @@ void sroce_responder_send_reads(struct sroce_qp *qp)
 {
 	struct sroce_resp *resp = &qp->resp;
 	int budget = 64;
+
+	lockdep_assert_held(&qp->lock);
 
 	while (resp->rd_head != resp->rd_tail && budget--) {
 		struct sroce_resp_read *rd = &resp->reads[resp->rd_head % SROCE_MAX_RD_ATOMIC];
@@ -113,8 +155,10 @@ void sroce_responder_send_reads(struct sroce_qp *qp)
 			resp->rd_head++;
 		}
 	}
-	if (resp->rd_head != resp->rd_tail)
+	if (sroce_reads_queued(resp))
 		sroce_qp_sched(qp);
+	else
+		sroce_responder_flush_acks(qp);	/* what waited behind them */
 }
 
 /* ---- executing requests --------------------------------------------- */
@@ -162,8 +206,7 @@ static int sroce_resp_need_rqe(struct sroce_qp *qp)
 	err = sroce_resp_get_rqe(qp);
 	if (err == -EAGAIN) {
 		sroce_stat_inc(qp->sdev, SROCE_STAT_RNR_NAKS_SENT);
-		sroce_send_ack(qp, sroce_aeth_syn_rnr(qp->attr.min_rnr_timer),
-			       qp->resp.psn);
+		sroce_resp_nak_resend(qp, sroce_aeth_syn_rnr(qp->attr.min_rnr_timer));
 	} else if (err) {
 		sroce_resp_fatal(qp, SROCE_NAK_REM_OP);
 	}
@@ -299,6 +342,27 @@ access_err:
 	return -EACCES;
 }
 
+/*
+ * A retransmitted READ request at @psn: the requester has gone back to it
+ * and will ask again for everything after it, so queued answers at or
+ * after @psn are dropped (they may be half sent; the new request says how
+ * much is still wanted).
+ */
+static void sroce_resp_drop_reads_from(struct sroce_qp *qp, u32 psn)
+{
+	struct sroce_resp *resp = &qp->resp;
+
+	while (sroce_reads_queued(resp)) {
+		struct sroce_resp_read *rd =
+			&resp->reads[(resp->rd_tail - 1) % SROCE_MAX_RD_ATOMIC];
+
+		if (sroce_psn_diff(rd->last_psn, psn) < 0)
+			break;
+		sroce_read_release(rd);
+		resp->rd_tail--;
+	}
+}
+
 /* Queue the answer to a READ request; @dup: a retransmitted request. */
 static int sroce_resp_read(struct sroce_qp *qp, const struct sroce_pkt_hdr *hdr, bool dup)
 {
@@ -313,13 +377,15 @@ static int sroce_resp_read(struct sroce_qp *qp, const struct sroce_pkt_hdr *hdr,
 		sroce_resp_fatal(qp, SROCE_NAK_INVALID_REQ);
 		return -EINVAL;
 	}
-	if (resp->rd_tail - resp->rd_head >=
-	    max_t(u32, qp->attr.max_dest_rd_atomic, 1)) {
-		if (!dup) {
-			sroce_resp_fatal(qp, SROCE_NAK_INVALID_RD_REQ);
-			return -EINVAL;
-		}
-		return 0;	/* duplicate while busy: the requester retries */
+	if (dup) {
+		sroce_resp_drop_reads_from(qp, hdr->bth.psn);
+		/* still full of earlier answers: the requester's timer retries */
+		if (resp->rd_tail - resp->rd_head >= SROCE_MAX_RD_ATOMIC)
+			return 0;
+	} else if (resp->rd_tail - resp->rd_head >=
+		   max_t(u32, qp->attr.max_dest_rd_atomic, 1)) {
+		sroce_resp_fatal(qp, SROCE_NAK_INVALID_RD_REQ);
+		return -EINVAL;
 	}
 	if (len) {
 		mr = sroce_mr_lookup(qp->sdev, hdr->reth.rkey, qp->ibqp.pd,
@@ -334,6 +400,7 @@ static int sroce_resp_read(struct sroce_qp *qp, const struct sroce_pkt_hdr *hdr,
 	rd->len = len;
 	rd->sent = 0;
 	rd->psn = hdr->bth.psn;
+	rd->last_psn = sroce_psn_add(hdr->bth.psn, npkts - 1);
 	if (!dup) {
 		resp->psn = sroce_psn_add(hdr->bth.psn, npkts);
 		resp->msn++;
@@ -359,6 +426,8 @@ void sroce_responder_rx(struct sroce_qp *qp, struct sk_buff *skb,
 	u32 flags = hdr->info->flags;
 	int d, err;
 
+	lockdep_assert_held(&qp->lock);
+
 	if (state != IB_QPS_RTR && state != IB_QPS_RTS && state != IB_QPS_SQD)
 		return;
 	if (state == IB_QPS_RTR && !qp->comm_est_sent) {
@@ -366,7 +435,8 @@ void sroce_responder_rx(struct sroce_qp *qp, struct sk_buff *skb,
 		qp->comm_est_sent = true;
 		sroce_qp_event(qp, IB_EVENT_COMM_EST);
 	}
-	if (!(flags & SROCE_OPF_REQ) || (flags & SROCE_OPF_ATOMIC))
+	/* no atomics; no SEND with Invalidate until invalidation exists */
+	if (!(flags & SROCE_OPF_REQ) || (flags & (SROCE_OPF_ATOMIC | SROCE_OPF_IETH)))
 		goto invalid;
 
 	d = sroce_psn_diff(hdr->bth.psn, resp->psn);
@@ -375,7 +445,7 @@ void sroce_responder_rx(struct sroce_qp *qp, struct sk_buff *skb,
 		if (!resp->nak_sent) {
 			resp->nak_sent = true;
 			sroce_stat_inc(qp->sdev, SROCE_STAT_SEQ_NAKS_SENT);
-			sroce_nak(qp, SROCE_NAK_PSN_SEQ_ERR);
+			sroce_resp_nak_resend(qp, sroce_aeth_syn_nak(SROCE_NAK_PSN_SEQ_ERR));
 		}
 		return;
 	}
@@ -388,6 +458,7 @@ void sroce_responder_rx(struct sroce_qp *qp, struct sk_buff *skb,
 		return;
 	}
 	resp->nak_sent = false;
+	resp->nak_deferred = false;	/* the resend it asked for has begun */
 	if (!sroce_resp_seq_ok(qp, flags))
 		goto invalid;
 

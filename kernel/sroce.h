@@ -24,7 +24,13 @@
 #define SROCE_GID_TBL_LEN	256
 #define SROCE_VENDOR_ID		0xffffff	/* no IEEE OUI: software device */
 #define SROCE_MAX_PD		0x10000
-#define SROCE_MAX_MSG_SZ	0x80000000u	/* 2 GiB, IBTA maximum */
+/*
+ * 1 GiB: at the smallest path MTU (256) a message then spans at most 2^22
+ * PSNs, a quarter of the 24-bit PSN space, so PSN comparisons (+/- 2^23)
+ * hold across every message in flight (the requester keeps the PSNs in
+ * flight below SROCE_MAX_PSN_INFLIGHT).
+ */
+#define SROCE_MAX_MSG_SZ	0x40000000u
 #define SROCE_MAX_CQ		0x10000
 #define SROCE_MAX_CQE		32768		/* SROCE_QUEUE_MAX_ENTRIES */
 #define SROCE_MAX_MR		0x40000		/* MR table indices 1..this */
@@ -141,8 +147,9 @@ void sroce_qp_sync_cq(struct ib_cq *ibcq);
 /**
  * struct sroce_mr - memory region
  * @ibmr: the core's MR (driver-allocated)
- * @ref: one reference for the registration plus one per sroce_mr_lookup()
- * @done: completed when @ref drops to zero (dereg waits for it)
+ * @ref: one reference for the registration plus one per sroce_mr_lookup();
+ *	the last one frees the structure
+ * @dead: deregistered: copies fail, the pages are (being) unpinned
  * @rcu: frees the MR after RCU readers of the MR table are gone
  * @umem: pinned user memory, NULL for a DMA MR
  * @pages: @npages pages covering [start, start + length) of a user MR
@@ -153,7 +160,7 @@ void sroce_qp_sync_cq(struct ib_cq *ibcq);
 struct sroce_mr {
 	struct ib_mr ibmr;
 	refcount_t ref;
-	struct completion done;
+	bool dead;
 	struct rcu_head rcu;
 	struct ib_umem *umem;
 	struct page **pages;

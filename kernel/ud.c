@@ -289,11 +289,6 @@ static void sroce_ud_rx(struct sroce_qp *qp, struct sk_buff *skb,
 
 /* ---- send (worker) --------------------------------------------------- */
 
-static struct sroce_send_wqe *sroce_ud_shadow(struct sroce_qp *qp, u32 idx)
-{
-	return qp->sq_shadow + (size_t)(idx & (qp->sq_entries - 1)) * qp->sq_stride;
-}
-
 /* The port's MTU in bytes: the largest UD payload. */
 static u32 sroce_ud_mtu(struct sroce_qp *qp)
 {
@@ -311,8 +306,8 @@ static u32 sroce_ud_mtu(struct sroce_qp *qp)
  */
 static enum ib_wc_status sroce_ud_send_one(struct sroce_qp *qp, u32 idx)
 {
-	struct sroce_send_wqe *wqe = sroce_ud_shadow(qp, idx);
-	struct sroce_swqe *sw = &qp->swqe[idx & (qp->sq_entries - 1)];
+	struct sroce_send_wqe *wqe = sroce_shadow(qp, idx);
+	struct sroce_swqe *sw = sroce_swqe(qp, idx);
 	struct sroce_pkt_hdr hdr = {};
 	struct sroce_path path;
 	struct sk_buff *skb;

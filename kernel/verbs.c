@@ -144,6 +144,21 @@ static void sroce_dealloc_ucontext(struct ib_ucontext *ibuc)
 {
 }
 
+/*
+ * The device is going away while a process still has it open (`rdma link
+ * delete`, netdev or namespace removal, rmmod): the core destroys every
+ * object of the context through the ordinary destroy verbs, none of which
+ * waits for the process or the peer, and the process gets
+ * IB_EVENT_DEVICE_FATAL and -EIO from then on. Nothing else is to be done
+ * here: the rings it still maps are pages it holds references to (see
+ * queue.c), which nothing in the kernel reads or writes any more. Having
+ * this callback is what lets the core unregister without waiting for the
+ * process to close the device.
+ */
+static void sroce_disassociate_ucontext(struct ib_ucontext *ibuc)
+{
+}
+
 static int sroce_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
 	return 0;
@@ -199,6 +214,7 @@ const struct ib_device_ops sroce_dev_ops = {
 	.dealloc_pd = sroce_dealloc_pd,
 	.dealloc_ucontext = sroce_dealloc_ucontext,
 	.dereg_mr = sroce_dereg_mr,
+	.disassociate_ucontext = sroce_disassociate_ucontext,
 	.destroy_ah = sroce_destroy_ah,
 	.destroy_cq = sroce_destroy_cq,
 	.destroy_qp = sroce_destroy_qp,
