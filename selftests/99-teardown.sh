@@ -156,7 +156,7 @@ ktap_result "sroce loads again" modprobe sroce
 
 # 5. the devices work after all that
 if topo_up sroce; then
-	client_server sroce9 peer sroce8 192.0.2.2 ibv_rc_pingpong -g 1 -n 100 -s 4096 >/dev/null &&
+	client_server sroce9 peer sroce8 192.0.2.2 ibv_rc_pingpong -g 1 -n 100 -s 4096 &&
 		ktap_ok "traffic after the teardowns" || ktap_fail "traffic after the teardowns"
 else
 	ktap_fail "traffic after the teardowns" "setup failed"
