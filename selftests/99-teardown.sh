@@ -8,7 +8,7 @@
 # the devices (sroce implements disassociate_ucontext: the core destroys
 # their objects and they get IB_EVENT_DEVICE_FATAL / -EIO instead of being
 # waited for), the processes must not be stuck in the kernel (killable at
-# once), and the kernel log stays clean. Then TD_ROUNDS (default 6) rounds of link add /
+# once), and the kernel log stays clean. Then TD_ROUNDS (default 3) rounds of link add /
 # traffic / link delete must not grow the kernel's slab by more than 8 MiB.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/net-topo.sh"
@@ -165,7 +165,7 @@ topo_down
 
 # 6. no growth over repeated teardowns under traffic
 sync; echo 3 > /proc/sys/vm/drop_caches
-s0=$(slab_kb) bad=0 ROUNDS=${TD_ROUNDS:-6}
+s0=$(slab_kb) bad=0 ROUNDS=${TD_ROUNDS:-3}
 for r in $(seq "$ROUNDS"); do
 	t0=$(date +%s%N)
 	if ! { topo_up sroce && traffic_start && timeout -k 2 15 rdma link delete sroce8; }; then

@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 
 #include <cstdio>
+#include <iterator>
 #include <thread>
 
 #include "verbs_handles.h"
@@ -12,19 +13,39 @@ namespace sroce::verify {
 
 namespace {
 
+constexpr const char *kStatusNames[] = {
+	"IBV_WC_SUCCESS", "IBV_WC_LOC_LEN_ERR", "IBV_WC_LOC_QP_OP_ERR", "IBV_WC_LOC_EEC_OP_ERR",
+	"IBV_WC_LOC_PROT_ERR", "IBV_WC_WR_FLUSH_ERR", "IBV_WC_MW_BIND_ERR", "IBV_WC_BAD_RESP_ERR",
+	"IBV_WC_LOC_ACCESS_ERR", "IBV_WC_REM_INV_REQ_ERR", "IBV_WC_REM_ACCESS_ERR",
+	"IBV_WC_REM_OP_ERR", "IBV_WC_RETRY_EXC_ERR", "IBV_WC_RNR_RETRY_EXC_ERR",
+	"IBV_WC_LOC_RDD_VIOL_ERR", "IBV_WC_REM_INV_RD_REQ_ERR", "IBV_WC_REM_ABORT_ERR",
+	"IBV_WC_INV_EECN_ERR", "IBV_WC_INV_EEC_STATE_ERR", "IBV_WC_FATAL_ERR",
+	"IBV_WC_RESP_TIMEOUT_ERR", "IBV_WC_GENERAL_ERR", "IBV_WC_TM_ERR", "IBV_WC_TM_RNDV_INCOMPLETE",
+};
+static_assert(IBV_WC_RETRY_EXC_ERR == 12 && IBV_WC_TM_ERR == 22);
+
 std::string wc_text(const ibv_wc &wc)
 {
-	char buf[256];
+	char buf[320];
 	std::snprintf(buf, sizeof(buf),
-		      "{status %s (%d), opcode %d, wr_id 0x%llx, byte_len %u, qp_num %u, "
+		      "{status %s (%s, %d), opcode %d, wr_id 0x%llx, byte_len %u, qp_num %u, "
 		      "wc_flags 0x%x, imm_data 0x%08x}",
-		      ibv_wc_status_str(wc.status), wc.status, wc.opcode,
+		      wc_status_name(wc.status).c_str(), ibv_wc_status_str(wc.status), wc.status,
+		      wc.opcode,
 		      static_cast<unsigned long long>(wc.wr_id), wc.byte_len, wc.qp_num,
 		      wc.wc_flags, ntohl(wc.imm_data));
 	return buf;
 }
 
 }  // namespace
+
+std::string wc_status_name(ibv_wc_status status)
+{
+	auto i = static_cast<size_t>(status);
+	if (i < std::size(kStatusNames))
+		return kStatusNames[i];
+	return "IBV_WC_STATUS_" + std::to_string(i);
+}
 
 ibv_wc wait_completion(ibv_cq *cq, std::chrono::milliseconds timeout, const char *what,
 		       const std::function<void()> &abort)
@@ -53,7 +74,7 @@ std::optional<std::string> check_completion(const ibv_wc &wc, const ExpectedWc &
 	std::string bad;
 	auto add = [&](const std::string &s) { bad += (bad.empty() ? "" : ", ") + s; };
 	if (wc.status != IBV_WC_SUCCESS)
-		add(std::string("status ") + ibv_wc_status_str(wc.status));
+		add("status " + wc_status_name(wc.status));
 	if (wc.wr_id != e.wr_id)
 		add("wr_id (expected 0x" + [&] {
 			char b[24];

@@ -10,7 +10,7 @@ namespace sroce::verify {
 namespace {
 
 constexpr uint8_t kPort = 1;
-constexpr int kQueueDepth = 16;
+constexpr uint32_t kMinQueueDepth = 16;
 constexpr uint32_t kWantSge = 16;
 constexpr uint32_t kWantInline = 256;
 
@@ -47,6 +47,7 @@ void PeerInfo::encode(WireWriter &w) const
 	w.u32(max_sge);
 	w.u32(active_mtu);
 	w.u32(max_msg_sz);
+	w.u32(max_dest_rd_atomic);
 	for (unsigned i = 0; i < kNumMrs; i++) {
 		w.u64(mr_addr[i]);
 		w.u32(mr_rkey[i]);
@@ -63,6 +64,7 @@ PeerInfo PeerInfo::decode(WireReader &r)
 	p.max_sge = r.u32();
 	p.active_mtu = r.u32();
 	p.max_msg_sz = r.u32();
+	p.max_dest_rd_atomic = r.u32();
 	for (unsigned i = 0; i < kNumMrs; i++) {
 		p.mr_addr[i] = r.u64();
 		p.mr_rkey[i] = r.u32();
@@ -71,7 +73,8 @@ PeerInfo PeerInfo::decode(WireReader &r)
 	return p;
 }
 
-Endpoint::Endpoint(const std::string &device, int gid_index, uint32_t max_size, uint32_t psn)
+Endpoint::Endpoint(const std::string &device, int gid_index, uint32_t max_size, uint32_t depth,
+		   uint32_t psn)
 	: ctx_(open_device(device)), gid_index_(gid_index), psn_(psn & 0xffffff)
 {
 	ibv_device_attr dattr{};
@@ -88,8 +91,12 @@ Endpoint::Endpoint(const std::string &device, int gid_index, uint32_t max_size, 
 	if (max_size > pattr.max_msg_sz)
 		throw Error("--max-size " + std::to_string(max_size) + " exceeds the port's max_msg_sz " +
 			    std::to_string(pattr.max_msg_sz));
-	if (mr_size(max_size) > dattr.max_mr_size)
-		throw Error("--max-size too large for the device's max_mr_size");
+	if (mr_size(max_size, depth) > dattr.max_mr_size)
+		throw Error("--max-size times --depth too large for the device's max_mr_size");
+	// as many READs in flight as the device allows, both ways (rxe and
+	// sroce: 128), so a batch's READs are really outstanding together
+	max_init_rd_atomic_ = static_cast<uint32_t>(std::max(dattr.max_qp_init_rd_atom, 1));
+	max_dest_rd_atomic_ = static_cast<uint32_t>(std::max(dattr.max_qp_rd_atom, 1));
 	if (ibv_query_gid(ctx_.get(), kPort, gid_index, &gid_))
 		throw_errno("ibv_query_gid index " + std::to_string(gid_index), errno);
 	static const ibv_gid zero{};
@@ -99,8 +106,10 @@ Endpoint::Endpoint(const std::string &device, int gid_index, uint32_t max_size, 
 	pd_.reset(ibv_alloc_pd(ctx_.get()));
 	if (!pd_)
 		throw_errno("ibv_alloc_pd", errno);
-	scq_.reset(ibv_create_cq(ctx_.get(), kQueueDepth, nullptr, nullptr, 0));
-	rcq_.reset(ibv_create_cq(ctx_.get(), kQueueDepth, nullptr, nullptr, 0));
+	// one send and one receive entry per transfer of a batch at most
+	const uint32_t qdepth = std::max(kMinQueueDepth, depth);
+	scq_.reset(ibv_create_cq(ctx_.get(), static_cast<int>(qdepth), nullptr, nullptr, 0));
+	rcq_.reset(ibv_create_cq(ctx_.get(), static_cast<int>(qdepth), nullptr, nullptr, 0));
 	if (!scq_ || !rcq_)
 		throw_errno("ibv_create_cq", errno);
 
@@ -111,8 +120,8 @@ Endpoint::Endpoint(const std::string &device, int gid_index, uint32_t max_size, 
 	init.send_cq = scq_.get();
 	init.recv_cq = rcq_.get();
 	init.qp_type = IBV_QPT_RC;
-	init.cap.max_send_wr = kQueueDepth;
-	init.cap.max_recv_wr = kQueueDepth;
+	init.cap.max_send_wr = qdepth;
+	init.cap.max_recv_wr = qdepth;
 	init.cap.max_send_sge = sge;
 	init.cap.max_recv_sge = sge;
 	init.cap.max_inline_data = kWantInline;
@@ -133,7 +142,7 @@ Endpoint::Endpoint(const std::string &device, int gid_index, uint32_t max_size, 
 
 	for (unsigned i = 0; i < kNumMrs; i++) {
 		Region r;
-		r.mem.resize(mr_size(max_size));
+		r.mem.resize(mr_size(max_size, depth));
 		r.mr.reset(ibv_reg_mr(pd_.get(), r.mem.data(), r.mem.size(),
 				      IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
 				      IBV_ACCESS_REMOTE_READ));
@@ -160,6 +169,7 @@ PeerInfo Endpoint::info() const
 	p.max_sge = max_sge_;
 	p.active_mtu = active_mtu_;
 	p.max_msg_sz = max_msg_sz_;
+	p.max_dest_rd_atomic = max_dest_rd_atomic_;
 	for (unsigned i = 0; i < kNumMrs; i++) {
 		p.mr_addr[i] = reinterpret_cast<uintptr_t>(regions_[i].mem.data());
 		p.mr_rkey[i] = regions_[i].mr->rkey;
@@ -173,14 +183,17 @@ uint64_t Endpoint::addr(uint32_t mr, uint64_t offset) const
 	return reinterpret_cast<uintptr_t>(regions_[mr].mem.data()) + offset;
 }
 
-void Endpoint::connect(const PeerInfo &peer, uint32_t mtu)
+void Endpoint::connect(const PeerInfo &peer, uint32_t mtu, Retry retry)
 {
+	// never more READs outstanding than the peer answers at once
+	max_rd_atomic_ = std::clamp<uint32_t>(peer.max_dest_rd_atomic, 1, max_init_rd_atomic_);
+
 	ibv_qp_attr attr{};
 	attr.qp_state = IBV_QPS_RTR;
 	attr.path_mtu = mtu_enum(mtu);
 	attr.dest_qp_num = peer.qpn;
 	attr.rq_psn = peer.psn;
-	attr.max_dest_rd_atomic = 1;
+	attr.max_dest_rd_atomic = static_cast<uint8_t>(std::min<uint32_t>(max_dest_rd_atomic_, 255));
 	attr.min_rnr_timer = 12;
 	attr.ah_attr.is_global = 1;
 	attr.ah_attr.port_num = kPort;
@@ -193,11 +206,11 @@ void Endpoint::connect(const PeerInfo &peer, uint32_t mtu)
 
 	attr = {};
 	attr.qp_state = IBV_QPS_RTS;
-	attr.timeout = 17;      // ~0.5 s: generous under emulation
-	attr.retry_cnt = 7;
+	attr.timeout = retry.timeout;   // default 17, ~0.5 s: generous under emulation
+	attr.retry_cnt = retry.retry_cnt;
 	attr.rnr_retry = 7;
 	attr.sq_psn = psn_;
-	attr.max_rd_atomic = 1;
+	attr.max_rd_atomic = static_cast<uint8_t>(std::min<uint32_t>(max_rd_atomic_, 255));
 	modify(qp_.get(), attr,
 	       IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
 	       IBV_QP_MAX_QP_RD_ATOMIC, "RTS");

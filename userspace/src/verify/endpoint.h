@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 // One side of the test: device, PD, CQs, an RC QP and kNumMrs registered
-// buffers, plus what the peer needs to know about them.
+// buffers of DEPTH slots each, plus what the peer needs to know about them.
 #pragma once
 
 #include <array>
@@ -22,6 +22,7 @@ struct PeerInfo {
 	uint32_t max_sge = 0;       // min of send, recv and RDMA read SGEs
 	uint32_t active_mtu = 0;    // bytes
 	uint32_t max_msg_sz = 0;
+	uint32_t max_dest_rd_atomic = 0;  // READs it answers at once (responder)
 	std::array<uint64_t, kNumMrs> mr_addr{};
 	std::array<uint32_t, kNumMrs> mr_rkey{};
 	std::array<uint64_t, kNumMrs> mr_len{};
@@ -34,12 +35,21 @@ uint32_t mtu_bytes(ibv_mtu mtu);
 
 class Endpoint {
 public:
-	// Opens DEVICE, creates everything and moves the QP to INIT.
-	Endpoint(const std::string &device, int gid_index, uint32_t max_size, uint32_t psn);
+	// Opens DEVICE, creates everything and moves the QP to INIT; the
+	// queues hold DEPTH transfers in flight.
+	Endpoint(const std::string &device, int gid_index, uint32_t max_size, uint32_t depth,
+		 uint32_t psn);
 
 	PeerInfo info() const;
+	// The requester's retry settings, applied by connect().
+	struct Retry {
+		uint8_t timeout = 17;   // local ACK timeout exponent
+		uint8_t retry_cnt = 7;
+	};
 	// INIT -> RTR -> RTS towards PEER with path MTU MTU (bytes).
-	void connect(const PeerInfo &peer, uint32_t mtu);
+	void connect(const PeerInfo &peer, uint32_t mtu, Retry retry);
+	// READs the QP may have outstanding as requester (after connect()).
+	uint32_t max_rd_atomic() const { return max_rd_atomic_; }
 
 	std::span<uint8_t> bytes(uint32_t mr) { return regions_[mr].mem; }
 	uint64_t addr(uint32_t mr, uint64_t offset) const;
@@ -67,6 +77,9 @@ private:
 	uint32_t max_inline_ = 0;
 	uint32_t active_mtu_ = 0;
 	uint32_t max_msg_sz_ = 0;
+	uint32_t max_init_rd_atomic_ = 1;   // device limits
+	uint32_t max_dest_rd_atomic_ = 1;
+	uint32_t max_rd_atomic_ = 1;
 };
 
 }  // namespace sroce::verify

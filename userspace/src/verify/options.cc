@@ -80,17 +80,22 @@ std::string usage_text()
 	return "usage: sroce-verify [OPTIONS] [SERVER_ADDR]\n"
 	       "Run random RC transfers against a peer sroce-verify and check every byte and\n"
 	       "every completion. Without SERVER_ADDR, wait for a client; the client's\n"
-	       "transfer parameters (-n, --max-size, --ops, --seed, -m) apply to both.\n"
+	       "transfer parameters (-n, --max-size, --min-size, --depth, --ops, --seed, -m,\n"
+	       "--timeout, --qp-timeout, --retry-cnt) apply to both.\n"
 	       "  -d, --ib-dev DEV       RDMA device (default: the first one)\n"
 	       "  -g, --gid-idx N        local GID index (default 0)\n"
 	       "  -m, --mtu BYTES        path MTU 256..4096 (default: the port's active MTU)\n"
 	       "  -n, --iters N          number of transfers (default 1000)\n"
 	       "      --max-size BYTES   largest transfer, K/M suffix allowed (default 4M)\n"
+	       "      --min-size BYTES   smallest transfer (default 0)\n"
+	       "      --depth N          transfers outstanding at once, 1..256 (default 1)\n"
 	       "      --ops LIST         comma list of send,send_imm,write,write_imm,read\n"
 	       "                         or all (default all)\n"
 	       "      --seed N           seed of every random choice (default 1)\n"
 	       "  -p, --port PORT        TCP port of the exchange (default 18515)\n"
 	       "      --timeout S        seconds to wait for a completion or the peer (default 10)\n"
+	       "      --qp-timeout N     QP local ACK timeout, 4.096 us << N, 1..31 (default 17)\n"
+	       "      --retry-cnt N      QP transport retry count 0..7 (default 7)\n"
 	       "  -v, --verbose          print every transfer\n"
 	       "  -h, --help             this help\n"
 	       "Exit status: 0 all verified, 1 a mismatch or an error, 2 bad usage.\n";
@@ -154,6 +159,26 @@ std::variant<Options, Help, UsageError> parse_options(const std::vector<std::str
 				if (!n)
 					return bad("size");
 				o.max_size = *n;
+			} else if (a == "--min-size") {
+				auto n = parse_size(*v);
+				if (!n)
+					return bad("size");
+				o.min_size = *n;
+			} else if (a == "--depth") {
+				auto n = parse_uint<uint32_t>(*v, 1, kMaxDepth);
+				if (!n)
+					return bad("depth (1.." + std::to_string(kMaxDepth) + ")");
+				o.depth = *n;
+			} else if (a == "--qp-timeout") {
+				auto n = parse_uint<uint8_t>(*v, 1, 31);
+				if (!n)
+					return bad("local ACK timeout exponent (1..31)");
+				o.qp_timeout = *n;
+			} else if (a == "--retry-cnt") {
+				auto n = parse_uint<uint8_t>(*v, 0, 7);
+				if (!n)
+					return bad("retry count (0..7)");
+				o.retry_cnt = *n;
 			} else if (a == "--ops") {
 				auto m = parse_ops(*v);
 				if (!m)
@@ -184,6 +209,8 @@ std::variant<Options, Help, UsageError> parse_options(const std::vector<std::str
 		o.server = std::string(a);
 		have_server = true;
 	}
+	if (o.min_size > o.max_size)
+		return UsageError{"--min-size exceeds --max-size"};
 	return o;
 }
 

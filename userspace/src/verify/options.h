@@ -15,6 +15,7 @@ namespace sroce::verify {
 enum class Op : uint8_t { Send, SendImm, Write, WriteImm, Read };
 inline constexpr unsigned kNumOps = 5;
 inline constexpr uint32_t kAllOps = (1u << kNumOps) - 1;
+inline constexpr uint32_t kMaxDepth = 256;     // --depth limit
 
 std::string_view op_name(Op op);
 
@@ -24,10 +25,14 @@ struct Options {
 	uint32_t mtu = 0;              // 0: the port's active MTU
 	uint32_t iterations = 1000;
 	uint32_t max_size = 4u << 20;
+	uint32_t min_size = 0;         // sizes below it are redrawn in [min, max]
+	uint32_t depth = 1;            // transfers outstanding at once (a batch)
 	uint32_t ops = kAllOps;        // bit (1 << Op)
 	uint64_t seed = 1;
 	uint16_t port = 18515;
 	unsigned timeout_s = 10;       // per completion / per peer message
+	uint8_t qp_timeout = 17;       // local ACK timeout exponent: 4.096 us << N
+	uint8_t retry_cnt = 7;         // transport retries (IBV_QP_RETRY_CNT)
 	std::string server;            // empty: act as the server
 	bool verbose = false;
 };

@@ -86,6 +86,21 @@ uint64_t mr_size(uint32_t max_size)
 	return uint64_t{max_size} + kMrSlack;
 }
 
+uint64_t mr_size(uint32_t max_size, uint32_t depth)
+{
+	return mr_size(max_size) * depth;
+}
+
+void place_in_slot(Plan &plan, uint32_t slot, uint32_t max_size)
+{
+	uint64_t base = uint64_t{slot} * mr_size(max_size);
+	plan.slot = slot;
+	for (auto *list : {&plan.local, &plan.recv})
+		for (Sge &s : *list)
+			s.offset += base;
+	plan.remote.offset += base;
+}
+
 Plan make_plan(const PlanParams &p, uint64_t iteration)
 {
 	Rng rng(derive_key(p.seed, iteration, kPlanRng));
@@ -101,6 +116,8 @@ Plan make_plan(const PlanParams &p, uint64_t iteration)
 	plan.op = ops[rng.below(ops.size())];
 	plan.initiator = rng.chance(50) ? Role::Client : Role::Server;
 	plan.size = pick_size(rng, p.max_size, p.mtu);
+	if (plan.size < p.min_size)
+		plan.size = static_cast<uint32_t>(rng.between(p.min_size, p.max_size));
 	plan.local = pick_layout(rng, plan.size, p.max_sge);
 	plan.imm = static_cast<uint32_t>(rng.next());
 	plan.try_inline = rng.chance(30);
@@ -168,8 +185,8 @@ std::string describe_plan(const Plan &plan)
 	if (plan.op == Op::SendImm || plan.op == Op::WriteImm)
 		std::snprintf(imm, sizeof(imm), ", imm 0x%08x", plan.imm);
 	char buf[192];
-	std::snprintf(buf, sizeof(buf), "iteration %llu: %s of %u bytes, %s -> %s%s%s",
-		      static_cast<unsigned long long>(plan.iteration),
+	std::snprintf(buf, sizeof(buf), "iteration %llu (slot %u): %s of %u bytes, %s -> %s%s%s",
+		      static_cast<unsigned long long>(plan.iteration), plan.slot,
 		      std::string(op_name(plan.op)).c_str(), plan.size,
 		      std::string(role_name(plan.initiator)).c_str(),
 		      std::string(role_name(other(plan.initiator))).c_str(), imm,

@@ -2,7 +2,7 @@
 // The plan of one transfer: which side starts it, the operation, its size,
 // the scatter/gather lists of both sides and the remote region. Both peers
 // compute the same plan from (seed, iteration), so nothing but "ready" and
-// "done" travels over TCP per transfer.
+// "done" travels over TCP per batch of transfers.
 #pragma once
 
 #include <cstdint>
@@ -33,12 +33,14 @@ struct PlanParams {
 	uint64_t seed = 0;
 	uint32_t ops = 0;       // mask of enabled Op
 	uint32_t max_size = 0;
+	uint32_t min_size = 0;  // smaller sizes are redrawn in [min_size, max_size]
 	uint32_t max_sge = 1;   // min over both sides and send/recv/read
 	uint32_t mtu = 1024;    // path MTU in bytes (sizes cluster around it)
 };
 
 struct Plan {
 	uint64_t iteration = 0;
+	uint32_t slot = 0;          // position in its batch, see place_in_slot()
 	Op op = Op::Send;
 	Role initiator = Role::Client;
 	uint32_t size = 0;
@@ -54,8 +56,16 @@ struct Plan {
 	uint64_t bg_key_base = 0;   // see background_key()
 };
 
+// Bytes of one slot of an MR; every MR holds DEPTH slots.
 uint64_t mr_size(uint32_t max_size);
+uint64_t mr_size(uint32_t max_size, uint32_t depth);
 Plan make_plan(const PlanParams &p, uint64_t iteration);
+
+// Transfers in flight together each get their own slot of every MR: the
+// offsets of plan SLOT of a batch (local, RECV and remote lists alike, on
+// both sides) move up by SLOT * mr_size(max_size). A plan never reaches
+// past its slot, guards included, so the plans of a batch never overlap.
+void place_in_slot(Plan &plan, uint32_t slot, uint32_t max_size);
 
 // Untouched bytes of MR number MR hold pattern_byte(background_key(), offset).
 uint64_t background_key(const Plan &plan, uint32_t mr);

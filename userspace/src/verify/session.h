@@ -1,18 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-// Running planned transfers in lock step with the peer and verifying them.
+// Running batches of planned transfers in lock step with the peer and
+// verifying them. A batch is up to --depth plans, each in its own slot of
+// the MRs, in flight together; either side may initiate any of them.
 //
-// Per transfer, with I the initiator and T the target of the plan:
-//   T: fill its target/source buffers, post the RECV if any, send READY
-//   I: fill its buffers, wait READY, post the WR, wait for and check its
-//      completion (and the data of a READ), send DONE
-//   T: wait for and check the RECV completion and its data (or wait DONE
-//      and check the data of a WRITE), wait DONE, send ACK
-//   I: wait ACK
+// Per batch, both sides (transfer.h names the steps of one plan):
+//   prepare every plan (fill the buffers, post the RECVs), send READY
+//   wait for the peer's READY, post every work request this side initiates
+//   wait for and check each send completion in plan order, then each RECV
+//   completion in plan order (the order RC delivers them in)
+//   send DONE, wait for the peer's DONE, settle the plans this side is the
+//   target of, send ACK, wait for the peer's ACK
 // A side that finds a problem sends FAIL with the reason and stops; the
 // other reports it and stops too.
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,19 +41,19 @@ public:
 	Session(Endpoint &ep, TcpLink &link, Role me, const PeerInfo &peer,
 		std::chrono::milliseconds timeout, bool verbose);
 
-	// One transfer; throws Error (with the plan) on any problem.
-	void run(const Plan &plan);
-	// After the last transfer: agree with the peer, no stray completions.
+	// One batch (plans already placed in their slots); throws Error, naming
+	// the plan, on any problem.
+	void run(const std::vector<Plan> &batch);
+	// After the last batch: agree with the peer, no stray completions.
 	void finish(uint64_t iterations);
 
 private:
-	void initiate(const Plan &plan);
-	void serve(const Plan &plan);
-	void post_send(const Plan &plan);
-	void post_recv(const Plan &plan);
-	void expect(Msg type, uint64_t iteration);
+	void step(const Plan &plan, const std::function<void()> &fn);
+	ibv_wc wait(ibv_cq *cq, const char *what);
+	// send TYPE, expect the peer's within WAIT timeouts
+	void exchange(Msg type, uint64_t id, size_t wait = 1);
+	void expect(Msg type, uint64_t iteration, size_t wait = 1);
 	void poll_peer();        // stash a message that arrived, throw on FAIL
-	[[noreturn]] void fail(const std::string &what);
 
 	Endpoint &ep_;
 	TcpLink &link_;

@@ -22,14 +22,15 @@ using namespace sroce::verify;
 namespace {
 
 constexpr uint32_t kMagic = 0x53525646;  // "SRVF"
-constexpr uint32_t kVersion = 1;
+constexpr uint32_t kVersion = 2;
 constexpr int kExitFail = 1;
 constexpr int kExitUsage = 2;
 
 // What the client imposes on the run.
 struct Hello {
 	uint64_t seed;
-	uint32_t iterations, max_size, ops, mtu;
+	uint32_t iterations, max_size, ops, mtu, min_size, depth, timeout_s;
+	Endpoint::Retry retry;
 };
 
 uint32_t initial_psn(uint64_t seed, Role role)
@@ -52,7 +53,8 @@ Connected client_setup(const Options &o, std::unique_ptr<Endpoint> ep, TcpLink &
 {
 	Connected c;
 	c.ep = std::move(ep);
-	c.hello = {o.seed, o.iterations, o.max_size, o.ops, o.mtu};
+	c.hello = {o.seed, o.iterations, o.max_size, o.ops, o.mtu, o.min_size, o.depth,
+		   o.timeout_s, {o.qp_timeout, o.retry_cnt}};
 	WireWriter w;
 	w.u32(kMagic);
 	w.u32(kVersion);
@@ -61,6 +63,11 @@ Connected client_setup(const Options &o, std::unique_ptr<Endpoint> ep, TcpLink &
 	w.u32(c.hello.max_size);
 	w.u32(c.hello.ops);
 	w.u32(c.hello.mtu);
+	w.u32(c.hello.min_size);
+	w.u32(c.hello.depth);
+	w.u32(c.hello.timeout_s);
+	w.u32(c.hello.retry.timeout);
+	w.u32(c.hello.retry.retry_cnt);
 	c.ep->info().encode(w);
 	link.send(w.data());
 
@@ -86,9 +93,18 @@ Connected server_setup(const Options &o, TcpLink &link)
 	c.hello.max_size = r.u32();
 	c.hello.ops = r.u32();
 	c.hello.mtu = r.u32();
+	c.hello.min_size = r.u32();
+	c.hello.depth = r.u32();
+	c.hello.timeout_s = r.u32();
+	c.hello.retry.timeout = static_cast<uint8_t>(r.u32());
+	c.hello.retry.retry_cnt = static_cast<uint8_t>(r.u32());
 	c.peer = PeerInfo::decode(r);
 	try {
+		if (c.hello.depth < 1 || c.hello.depth > kMaxDepth ||
+		    c.hello.min_size > c.hello.max_size || c.hello.timeout_s < 1)
+			throw Error("the client asks for an impossible run");
 		c.ep = std::make_unique<Endpoint>(o.device, o.gid_index, c.hello.max_size,
+						  c.hello.depth,
 						  initial_psn(c.hello.seed, Role::Server));
 	} catch (const Error &e) {
 		// tell the client why instead of just hanging up
@@ -115,7 +131,7 @@ int run(const Options &o)
 		if (me == Role::Client) {
 			// the device first: a local problem need not bother the server
 			auto ep = std::make_unique<Endpoint>(o.device, o.gid_index, o.max_size,
-							     initial_psn(o.seed, Role::Client));
+							     o.depth, initial_psn(o.seed, Role::Client));
 			link = TcpLink::connect(o.server, o.port, std::chrono::seconds(o.timeout_s));
 			c = client_setup(o, std::move(ep), *link);
 		} else {
@@ -128,21 +144,30 @@ int run(const Options &o)
 		pp.seed = c.hello.seed;
 		pp.ops = c.hello.ops;
 		pp.max_size = c.hello.max_size;
+		pp.min_size = c.hello.min_size;
 		pp.max_sge = std::min(mine.max_sge, c.peer.max_sge);
 		pp.mtu = c.hello.mtu ? c.hello.mtu : std::min(mine.active_mtu, c.peer.active_mtu);
-		c.ep->connect(c.peer, pp.mtu);
+		c.ep->connect(c.peer, pp.mtu, c.hello.retry);
 		if (o.verbose)
 			std::cout << "sroce-verify: " << role_name(me) << " qpn " << mine.qpn << " psn "
 				  << mine.psn << ", peer qpn " << c.peer.qpn << ", mtu " << pp.mtu
 				  << ", max_sge " << pp.max_sge << ", max_inline " << c.ep->max_inline()
-				  << ", seed " << pp.seed << std::endl;
+				  << ", depth " << c.hello.depth << ", max_rd_atomic "
+				  << c.ep->max_rd_atomic() << ", seed " << pp.seed << std::endl;
 
-		Session session(*c.ep, *link, me, c.peer, timeout_of(o), o.verbose);
+		// the client's --timeout holds for both sides
+		Session session(*c.ep, *link, me, c.peer, std::chrono::seconds(c.hello.timeout_s),
+				o.verbose);
 		uint64_t bytes = 0;
-		for (uint32_t i = 0; i < c.hello.iterations; i++) {
-			Plan plan = make_plan(pp, i);
-			session.run(plan);
-			bytes += plan.size;
+		for (uint32_t i = 0; i < c.hello.iterations; i += c.hello.depth) {
+			std::vector<Plan> batch;
+			for (uint32_t k = 0; k < c.hello.depth && i + k < c.hello.iterations; k++) {
+				batch.push_back(make_plan(pp, i + k));
+				place_in_slot(batch.back(), k, pp.max_size);
+			}
+			session.run(batch);
+			for (const Plan &p : batch)
+				bytes += p.size;
 		}
 		session.finish(c.hello.iterations);
 		std::cout << "sroce-verify: " << c.hello.iterations << " transfers, " << bytes

@@ -1,0 +1,101 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# sroce-timeout: 600
+# A hostile RC peer (rc_hostile.py: pyverbs drives the victim QP on sroce8,
+# scapy and a raw socket in the peer namespace forge packets from the
+# victim's peer address 192.0.2.2 with valid ICRCs):
+#   write_first_dereg  WRITE FIRST without LAST, then dereg_mr and
+#                      destroy_qp: each returns within 2 s
+#   read_err_dereg     16 READ requests queue responses, QP to ERR,
+#                      dereg_mr: each returns within 2 s
+#   spoofed_responses  ACKs, NAKs and READ responses for PSNs never sent
+#                      are ignored, also while a real READ is in flight
+#                      (which completes byte-exact)
+#   out_of_window      WRITE/SEND/READ requests with PSNs far ahead or
+#                      behind are never executed; the QP goes on both ways
+#   dup_ack_storm      duplicate ACKs while a 4 MiB WRITE is in flight:
+#                      it completes once, byte-exact
+#   nak_storm          every packet answered by a PSN sequence NAK: the
+#                      requester ends with IBV_WC_RETRY_EXC_ERR (retry_cnt 3)
+#   reset_init         packets to a QP in RESET or INIT (fresh, or once
+#                      connected) are dropped, counted (rx_drop_*), never
+#                      answered, and not executed after RTR
+#   kill_requester     kill -9 of a process mid 8 MiB WRITE+READ: gone
+#                      within 10 s; the survivor's SEND ends RETRY_EXC_ERR
+#   kill_responder     kill -9 of the process answering an 8 MiB READ:
+#                      gone within 10 s; the requester gets an error
+# After each case a fresh QP pair carries SEND/WRITE/READ both ways
+# (":health") and the kernel log is clean (":dmesg"). At the end
+# ibv_rc_pingpong and sroce-verify still run between the two devices.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/net-topo.sh"
+. "$(dirname "$0")/bounded.sh"
+
+here=$(cd "$(dirname "$0")" && pwd)
+VERIFY=${SROCE_TOP:-$here/..}/build/userspace/sroce-verify
+LOG=/tmp/99-hostile.$$
+CASES=(write_first_dereg read_err_dereg spoofed_responses out_of_window dup_ack_storm
+       nak_storm reset_init kill_requester kill_responder)
+cleanup() {
+	bg_kill_all
+	topo_down_bounded
+	rm -f "$LOG" "$LOG".*
+}
+trap cleanup EXIT
+trap 'exit 143' TERM INT
+
+python3 -c 'import scapy, pyverbs' 2>/dev/null || ktap_skip_all "python3-scapy or python3-pyverbs missing"
+[ -x "$VERIFY" ] || ktap_skip_all "$VERIFY not built"
+
+# after_all: the two devices still talk (ibv_rc_pingpong, sroce-verify)
+pingpong() {
+	local s c
+	bg_start s 60 "$LOG.s" ip netns exec srpeer ibv_rc_pingpong -d sroce9 -g 1 --chk -s 65536 -n 20
+	sleep 1
+	bg_start c 55 "$LOG.c" ibv_rc_pingpong -d sroce8 -g 1 --chk -s 65536 -n 20 192.0.2.2
+	bg_wait_both "$c" "$s" "ibv_rc_pingpong client" "ibv_rc_pingpong server"
+	tail -n 1 "$LOG.c"
+	[ "$BG_RC_A" -eq 0 ] && [ "$BG_RC_B" -eq 0 ]
+}
+verify() {
+	local s c
+	bg_start s 90 "$LOG.s" ip netns exec srpeer "$VERIFY" -d sroce9 -g 1
+	bg_start c 85 "$LOG.c" "$VERIFY" -d sroce8 -g 1 --depth 8 -n 200 --max-size 256K --seed 9 192.0.2.2
+	bg_wait_both "$c" "$s" "sroce-verify client" "sroce-verify server"
+	tail -n 1 "$LOG.c"; grep -h FAILED "$LOG.c" "$LOG.s"
+	[ "$BG_RC_A" -eq 0 ] && [ "$BG_RC_B" -eq 0 ]
+}
+
+ktap_header $((1 + 3 * ${#CASES[@]} + 3))
+dmesg_mark
+ktap_result "topology sroce8 <-> sroce9" topo_up sroce
+
+# The driver runs every case in a child of its own, bounded; the bound
+# here only catches the driver itself.
+drv=
+bg_start drv 480 "$LOG" ip netns exec srpeer python3 "$here/rc_hostile.py" \
+	sroce8 sroce9 srB 192.0.2.2 192.0.2.1 "${CASES[@]}"
+bg_wait "$drv" "rc_hostile.py"
+drc=$?
+declare -A seen=()
+while IFS= read -r line; do
+	case "$line" in
+	"# "*) ktap_diag "${line#\# }" ;;
+	"ok "*) name=${line#ok }; seen[$name]=1; ktap_ok "$name" ;;
+	"not ok "*)
+		name=${line#not ok }; name=${name%% \#*}; seen[$name]=1
+		ktap_fail "$name" "$name: ${line#* \# }" ;;
+	*) [ -z "$line" ] || ktap_diag "$line" ;;
+	esac
+done < "$LOG"
+for c in "${CASES[@]}"; do
+	for k in "" :health :dmesg; do
+		[ -n "${seen[$c$k]:-}" ] ||
+			ktap_fail "$c$k" "$c$k: no result: rc_hostile.py ended with status $drc first"
+	done
+done
+
+ktap_result "ibv_rc_pingpong --chk sroce8 <-> sroce9 after the hostile cases" pingpong
+ktap_result "sroce-verify --depth 8 sroce8 <-> sroce9 after the hostile cases" verify
+ktap_result "dmesg clean" dmesg_clean_since_mark
+ktap_finish

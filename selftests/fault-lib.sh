@@ -1,0 +1,140 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+# Fault injection for RC transport tests (sourced after lib.sh, net-topo.sh
+# and bounded.sh): drop one class of RoCEv2 packets at a random rate with
+# nftables, run sroce-verify across the loss, judge the outcome.
+#
+#   fault_drop CLASS RATE [NS...]
+#                              drop RATE % of the packets of CLASS (below)
+#                              arriving in namespaces NS (init, peer;
+#                              default both: the two directions of the
+#                              veth). The receiver drops them (hook input),
+#                              as the wire would: a drop on the sender's
+#                              output hook fails its ip_local_out(), which
+#                              rdma_rxe takes for a local error
+#   fault_dropped              packets the rules dropped since fault_drop
+#   fault_clear                remove the rules
+#   port_stat DEV NAME         a port counter of DEV (sysfs)
+#   verify_run ALLOW WHERE SDEV CDEV SIP ARGS...
+#                              sroce-verify server on SDEV, client on CDEV
+#                              against SIP with ARGS; WHERE: peer (server
+#                              in srpeer, client in init_net), init (the
+#                              other way round) or local (both in
+#                              init_net); prints
+#                              why it failed, returns 0 when both sides
+#                              verified every byte or - ALLOW=retry only -
+#                              the run ended with IBV_WC_RETRY_EXC_ERR
+#
+# Classes (the BTH opcode is the first byte after the UDP header):
+#   rdresp  READ responses, 0x0d..0x10     ack    ACK/NAK, 0x11
+#   rdreq   READ request, 0x0c             write  WRITE FIRST/MIDDLE/LAST
+#   send    SEND FIRST/MIDDLE/LAST
+
+FAULT_TABLE=sroce_fault
+VERIFY=${SROCE_TOP:-$(dirname "${BASH_SOURCE[0]}")/..}/build/userspace/sroce-verify
+VERIFY_SECS=${VERIFY_SECS:-90}		# bound of one sroce-verify process
+# its verdict: printed, it only has to tear down and exit
+VERIFY_LAST='all verified|FAILED:|the peer failed'
+
+fault_match() {
+	case "$1" in
+	rdresp) echo '@th,64,8 0x0d-0x10' ;;
+	ack) echo '@th,64,8 0x11' ;;
+	rdreq) echo '@th,64,8 0x0c' ;;
+	write) echo '@th,64,8 { 0x06, 0x07, 0x08 }' ;;
+	send) echo '@th,64,8 { 0x00, 0x01, 0x02 }' ;;
+	*) return 1 ;;
+	esac
+}
+
+fault_ns() { if [ "$1" = peer ]; then ip netns exec srpeer "${@:2}"; else "${@:2}"; fi; }
+
+# (one nft run per namespace and change: under TCG every process costs)
+fault_drop() {
+	local cls=$1 rate=$2 match ns nss
+	shift 2
+	match=$(fault_match "$cls") || { echo "unknown packet class $cls"; return 1; }
+	nss=("$@")
+	[ ${#nss[@]} -gt 0 ] || nss=(init peer)
+	for ns in "${nss[@]}"; do
+		fault_ns "$ns" nft -f - <<-EOF || return 1
+		table inet $FAULT_TABLE
+		delete table inet $FAULT_TABLE
+		table inet $FAULT_TABLE {
+			chain input {
+				type filter hook input priority 0; policy accept;
+				udp dport 4791 $match numgen random mod 100 < $rate counter drop
+			}
+		}
+		EOF
+	done
+}
+
+fault_dropped() {
+	local n=0 c ns
+	for ns in init peer; do
+		[ "$ns" = init ] || [ -e /run/netns/srpeer ] || continue
+		for c in $(fault_ns "$ns" nft list table inet "$FAULT_TABLE" 2>/dev/null |
+			   sed -n 's/.*counter packets \([0-9]*\).*/\1/p'); do
+			n=$((n + c))
+		done
+	done
+	echo "$n"
+}
+
+fault_clear() {
+	nft delete table inet "$FAULT_TABLE" 2>/dev/null
+	[ ! -e /run/netns/srpeer ] || ip netns exec srpeer nft delete table inet "$FAULT_TABLE" 2>/dev/null
+	return 0
+}
+
+# "-" when DEV has no such counter (rdma_rxe names its counters otherwise)
+port_stat() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2" 2>/dev/null || echo -; }
+
+# "DEV retransmits +N seq_naks_sent +M" since the values $2 $3
+stat_delta() {
+	local r n
+	r=$(port_stat "$1" retransmits) n=$(port_stat "$1" seq_naks_sent)
+	[ "$r" = - ] || [ "$2" = - ] || r=+$((r - $2))
+	[ "$n" = - ] || [ "$3" = - ] || n=+$((n - $3))
+	echo "$1 retransmits $r seq_naks_sent $n"
+}
+
+verify_run() {
+	local allow=$1 sns=$2 sdev=$3 cdev=$4 sip=$5 s c src crc slog clog run=() failed
+	shift 5
+	[ "$sns" = peer ] && run=(ip netns exec srpeer)
+	slog=$(mktemp /tmp/vs.XXXXXX) clog=$(mktemp /tmp/vc.XXXXXX)
+	bg_start s "$VERIFY_SECS" "$slog" "${run[@]}" "$VERIFY" -d "$sdev" -g 1
+	run=()
+	[ "$sns" = init ] && run=(ip netns exec srpeer)
+	bg_start c "$VERIFY_SECS" "$clog" "${run[@]}" "$VERIFY" -d "$cdev" -g 1 "$@" "$sip"
+	bg_wait "$c" "sroce-verify client" "$clog" "$VERIFY_LAST"
+	crc=$?
+	# a server whose client is gone may wait for it for ever
+	bg_shorten "$s" 10
+	bg_wait "$s" "sroce-verify server" "$slog" "$VERIFY_LAST"
+	src=$?
+	failed=$(grep -h 'FAILED:' "$clog" "$slog")
+	tail -n 1 "$clog" | sed 's/^/client: /'
+	[ -z "$failed" ] || echo "$failed" | sed 's/^/    /'
+	rm -f "$slog" "$clog"
+	if [ "$crc" -eq 0 ] && [ "$src" -eq 0 ]; then
+		return 0
+	fi
+	if [ "$crc" -eq 125 ] || [ "$src" -eq 125 ]; then
+		echo "a sroce-verify process is stuck in the kernel (see its stack above)"
+		return 1
+	fi
+	if [ "$crc" -eq 124 ] || [ "$src" -eq 124 ]; then
+		echo "hang: sroce-verify killed after ${VERIFY_SECS} s (client $crc, server $src)"
+		return 1
+	fi
+	if [ "$allow" = retry ] && [ -n "$failed" ] &&
+	   ! echo "$failed" | grep -qv ': status IBV_WC_RETRY_EXC_ERR$'; then
+		echo "ended with IBV_WC_RETRY_EXC_ERR: the retry budget ran out (allowed at this rate)"
+		return 0
+	fi
+	echo "sroce-verify failed (client $crc, server $src)${failed:+: ${failed%%$'\n'*}}"
+	return 1
+}

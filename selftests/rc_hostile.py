@@ -1,0 +1,656 @@
+# SPDX-License-Identifier: GPL-2.0
+"""A scripted hostile RC peer against a sroce QP (used by 99-hostile.sh):
+
+    python3 rc_hostile.py VICTIM_DEV PEER_DEV IFACE CASE...
+
+Run it in the namespace of PEER_DEV's netdev IFACE: every victim QP is
+connected to IFACE's address (to a real QP on PEER_DEV, or to a QP number
+nobody has), and hand-made RoCEv2 packets (rc_wire.py: valid ICRC, scapy
+for the IP/UDP layers) are sent from that address with a raw socket, so the
+victim takes them for its peer's; a scapy sniffer on IFACE sees what the
+victim sends back. pyverbs drives the victim (rc_verbs.py).
+
+Each case runs in a child process, so that a verb stuck in the kernel
+cannot stop the others: the child reports every step, the parent gives it
+CASE_SECS, kills it, and reports the step it hung in with its kernel stack.
+Every victim verb must return within CALL_SECS. After each case a fresh QP
+pair must still carry SEND, WRITE and READ both ways between the two
+devices, and the kernel log must be clean. Output, per case:
+
+    # diagnostics
+    ok|not ok CASE[:health|:dmesg] [# reason]
+
+(99-hostile.sh turns these into KTAP.)
+"""
+import os
+import re
+import select
+import signal
+import struct
+import subprocess
+import sys
+import threading
+import time
+import traceback
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# pylint: disable=wrong-import-position
+import pyverbs.enums as e  # noqa: E402
+from pyverbs.device import Context  # noqa: E402
+from pyverbs.pd import PD  # noqa: E402
+from scapy.layers.inet import IP, UDP  # noqa: E402
+from scapy.sendrecv import AsyncSniffer  # noqa: E402
+
+from rc_verbs import GID_INDEX, Fail, Rc, counter, drops, expect_wc, pattern, traffic  # noqa: E402
+from rc_wire import (ACK, MTU, RD_FIRST, RD_LAST, RD_ONLY, READ_REQ, ROCE_PORT,  # noqa: E402
+                     SEND_ONLY, SYN_ACK, SYN_NAK_ACCESS, SYN_NAK_SEQ, WRITE_FIRST, WRITE_LAST,
+                     WRITE_MIDDLE, WRITE_ONLY, Wire, aeth, bth, reth, roce_opcodes, sniffer)
+
+FAKE_QPN = 0xabcde      # no QP has it: the victim's packets are dropped
+CALL_SECS = 2.0         # a victim verb must return within this
+CASE_SECS = 40          # a case child is killed after this
+KILL_SECS = 10          # a killed process must be gone within this
+
+BAD_DMESG = re.compile(r'Kernel panic|Oops|kernel BUG at|BUG:|WARNING:|-+\[ cut here \]-+|KASAN|'
+                       r'UBSAN|general protection fault|INFO: task .* blocked for more than|'
+                       r'rcu: INFO: .*detected stall')
+
+
+# ---- one case: a child process reporting on a pipe ------------------------
+
+class Devs:
+    """Both devices opened by this process: contexts, PDs, GIDs."""
+
+    def __init__(self, args):
+        self.vctx = Context(name=args.victim)
+        self.pctx = Context(name=args.peer)
+        self.vpd, self.ppd = PD(self.vctx), PD(self.pctx)
+        self.peer_gid = self.pctx.query_gid(1, GID_INDEX)
+        self.victim_gid = self.vctx.query_gid(1, GID_INDEX)
+
+
+class Env:
+    """What a case child has: the devices (opened on first use, so that a
+    case can fork processes with verbs contexts of their own first), the
+    wire, reporting."""
+
+    def __init__(self, args, fd):
+        self.args, self.fd = args, fd
+        self.wire = Wire(args.src, args.dst)
+        self._devs = None
+
+    def __getattr__(self, name):
+        if name in ('vctx', 'pctx', 'vpd', 'ppd', 'peer_gid', 'victim_gid'):
+            if self._devs is None:
+                self._devs = Devs(self.args)
+            return getattr(self._devs, name)
+        raise AttributeError(name)
+
+    def say(self, msg):
+        os.write(self.fd, ('# %s\n' % msg).encode())
+
+    def step(self, msg):
+        os.write(self.fd, ('STEP %s\n' % msg).encode())
+
+    def timed(self, what, fn, bound=CALL_SECS):
+        """Run a victim verb; it must return within BOUND seconds."""
+        os.write(self.fd, ('VERB %s\n' % what).encode())
+        t = time.monotonic()
+        r = fn()
+        d = time.monotonic() - t
+        self.say('%s returned in %.2f s' % (what, d))
+        if d > bound:
+            raise Fail('%s took %.1f s (bound %.0f s)' % (what, d, bound))
+        return r
+
+    def victim(self, **kw):
+        return Rc(self.vctx, self.vpd, **kw)
+
+    def pair(self, vpsn=0x1000, ppsn=0x2000, **kw):
+        """A victim QP and a real peer QP on PEER_DEV, connected."""
+        v, p = Rc(self.vctx, self.vpd, **kw), Rc(self.pctx, self.ppd, **kw)
+        v.connect(self.peer_gid, p.qpn, rq_psn=ppsn, sq_psn=vpsn)
+        p.connect(self.victim_gid, v.qpn, rq_psn=vpsn, sq_psn=ppsn)
+        return v, p
+
+
+# ---- the cases -----------------------------------------------------------
+
+def case_write_first_dereg(env):
+    """WRITE FIRST without its LAST: the responder holds the MR; dereg_mr
+    and destroy_qp must return at once."""
+    v = env.victim()
+    v.connect(env.peer_gid, FAKE_QPN, rq_psn=100, sq_psn=500)
+    payload = pattern(7, MTU)
+    env.wire.send(bth(WRITE_FIRST, v.qpn, 100, ackreq=True) + reth(v.mr.buf, v.mr.rkey, 4 * MTU) +
+                  payload)
+    end = time.monotonic() + 3
+    while v.mr.read(MTU, 0) != payload:
+        if time.monotonic() > end:
+            raise Fail('the WRITE FIRST was not placed within 3 s')
+        time.sleep(0.01)
+    env.say('WRITE FIRST placed: the responder is in the middle of a WRITE')
+    env.timed('ibv_dereg_mr with a WRITE half received', v.mr.close)
+    # the rest of the WRITE arrives after the MR is gone: refused, never placed
+    env.wire.send(bth(WRITE_MIDDLE, v.qpn, 101) + pattern(8, MTU),
+                  bth(WRITE_LAST, v.qpn, 102, ackreq=True) + pattern(9, 2 * MTU)[:MTU])
+    time.sleep(0.3)
+    env.say('QP state after the rest of the WRITE hit the deregistered MR: %d' % v.state())
+    env.timed('ibv_destroy_qp', v.qp.close)
+
+
+def case_read_err_dereg(env):
+    """READ requests queue responses, the QP goes to ERR, dereg_mr must
+    return at once."""
+    v = env.victim(size=1 << 20)
+    v.connect(env.peer_gid, FAKE_QPN, rq_psn=100, sq_psn=500)
+    snif = sniffer(env.args.iface)
+    reqs = [bth(READ_REQ, v.qpn, 100 + 64 * i, ackreq=True) +
+            reth(v.mr.buf + i * 65536, v.mr.rkey, 65536) for i in range(16)]
+    env.wire.send(*reqs)
+    env.timed('modify QP to ERR with READ responses queued', lambda: v.set_state(e.IBV_QPS_ERR))
+    env.timed('ibv_dereg_mr of the READ source', v.mr.close)
+    env.timed('ibv_destroy_qp', v.qp.close)
+    time.sleep(0.3)
+    ops = roce_opcodes(snif.stop(), env.args.dst)
+    env.say('the victim sent %d of 1024 READ responses' %
+            sum(1 for o in ops if RD_FIRST <= o <= RD_ONLY))
+
+
+def case_spoofed_responses(env):
+    """ACKs, NAKs and READ responses for PSNs the victim never sent are
+    ignored; a real READ in flight meanwhile completes byte-exact."""
+    v, p = env.pair(vpsn=0x1000, ppsn=0x2000)
+    # the victim sends PSNs 0x1000.. (the READ below takes 1024 of them):
+    # these it never sends while the spoofs come
+    never = 0x1000 + 0x800
+    junk = pattern(3, MTU)
+    spoof = []
+    for k in range(32):
+        psn = never + k
+        spoof += [bth(ACK, v.qpn, psn) + aeth(SYN_ACK, k),
+                  bth(RD_ONLY, v.qpn, psn) + aeth(SYN_ACK, k) + junk,
+                  bth(RD_FIRST, v.qpn, psn) + aeth(SYN_ACK, k) + junk,
+                  bth(RD_LAST, v.qpn, psn) + aeth(SYN_ACK, k) + junk[:64]]
+    spoof += [bth(ACK, v.qpn, never) + aeth(SYN_NAK_ACCESS),
+              bth(ACK, v.qpn, never + 1) + aeth(SYN_NAK_SEQ)]
+    packets = [env.wire.build(t) for t in spoof]
+    env.wire.send_raw(packets)
+    if v.poll(1, 0.5):
+        raise Fail('a completion appeared on an idle QP after spoofed responses')
+    if v.state() != e.IBV_QPS_RTS:
+        raise Fail('spoofed responses for PSNs never sent moved the QP to state %d' % v.state())
+    # a real 1 MiB READ (PSNs 0x1000..0x13ff) while spoofs for later PSNs keep coming
+    size = 1 << 20
+    data = pattern(4, size)
+    p.mr.write(data, size, 0)
+    v.mr.write(bytes(size), size, 0)
+    stop = threading.Event()
+    sent = [0]
+
+    def storm():
+        while not stop.is_set():
+            env.wire.send_raw(packets)
+            sent[0] += len(packets)
+
+    t = threading.Thread(target=storm)
+    t.start()
+    try:
+        while sent[0] < 2 * len(packets):     # the storm is on before the READ
+            time.sleep(0.01)
+        v.send(e.IBV_WR_RDMA_READ, size, 0, p.mr.buf, p.mr.rkey)
+        expect_wc(v, 'READ during the spoof storm', secs=20)
+    finally:
+        stop.set()
+        t.join()
+    env.say('%d spoofed packets sent around the READ' % sent[0])
+    if v.mr.read(size, 0) != data:
+        raise Fail('the READ completed, but with wrong data (spoofed payload placed?)')
+    traffic(v, p, 'victim -> peer after the spoofs')
+    traffic(p, v, 'peer -> victim after the spoofs')
+
+
+def case_out_of_window(env):
+    """Requests whose PSN is far ahead of or behind the expected one are
+    never executed; the QP goes on in both directions."""
+    v, p = env.pair(vpsn=0x1000, ppsn=0x2000)
+    epsn = 0x2000
+    v.mr.write(pattern(5, 8192), 8192, 0)
+    v.recv(4096, 4096)
+    hostile = b'\xee' * 64
+    for psn in (epsn + (1 << 22), epsn + (1 << 23) - 1, epsn - (1 << 22), epsn - 5):
+        env.wire.send(bth(WRITE_ONLY, v.qpn, psn, ackreq=True) + reth(v.mr.buf, v.mr.rkey, 64) +
+                      hostile,
+                      bth(SEND_ONLY, v.qpn, psn, ackreq=True) + hostile,
+                      bth(READ_REQ, v.qpn, psn, ackreq=True) + reth(v.mr.buf, v.mr.rkey, 4096))
+    time.sleep(0.5)
+    if v.mr.read(8192, 0)[:4096] != pattern(5, 8192)[:4096]:
+        raise Fail('a WRITE with an out-of-window PSN was executed')
+    if v.poll(1, 0.2):
+        raise Fail('a SEND with an out-of-window PSN was received')
+    # the posted RECV is still there for the peer's real SEND
+    data = pattern(6, 4096)
+    p.mr.write(data, 4096, 0)
+    p.send(e.IBV_WR_SEND, 4096, 0)
+    expect_wc(p, 'peer SEND after the hostile packets')
+    wc = expect_wc(v, 'victim RECV after the hostile packets')
+    if wc.byte_len != 4096 or v.mr.read(4096, 4096) != data:
+        raise Fail('the real SEND after the hostile packets arrived wrong')
+    traffic(v, p, 'victim -> peer', seed=11)
+    traffic(p, v, 'peer -> victim', seed=21)
+
+
+def case_dup_ack_storm(env):
+    """A storm of duplicate ACKs while a 4 MiB WRITE (more than the window
+    of 1024 packets) is in flight: the WRITE completes once, byte-exact."""
+    size = 4 << 20
+    v, p = env.pair(vpsn=0x1000, ppsn=0x2000, size=size)
+    traffic(v, p, 'before the storm')     # PSNs 0x1000..0x102f, acknowledged
+    data = pattern(12, size)
+    v.mr.write(data, size, 0)
+    # copies of ACKs the victim has had already (for 0x102f and before),
+    # never one for a PSN of the WRITE in flight (that would be a forgery)
+    old = [env.wire.build(bth(ACK, v.qpn, 0x102f - (k % 4) - 0x30 * (k % 2)) +
+                          aeth(SYN_ACK, k % 3)) for k in range(64)]
+    stop = threading.Event()
+    sent = [0]
+
+    def storm():
+        while not stop.is_set():
+            env.wire.send_raw(old)
+            sent[0] += len(old)
+
+    t = threading.Thread(target=storm)
+    t.start()
+    try:
+        while sent[0] < 256:          # the storm is on before the WRITE starts
+            time.sleep(0.01)
+        v.send(e.IBV_WR_RDMA_WRITE, size, 0, p.mr.buf, p.mr.rkey)
+        expect_wc(v, '4 MiB WRITE during the duplicate ACK storm', secs=30)
+    finally:
+        stop.set()
+        t.join()
+    env.say('%d duplicate ACKs sent' % sent[0])
+    if p.mr.read(size, 0) != data:
+        raise Fail('the WRITE completed, but the peer holds wrong data')
+    if v.poll(1, 0.2):
+        raise Fail('an extra completion after the storm')
+    traffic(v, p, 'after the storm', seed=31)
+
+
+def case_nak_storm(env):
+    """A NAK loop: each time the victim (re)sends the first packet of its
+    SEND, a PSN sequence NAK for it comes back. The requester must give up
+    with IBV_WC_RETRY_EXC_ERR within its retry budget, not loop for ever."""
+    retry, first = 3, 500
+    v = env.victim()
+    v.connect(env.peer_gid, FAKE_QPN, rq_psn=100, sq_psn=first, timeout=14, retry=retry)
+    nak = env.wire.build(bth(ACK, v.qpn, first) + aeth(SYN_NAK_SEQ, 0))
+    naks = [0]
+
+    def first_packet(p):
+        if IP not in p or p[IP].src != env.args.dst:
+            return False
+        b = bytes(p[UDP].payload)
+        return len(b) >= 12 and b[0] <= 0x05 and \
+            struct.unpack('!I', b[8:12])[0] & 0xffffff == first
+
+    def answer(_):
+        env.wire.send_raw([nak])
+        naks[0] += 1
+
+    snif = AsyncSniffer(iface=env.args.iface, store=False, prn=answer,
+                        lfilter=lambda p: UDP in p and p[UDP].dport == ROCE_PORT and
+                        first_packet(p))
+    snif.start()
+    time.sleep(0.3)
+    before = counter(env.args.victim, 'retransmits')
+    t0 = time.monotonic()
+    try:
+        v.send(e.IBV_WR_SEND, 4096, 0)
+        wcs = v.poll(1, 15)
+    finally:
+        snif.stop()
+    env.say('%d sequence NAKs in %.1f s, retransmits +%d' %
+            (naks[0], time.monotonic() - t0, counter(env.args.victim, 'retransmits') - before))
+    if not wcs:
+        raise Fail('no completion within 15 s of a NAK loop (%d NAKs): retry_cnt %d never ran out'
+                   % (naks[0], retry))
+    if wcs[0].status != e.IBV_WC_RETRY_EXC_ERR:
+        raise Fail('completion status %d after %d NAKs, expected IBV_WC_RETRY_EXC_ERR (%d)' %
+                   (wcs[0].status, naks[0], e.IBV_WC_RETRY_EXC_ERR))
+
+
+def state_burst(env, qpn, rkey, va, psn, n=4):
+    """N SENDs and N WRITEs to QPN at PSN.. with 0xee bytes."""
+    for k in range(n):
+        env.wire.send(bth(SEND_ONLY, qpn, psn + 2 * k, ackreq=True) + b'\xee' * 256,
+                      bth(WRITE_ONLY, qpn, psn + 2 * k + 1, ackreq=True) + reth(va, rkey, 256) +
+                      b'\xee' * 256)
+    return 2 * n
+
+
+def case_reset_init(env):
+    """Packets for a QP in RESET or INIT are dropped and counted, never
+    answered, and not executed when the QP is connected later."""
+    dev = env.args.victim
+    x = env.victim()                                  # fresh, RESET
+    snif = sniffer(env.args.iface)
+    x.mr.write(pattern(13, 4096), 4096, 0)
+    for state in ('RESET (never connected)', 'INIT (never connected)'):
+        if state.startswith('INIT'):
+            x.init()
+        d0 = drops(dev)
+        n = state_burst(env, x.qpn, x.mr.rkey, x.mr.buf, 0)
+        time.sleep(0.3)
+        got = drops(dev) - d0
+        env.say('%s: %d packets, rx_drop_* grew by %d' % (state, n, got))
+        if got < n:
+            raise Fail('%d packets to a QP in %s, only %d counted as dropped' % (n, state, got))
+    answered = roce_opcodes(snif.stop(), env.args.dst)
+    # a QP that was connected: RTS -> RESET -> INIT keeps its peer address
+    y, p = env.pair(vpsn=0x1000, ppsn=0x3000)
+    traffic(y, p, 'before the reset', seed=41)   # y -> p: p's next PSN stays 0x3000
+    y.set_state(e.IBV_QPS_RESET)
+    y.mr.write(pattern(14, 8192), 8192, 0)
+    epsn = 0x3000
+    snif = sniffer(env.args.iface)
+    for state in ('RESET (was connected)', 'INIT (was connected)'):
+        if state.startswith('INIT'):
+            y.init()
+            y.recv(4096, 4096)        # posted in INIT: only the real SEND may fill it
+        d0 = drops(dev)
+        n = state_burst(env, y.qpn, y.mr.rkey, y.mr.buf, epsn)
+        time.sleep(0.3)
+        got = drops(dev) - d0
+        env.say('%s: %d packets, rx_drop_* grew by %d' % (state, n, got))
+        if got < n:
+            raise Fail('%d packets to a QP in %s, only %d counted as dropped' % (n, state, got))
+    answered += roce_opcodes(snif.stop(), env.args.dst)
+    if answered:
+        raise Fail('the victim answered packets sent to a QP in RESET/INIT (opcodes %s)' %
+                   sorted(set(answered)))
+    y.connect(env.peer_gid, p.qpn, rq_psn=epsn, sq_psn=0x5000)
+    time.sleep(0.3)
+    if y.poll(1, 0.2):
+        raise Fail('a SEND received in RESET/INIT was delivered after RTR (it was queued)')
+    if y.mr.read(256, 0) != pattern(14, 8192)[:256]:
+        raise Fail('a WRITE received in RESET/INIT was executed after RTR (it was queued)')
+    data = pattern(15, 4096)
+    p.mr.write(data, 4096, 0)
+    p.send(e.IBV_WR_SEND, 4096, 0)
+    expect_wc(p, 'peer SEND after the reconnect')
+    wc = expect_wc(y, 'victim RECV after the reconnect')
+    if wc.byte_len != 4096 or y.mr.read(4096, 4096) != data:
+        raise Fail('the first real SEND after the reconnect arrived wrong')
+
+
+def worker(env, role, fd_out, fd_in, size):
+    """A child of a kill case: one side of a transfer loop, in its own
+    process with its own verbs contexts. Writes "QPN ADDR RKEY", reads the
+    peer's, connects, transfers."""
+    ctx, pd = (env.vctx, env.vpd) if role == 'victim' else (env.pctx, env.ppd)
+    me = Rc(ctx, pd, size=size)
+    os.write(fd_out, b'%d %d %d\n' % (me.qpn, me.mr.buf, me.mr.rkey))
+    peer_qpn, peer_addr, peer_rkey = (int(x) for x in readline(fd_in, 10).split())
+    gid = env.peer_gid if role == 'victim' else env.victim_gid
+    me.connect(gid, peer_qpn, rq_psn=0x100, sq_psn=0x100, timeout=16, retry=7)
+    os.write(fd_out, b'UP\n')
+    if role == 'victim':           # the requester: WRITE and READ for ever
+        n = 0
+        while True:
+            me.send(e.IBV_WR_RDMA_WRITE, size, 0, peer_addr, peer_rkey)
+            me.send(e.IBV_WR_RDMA_READ, size, 0, peer_addr, peer_rkey)
+            wcs = me.poll(2, 30)
+            if len(wcs) < 2 or any(w.status != e.IBV_WC_SUCCESS for w in wcs):
+                os.write(fd_out, ('ERR %s\n' % [w.status for w in wcs]).encode())
+                os._exit(1)
+            n += 1
+            os.write(fd_out, b'ROUND %d\n' % n)
+    else:                          # the responder: until told to send
+        os.read(fd_in, 10)
+        me.send(e.IBV_WR_SEND, 4096, 0)
+        wcs = me.poll(1, 15)
+        os.write(fd_out, b'WC %d\n' % (wcs[0].status if wcs else -1))
+        os._exit(0)
+
+
+def spawn(env, role, size):
+    a_r, a_w = os.pipe()
+    b_r, b_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            worker(env, role, a_w, b_r, size)
+        finally:
+            os._exit(3)
+    return pid, a_r, b_w
+
+
+def readline(fd, secs):
+    buf = b''
+    end = time.monotonic() + secs
+    while not buf.endswith(b'\n'):
+        if not select.select([fd], [], [], max(0, end - time.monotonic()))[0]:
+            return None
+        c = os.read(fd, 1)
+        if not c:
+            return None
+        buf += c
+    return buf.decode().strip()
+
+
+def reap(pid, secs):
+    """Wait for PID up to SECS; True when it is gone."""
+    end = time.monotonic() + secs
+    while True:
+        try:
+            if os.waitpid(pid, os.WNOHANG)[0] == pid:
+                return True
+        except ChildProcessError:
+            return True
+        if time.monotonic() >= end:
+            return False
+        time.sleep(0.05)
+
+
+def kill_case(env, victim_dies):
+    size = 8 << 20
+    vp, v_in, v_out = spawn(env, 'victim', size)
+    pp, p_in, p_out = spawn(env, 'peer', size)
+    try:
+        vq, pq = readline(v_in, 15), readline(p_in, 15)
+        if not vq or not pq:
+            raise Fail('the transfer processes did not start')
+        os.write(v_out, (pq + '\n').encode())
+        os.write(p_out, (vq + '\n').encode())
+        if readline(v_in, 10) != 'UP' or readline(p_in, 10) != 'UP':
+            raise Fail('the transfer processes did not connect')
+        r = readline(v_in, 30)
+        if not r or not r.startswith('ROUND'):
+            raise Fail('the 8 MiB WRITE+READ round did not complete: %s' % r)
+        time.sleep(0.2)            # well into the next round
+        who = vp if victim_dies else pp
+        env.step('kill -9 of the %s mid-transfer' % ('requester' if victim_dies else 'responder'))
+        t = time.monotonic()
+        os.kill(who, signal.SIGKILL)
+        if not reap(who, KILL_SECS):
+            raise Fail('the killed process did not exit within %d s' % KILL_SECS)
+        env.say('the killed process exited in %.2f s' % (time.monotonic() - t))
+        if victim_dies:
+            # the responder's SEND to the dead QP must end with RETRY_EXC_ERR
+            os.write(p_out, b'go\n')
+            r = readline(p_in, 25)
+            env.say('the survivor\'s SEND to the dead QP: %s' % r)
+            if r != 'WC %d' % e.IBV_WC_RETRY_EXC_ERR:
+                raise Fail('the survivor\'s SEND to the dead QP ended with %s, expected '
+                           'IBV_WC_RETRY_EXC_ERR' % r)
+            if not reap(pp, KILL_SECS):
+                raise Fail('the survivor did not exit within %d s' % KILL_SECS)
+        else:
+            r = readline(v_in, 30)
+            while r and r.startswith('ROUND'):
+                r = readline(v_in, 30)
+            env.say('the requester after its responder died: %s' % r)
+            if not r or not r.startswith('ERR'):
+                raise Fail('the requester did not see an error completion after its '
+                           'responder died: %s' % r)
+            if not reap(vp, KILL_SECS):
+                raise Fail('the requester did not exit within %d s' % KILL_SECS)
+    finally:
+        for pid in (vp, pp):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+
+
+def case_kill_requester(env):
+    """kill -9 of the requester during 8 MiB WRITE+READ: it exits within
+    10 s; the survivor's next SEND ends with IBV_WC_RETRY_EXC_ERR."""
+    kill_case(env, True)
+
+
+def case_kill_responder(env):
+    """kill -9 of the responder while it answers an 8 MiB READ: it exits
+    within 10 s; the requester gets an error completion."""
+    kill_case(env, False)
+
+
+CASES = {
+    'write_first_dereg': case_write_first_dereg,
+    'read_err_dereg': case_read_err_dereg,
+    'spoofed_responses': case_spoofed_responses,
+    'out_of_window': case_out_of_window,
+    'dup_ack_storm': case_dup_ack_storm,
+    'nak_storm': case_nak_storm,
+    'reset_init': case_reset_init,
+    'kill_requester': case_kill_requester,
+    'kill_responder': case_kill_responder,
+}
+
+
+def health(env):
+    v, p = env.pair(vpsn=0x7000, ppsn=0x8000)
+    traffic(v, p, 'victim device -> peer device', seed=51)
+    traffic(p, v, 'peer device -> victim device', seed=61)
+
+
+# ---- the parent: run each piece in a child, bounded -----------------------
+
+class Args:
+    def __init__(self, argv):
+        self.victim, self.peer, self.iface, self.src, self.dst = argv[:5]
+        self.cases = argv[5:]
+
+
+def stack_of(pid):
+    out = []
+    for p in [pid] + [int(x) for x in os.listdir('/proc') if x.isdigit()]:
+        try:
+            with open('/proc/%d/stat' % p) as fh:
+                st = fh.read()
+            if p != pid and int(st.rsplit(')', 1)[1].split()[1]) != pid:
+                continue       # not PID nor one of its children
+            with open('/proc/%d/stack' % p) as fh:
+                frames = [ln.split()[-1] for ln in fh.read().splitlines()[:6]]
+            out.append('pid %d state %s: %s' % (p, st.rsplit(')', 1)[1].split()[0],
+                                                ' < '.join(frames)))
+        except (OSError, ValueError, IndexError):
+            continue
+    return '; '.join(out)
+
+
+def in_child(args, fn, secs):
+    """Run FN(env) in a child; (ok, reason, diag lines)."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        code = 1
+        try:
+            env = Env(args, w)
+            fn(env)
+            os.write(w, b'OK\n')
+            code = 0
+        except Fail as x:
+            os.write(w, ('FAIL %s\n' % x).encode())
+        except Exception:  # pylint: disable=broad-except
+            os.write(w, ('FAIL %s\n' % traceback.format_exc().strip().splitlines()[-1]).encode())
+        os._exit(code)
+    os.close(w)
+    buf, end, verdict, step, diag = b'', time.monotonic() + secs, None, None, []
+    verb_end = None       # a victim verb is running: it must return by then
+    eof = False
+    while time.monotonic() < min(end, verb_end or end):
+        if select.select([r], [], [], 0.2)[0]:
+            chunk = os.read(r, 4096)
+            if not chunk:
+                eof = True
+                break
+            buf += chunk
+            while b'\n' in buf:
+                line, buf = buf.split(b'\n', 1)
+                line = line.decode(errors='replace')
+                if line.startswith('STEP '):
+                    step, verb_end = line[5:], None
+                elif line.startswith('VERB '):
+                    step, verb_end = line[5:], time.monotonic() + CALL_SECS + 5
+                elif line.startswith('# '):
+                    verb_end = None
+                    diag.append(line)
+                else:
+                    verdict = line
+            if verdict:
+                break
+    os.close(r)
+    # the verdict is in (or not): the process must also get out of the kernel
+    if not reap(pid, 5 if verdict else 3 if eof else 0):
+        os.kill(pid, signal.SIGKILL)
+        if not reap(pid, 3):
+            where = 'tearing down after "%s"' % verdict if verdict else 'in "%s"' % step
+            return False, 'stuck in the kernel %s: %s' % (where, stack_of(pid)), diag
+    if verdict is None and eof:
+        return False, 'the case process died (last step: %s)' % step, diag
+    if verdict is None:
+        return False, 'no verdict within %d s (last step: %s); killed' % (
+            CALL_SECS + 5 if verb_end else secs, step), diag
+    if verdict == 'OK':
+        return True, '', diag
+    return False, verdict[5:], diag
+
+
+def dmesg_since(mark):
+    out = subprocess.run(['dmesg'], capture_output=True, text=True, check=False).stdout
+    i = out.rfind(mark)
+    return [ln for ln in out[i:].splitlines() if BAD_DMESG.search(ln)] if i >= 0 else []
+
+
+def report(name, ok, reason='', diag=()):
+    for d in diag:
+        print(d)
+    print('%s %s%s' % ('ok' if ok else 'not ok', name, '' if ok else ' # ' + reason),
+          flush=True)
+
+
+def main():
+    args = Args(sys.argv[1:])
+    for name in args.cases:
+        if name not in CASES:
+            report(name, False, 'unknown case')
+            continue
+        mark = 'rc_hostile %s %d %f' % (name, os.getpid(), time.time())
+        with open('/dev/kmsg', 'w') as fh:
+            fh.write(mark + '\n')
+        t = time.monotonic()
+        ok, why, diag = in_child(args, CASES[name], CASE_SECS)
+        diag.append('# %s: %.1f s' % (name, time.monotonic() - t))
+        report(name, ok, why, diag)
+        ok, why, diag = in_child(args, health, 20)
+        report(name + ':health', ok, why, diag)
+        bad = dmesg_since(mark)
+        report(name + ':dmesg', not bad, 'kernel log: ' + ' | '.join(bad[:3]))
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include "transfer.h"
+
+#include <arpa/inet.h>
+
+#include "buffer_check.h"
+#include "completion.h"
+
+namespace sroce::verify {
+
+namespace {
+
+ibv_wc_opcode send_wc_opcode(Op op)
+{
+	switch (op) {
+	case Op::Send:
+	case Op::SendImm: return IBV_WC_SEND;
+	case Op::Write:
+	case Op::WriteImm: return IBV_WC_RDMA_WRITE;
+	case Op::Read: return IBV_WC_RDMA_READ;
+	}
+	return IBV_WC_SEND;
+}
+
+ibv_wr_opcode wr_opcode(Op op)
+{
+	switch (op) {
+	case Op::Send: return IBV_WR_SEND;
+	case Op::SendImm: return IBV_WR_SEND_WITH_IMM;
+	case Op::Write: return IBV_WR_RDMA_WRITE;
+	case Op::WriteImm: return IBV_WR_RDMA_WRITE_WITH_IMM;
+	case Op::Read: return IBV_WR_RDMA_READ;
+	}
+	return IBV_WR_SEND;
+}
+
+std::vector<ibv_sge> to_ibv(const Endpoint &ep, const std::vector<Sge> &list)
+{
+	std::vector<ibv_sge> out;
+	for (const Sge &s : list)
+		out.push_back({ep.addr(s.mr, s.offset), s.length, ep.lkey(s.mr)});
+	return out;
+}
+
+// The target's region of a WRITE or READ, as an SGE list (or none).
+std::vector<Sge> region(const Plan &plan)
+{
+	if (!is_rdma(plan.op))
+		return {};
+	return {plan.remote};
+}
+
+void must(std::optional<std::string> bad)
+{
+	if (bad)
+		throw Error(*bad);
+}
+
+}  // namespace
+
+bool is_rdma(Op op)
+{
+	return op == Op::Write || op == Op::WriteImm || op == Op::Read;
+}
+
+void prepare_initiator(Endpoint &ep, const Plan &plan)
+{
+	if (plan.op == Op::Read)
+		fill_background(ep, plan, plan.local);
+	else
+		fill_message(ep, plan, plan.local);
+}
+
+void prepare_target(Endpoint &ep, const Plan &plan)
+{
+	auto reg = region(plan);
+	fill_background(ep, plan, reg);
+	if (plan.op == Op::Read)
+		fill_message(ep, plan, reg);
+	if (!plan.posts_recv)
+		return;
+	fill_background(ep, plan, plan.recv);
+	auto sges = to_ibv(ep, plan.recv);
+	ibv_recv_wr wr{};
+	wr.wr_id = plan.recv_wr_id;
+	wr.sg_list = sges.empty() ? nullptr : sges.data();
+	wr.num_sge = static_cast<int>(sges.size());
+	ibv_recv_wr *bad = nullptr;
+	if (int rc = ibv_post_recv(ep.qp(), &wr, &bad))
+		throw_errno("ibv_post_recv", rc);
+}
+
+void post_request(Endpoint &ep, const PeerInfo &peer, const Plan &plan)
+{
+	auto sges = to_ibv(ep, plan.local);
+	ibv_send_wr wr{};
+	wr.wr_id = plan.send_wr_id;
+	wr.sg_list = sges.empty() ? nullptr : sges.data();
+	wr.num_sge = static_cast<int>(sges.size());
+	wr.opcode = wr_opcode(plan.op);
+	wr.send_flags = IBV_SEND_SIGNALED;
+	bool inl = plan.try_inline && plan.op != Op::Read && plan.size <= ep.max_inline();
+	if (inl)
+		wr.send_flags |= IBV_SEND_INLINE;
+	if (plan.op == Op::SendImm || plan.op == Op::WriteImm)
+		wr.imm_data = htonl(plan.imm);
+	if (is_rdma(plan.op)) {
+		wr.wr.rdma.remote_addr = peer.mr_addr[plan.remote.mr] + plan.remote.offset;
+		wr.wr.rdma.rkey = peer.mr_rkey[plan.remote.mr];
+	}
+	ibv_send_wr *bad = nullptr;
+	if (int rc = ibv_post_send(ep.qp(), &wr, &bad))
+		throw_errno("ibv_post_send", rc);
+	// inline data is copied by the post: scribbling on it now must not matter
+	if (inl)
+		fill_background(ep, plan, plan.local);
+}
+
+void check_request(Endpoint &ep, const Plan &plan, const ibv_wc &wc)
+{
+	ExpectedWc e;
+	e.wr_id = plan.send_wr_id;
+	e.opcode = send_wc_opcode(plan.op);
+	e.qp_num = ep.qp()->qp_num;
+	if (plan.op == Op::Read)
+		e.byte_len = plan.size;
+	if (auto bad = check_completion(wc, e))
+		throw Error("send queue: " + *bad);
+	if (plan.op == Op::Read)
+		must(check_list(ep, plan, plan.local, plan.size, "RDMA READ destination"));
+}
+
+void check_receive(Endpoint &ep, const Plan &plan, const ibv_wc &wc)
+{
+	ExpectedWc e;
+	e.wr_id = plan.recv_wr_id;
+	e.opcode = plan.op == Op::WriteImm ? IBV_WC_RECV_RDMA_WITH_IMM : IBV_WC_RECV;
+	e.qp_num = ep.qp()->qp_num;
+	e.byte_len = plan.size;
+	e.check_imm = true;
+	if (plan.op != Op::Send)
+		e.imm = plan.imm;
+	if (auto bad = check_completion(wc, e))
+		throw Error("receive queue: " + *bad);
+	// the RECV buffer holds the message of a SEND, nothing of a WRITE
+	uint64_t len = plan.op == Op::WriteImm ? 0 : plan.size;
+	must(check_list(ep, plan, plan.recv, len, "RECV"));
+	// a WRITE with immediate is placed before its completion
+	if (plan.op == Op::WriteImm)
+		must(check_list(ep, plan, region(plan), plan.size, "RDMA WRITE target"));
+}
+
+void settle_target(Endpoint &ep, const Plan &plan)
+{
+	if (plan.op == Op::Write)
+		must(check_list(ep, plan, region(plan), plan.size, "RDMA WRITE target"));
+	if (plan.op == Op::Read)
+		must(check_list(ep, plan, region(plan), plan.size, "RDMA READ source"));
+}
+
+}  // namespace sroce::verify
