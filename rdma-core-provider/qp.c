@@ -77,12 +77,7 @@ struct ibv_qp *sroce_create_qp_ex(struct ibv_context *ibctx,
 	uint32_t room;
 	int ret;
 
-	if (attr->comp_mask & ~(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS)) {
-		errno = EOPNOTSUPP;
-		return NULL;
-	}
-	/* the mask bit with no flag set asks for nothing (pyverbs does this) */
-	if ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) && attr->create_flags) {
+	if (attr->comp_mask & ~IBV_QP_INIT_ATTR_PD) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
