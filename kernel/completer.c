@@ -131,8 +131,11 @@ static enum ib_wc_status sroce_nak_status(u8 code)
 }
 
 /*
- * A PSN sequence error NAK: resend from @psn. Each one without progress
- * spends a retry, so a peer that NAKs for ever ends in RETRY_EXC_ERR.
+ * A PSN sequence error NAK for @psn: resend from the oldest unacknowledged
+ * PSN, which is @psn unless a READ before it still misses responses (the
+ * NAK's implicit acknowledgement stopped there, see sroce_ack_upto()).
+ * Each NAK without progress spends a retry, so a peer that NAKs for ever
+ * ends in RETRY_EXC_ERR.
  */
 static void sroce_rx_seq_nak(struct sroce_qp *qp, u32 psn)
 {
@@ -147,7 +150,7 @@ static void sroce_rx_seq_nak(struct sroce_qp *qp, u32 psn)
 	}
 	req->retry_left--;
 	req->need_retry = true;
-	req->retry_psn = psn;
+	req->retry_psn = req->una_psn;
 }
 
 static void sroce_rx_rnr_nak(struct sroce_qp *qp, u32 psn, u8 syn)
@@ -163,7 +166,7 @@ static void sroce_rx_rnr_nak(struct sroce_qp *qp, u32 psn, u8 syn)
 	if (req->rnr_left != 7)		/* 7: retry for ever */
 		req->rnr_left--;
 	req->rnr_wait = true;
-	req->retry_psn = psn;
+	req->retry_psn = req->una_psn;	/* @psn, or a READ before it */
 	timer_delete(&qp->retrans_timer);
 	mod_timer(&qp->rnr_timer, jiffies + max_t(unsigned long, 1,
 		  usecs_to_jiffies(sroce_rnr_timer_usecs(sroce_aeth_syn_value(syn)))));
