@@ -72,7 +72,15 @@ client_server() {
 		timeout 120 "$tool" -d "$sdev" "$@" > /tmp/srv.$$ 2>&1 &
 	fi
 	s=$!
-	sleep 1
+	# the client connects once: wait (bounded) until the server listens
+	local port=18515 a prev="" run=() n
+	for a in "$@"; do [ "$prev" = -p ] && port=$a; prev=$a; done
+	[ "$sns" = peer ] && run=(ip netns exec srpeer)
+	for n in $(seq 150); do
+		"${run[@]}" ss -Hltn "sport = :$port" 2>/dev/null | grep -q . && break
+		kill -0 "$s" 2>/dev/null || break
+		sleep 0.1
+	done
 	if [ "$sns" = peer ]; then
 		timeout 120 "$tool" -d "$cdev" "$@" "$sip" > /tmp/cli.$$ 2>&1
 	else
