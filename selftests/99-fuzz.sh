@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # sroce-timeout: 900
 #
-# Wire fuzzer: build/userspace/sroce-fuzz sends FUZZ_COUNT (default 200000;
+# Wire fuzzer: build/userspace/sroce-fuzz sends FUZZ_COUNT (default 100000;
 # 1000000 for the full run the reliability issue asks for) hostile RoCEv2
 # frames from a peer namespace at live QPs of every type and state on a
 # sroce device (fuzz_targets.py: RC in RESET, INIT, RTR, RTS with requests
@@ -18,7 +18,7 @@
 TOP=${SROCE_TOP:-$(dirname "$0")/..}
 FUZZ=$TOP/build/userspace/sroce-fuzz
 VERIFY=$TOP/build/userspace/sroce-verify
-COUNT=${FUZZ_COUNT:-200000}
+COUNT=${FUZZ_COUNT:-100000}
 D=$(mktemp -d /tmp/99-fuzz.XXXXXX)
 tpid=""
 
