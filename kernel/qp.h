@@ -139,10 +139,9 @@ struct sroce_resp {
 	u32 msn;
 	bool nak_sent;		/* PSN sequence NAK outstanding for a gap */
 	bool ack_pending;
-	/* a NAK that must wait for queued READ responses (IBTA ordering) */
+	/* a NAK for @psn that must wait for queued READ responses (IBTA ordering) */
 	bool nak_deferred;
 	u8 nak_syn;
-	u32 nak_psn;
 	/* SEND (or WRITE with immediate) receive buffer */
 	bool in_send;
 	bool rqe_valid;

@@ -63,7 +63,6 @@ static void sroce_resp_nak_resend(struct sroce_qp *qp, u8 syndrome)
 	}
 	resp->nak_deferred = true;
 	resp->nak_syn = syndrome;
-	resp->nak_psn = resp->psn;
 }
 
 /* Fatal responder error: NAK, then the QP goes to ERR. */
@@ -89,7 +88,8 @@ void sroce_responder_flush_acks(struct sroce_qp *qp)
 	if (resp->nak_deferred) {
 		resp->nak_deferred = false;
 		resp->ack_pending = false;	/* the NAK acknowledges as much */
-		sroce_send_ack(qp, resp->nak_syn, resp->nak_psn);
+		/* resp->psn has not moved since: an in-order request clears the NAK */
+		sroce_send_ack(qp, resp->nak_syn, resp->psn);
 		return;
 	}
 	if (!resp->ack_pending)
@@ -114,7 +114,7 @@ void sroce_responder_send_reads(struct sroce_qp *qp)
 
 	lockdep_assert_held(&qp->lock);
 
-	while (resp->rd_head != resp->rd_tail && budget--) {
+	while (sroce_reads_queued(resp) && budget--) {
 		struct sroce_resp_read *rd = &resp->reads[resp->rd_head % SROCE_MAX_RD_ATOMIC];
 		struct sroce_pkt_hdr hdr = {};
 		u32 n = min(qp->mtu, rd->len - rd->sent);
@@ -493,7 +493,7 @@ void sroce_responder_release(struct sroce_qp *qp)
 {
 	struct sroce_resp *resp = &qp->resp;
 
-	while (resp->rd_head != resp->rd_tail)
+	while (sroce_reads_queued(resp))
 		sroce_read_release(&resp->reads[resp->rd_head++ % SROCE_MAX_RD_ATOMIC]);
 	if (resp->wmr)
 		sroce_mr_put(resp->wmr);
