@@ -9,9 +9,10 @@
 #include "qp.h"
 #include "queue.h"
 
+/* a READ or an atomic: only its response data completes it */
 static bool sroce_is_read(struct sroce_qp *qp, u32 idx)
 {
-	return sroce_shadow(qp, idx)->opcode == IB_UVERBS_WR_RDMA_READ;
+	return sroce_wqe_has_response(sroce_shadow(qp, idx));
 }
 
 /**
@@ -61,6 +62,7 @@ static void sroce_progress(struct sroce_qp *qp)
 {
 	qp->req.retry_left = qp->attr.retry_cnt;
 	qp->req.rnr_left = qp->attr.rnr_retry;
+	qp->req.backoff = 0;
 	if (!sroce_req_busy(&qp->req))
 		timer_delete(&qp->retrans_timer);
 	else if (!qp->req.rnr_wait)
@@ -207,8 +209,8 @@ static void sroce_rx_ack(struct sroce_qp *qp, const struct sroce_pkt_hdr *hdr)
 }
 
 /*
- * The READ entry a response with @psn belongs to, among the entries sent;
- * req->started if none (stale or bogus).
+ * The READ (or atomic) entry a response with @psn belongs to, among the
+ * entries sent; req->started if none (stale or bogus).
  */
 static u32 sroce_read_of_psn(struct sroce_qp *qp, u32 psn)
 {
@@ -240,6 +242,8 @@ static void sroce_rx_read_resp(struct sroce_qp *qp, struct sk_buff *skb,
 	idx = sroce_read_of_psn(qp, psn);
 	if (idx == req->started)
 		return;		/* stale or bogus: drop */
+	if (sroce_shadow(qp, idx)->opcode != IB_UVERBS_WR_RDMA_READ)
+		goto bad;	/* a READ response for an atomic's PSN */
 	/*
 	 * A READ response implicitly acknowledges every earlier request. An
 	 * earlier READ still missing data lost its responses (they come in
@@ -287,6 +291,49 @@ bad:
 	sroce_req_fail(qp, IB_WC_BAD_RESP_ERR);
 }
 
+/* An ATOMIC ACK: the original remote value goes to the local buffer. */
+static void sroce_rx_atomic_ack(struct sroce_qp *qp, const struct sroce_pkt_hdr *hdr)
+{
+	struct sroce_req *req = &qp->req;
+	u32 psn = hdr->bth.psn, idx;
+	struct sroce_send_wqe *wqe;
+	struct sroce_swqe *sw;
+	u64 orig = hdr->atmack;
+
+	if (sroce_aeth_syn_type(hdr->aeth.syndrome) != SROCE_AETH_ACK)
+		return;		/* bogus: NAKs come as plain Acknowledge packets */
+	idx = sroce_read_of_psn(qp, psn);
+	if (idx == req->started)
+		return;
+	wqe = sroce_shadow(qp, idx);
+	if (wqe->opcode != IB_UVERBS_WR_ATOMIC_CMP_AND_SWP &&
+	    wqe->opcode != IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD)
+		goto bad;	/* an ATOMIC ACK for a READ's PSN */
+	/* it acknowledges everything before: an earlier READ lacking data lost it */
+	while (req->comp_idx != idx) {
+		if (sroce_is_read(qp, req->comp_idx)) {
+			sroce_read_gap(qp, req->comp_idx);
+			return;
+		}
+		sroce_req_retire(qp, IB_WC_SUCCESS);
+	}
+	sw = sroce_swqe(qp, idx);
+	if (sroce_sgl_copy(qp->sdev, qp->ibqp.pd, wqe->sge, 1, 0, &orig, sizeof(orig),
+			   SROCE_COPY_TO_MR)) {
+		sroce_req_fail(qp, IB_WC_LOC_PROT_ERR);
+		return;
+	}
+	sw->read_done = sw->length;
+	req->rd_gap = false;
+	if (sroce_psn_diff(psn, req->una_psn) >= 0)
+		req->una_psn = sroce_psn_inc(psn);
+	sroce_req_retire(qp, IB_WC_SUCCESS);
+	sroce_progress(qp);
+	return;
+bad:
+	sroce_req_fail(qp, IB_WC_BAD_RESP_ERR);
+}
+
 /**
  * sroce_completer_rx() - an ACK or READ response for this QP's requests
  * @qp: the QP
@@ -309,6 +356,8 @@ void sroce_completer_rx(struct sroce_qp *qp, struct sk_buff *skb,
 	}
 	if (hdr->bth.opcode == SROCE_OP_RC_ACKNOWLEDGE)
 		sroce_rx_ack(qp, hdr);
+	else if (hdr->bth.opcode == SROCE_OP_RC_ATOMIC_ACKNOWLEDGE)
+		sroce_rx_atomic_ack(qp, hdr);
 }
 
 /* The local ACK timer expired: retry from the oldest unacknowledged PSN. */
@@ -328,6 +377,17 @@ void sroce_completer_timeout(struct sroce_qp *qp)
 	req->need_retry = true;
 	req->retry_psn = req->una_psn;
 	req->rd_gap = false;
+	sroce_stat_inc(qp->sdev, SROCE_STAT_TIMEOUTS);
+	/*
+	 * The next timeout waits twice as long (up to 8 times the local ACK
+	 * timeout) until something is acknowledged. A go-back makes the
+	 * responder answer again what is still on its way to us: on a slow
+	 * host (TCG) that backlog can take longer than the timeout to drain,
+	 * and a fixed timer would fire again and again over a working link
+	 * until the retry budget is gone.
+	 */
+	if (req->backoff < SROCE_RETRY_BACKOFF_MAX)
+		req->backoff++;
 	/* armed again even if the go-back finds nothing to resend */
 	sroce_req_arm_timer(qp);
 }

@@ -32,6 +32,8 @@ static_assert((int)IB_WR_SEND_WITH_IMM == (int)IB_UVERBS_WR_SEND_WITH_IMM);
 static_assert((int)IB_WR_RDMA_WRITE == (int)IB_UVERBS_WR_RDMA_WRITE);
 static_assert((int)IB_WR_RDMA_WRITE_WITH_IMM == (int)IB_UVERBS_WR_RDMA_WRITE_WITH_IMM);
 static_assert((int)IB_WR_RDMA_READ == (int)IB_UVERBS_WR_RDMA_READ);
+static_assert((int)IB_WR_ATOMIC_CMP_AND_SWP == (int)IB_UVERBS_WR_ATOMIC_CMP_AND_SWP);
+static_assert((int)IB_WR_ATOMIC_FETCH_AND_ADD == (int)IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD);
 
 /* A free slot of a kernel SQ/RQ, or NULL when the ring is full. */
 static void *sroce_kpost_slot(struct sroce_queue *q)
@@ -62,6 +64,12 @@ static int sroce_kpost_check_send(struct sroce_qp *qp, const struct ib_send_wr *
 	case IB_WR_RDMA_WRITE_WITH_IMM:
 	case IB_WR_RDMA_READ:
 		if (ud)
+			return -EINVAL;
+		break;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		if (ud || wr->num_sge != 1 || wr->sg_list[0].length != 8 ||
+		    (wr->send_flags & IB_SEND_INLINE))
 			return -EINVAL;
 		break;
 	default:
@@ -103,6 +111,12 @@ static void sroce_kpost_write_send(struct sroce_qp *qp, struct sroce_send_wqe *w
 		w->wr.ud.ah = sroce_ah_id(ud_wr(wr)->ah);
 		w->wr.ud.remote_qpn = ud_wr(wr)->remote_qpn;
 		w->wr.ud.remote_qkey = ud_wr(wr)->remote_qkey;
+	} else if (wr->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+		   wr->opcode == IB_WR_ATOMIC_FETCH_AND_ADD) {
+		w->wr.atomic.remote_addr = atomic_wr(wr)->remote_addr;
+		w->wr.atomic.compare_add = atomic_wr(wr)->compare_add;
+		w->wr.atomic.swap = atomic_wr(wr)->swap;
+		w->wr.atomic.rkey = atomic_wr(wr)->rkey;
 	} else if (wr->opcode != IB_WR_SEND && wr->opcode != IB_WR_SEND_WITH_IMM) {
 		w->wr.rdma.remote_addr = rdma_wr(wr)->remote_addr;
 		w->wr.rdma.rkey = rdma_wr(wr)->rkey;
@@ -153,6 +167,8 @@ int sroce_kpost_send(struct sroce_qp *qp, const struct ib_send_wr *wr,
 		err = -EINVAL;
 		break;
 	default:
+		if (!qp->has_sq)
+			err = -EINVAL;
 		break;
 	}
 	for (; wr && !err; wr = wr->next) {
@@ -192,7 +208,7 @@ int sroce_kpost_recv(struct sroce_qp *qp, const struct ib_recv_wr *wr,
 	int err = 0, i;
 
 	spin_lock_irqsave(&qp->kpost_lock, flags);
-	if (READ_ONCE(qp->state) == IB_QPS_RESET)
+	if (READ_ONCE(qp->state) == IB_QPS_RESET || !qp->has_rq)
 		err = -EINVAL;
 	for (; wr && !err; wr = wr->next) {
 		if (wr->num_sge < 0 || wr->num_sge > qp->max_recv_sge) {

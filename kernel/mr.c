@@ -376,6 +376,63 @@ out_unlock:
 }
 
 /**
+ * sroce_mr_atomic() - execute an 8-byte atomic on MR memory
+ * @mr: the MR, referenced
+ * @iova: the target, 8-byte aligned
+ * @fetch_add: FETCH_ADD (add @swap_add) rather than CMP_SWAP
+ * @compare: CMP_SWAP's compare value
+ * @swap_add: the swap value, or the addend
+ * @orig: the value found (the ATOMIC ACK's original remote data)
+ *
+ * An aligned 8-byte target never crosses a page. The update is a CPU
+ * compare-and-exchange on the pinned page, so it is atomic against other
+ * atomics of every sroce QP (and against CPU atomics on the same word).
+ * Context: any; does not sleep.
+ * Return: 0, -EINVAL (misaligned, out of bounds), -EACCES (read-only
+ * pages, deregistered MR).
+ */
+int sroce_mr_atomic(struct sroce_mr *mr, u64 iova, bool fetch_add, u64 compare,
+		    u64 swap_add, u64 *orig)
+{
+	u64 *word, old, new;
+	void *va = NULL;
+	int err = 0;
+
+	if ((iova & 7) || !sroce_mr_in_bounds(mr, iova, 8))
+		return -EINVAL;
+	if (!ib_access_writable(mr->access))
+		return -EACCES;
+
+	rcu_read_lock();
+	if (READ_ONCE(mr->dead)) {
+		err = -EACCES;
+		goto out_unlock;
+	}
+	if (mr->umem) {
+		u64 pos = iova - mr->ibmr.iova + mr->offset;
+
+		if (pos & 7) {		/* the MR's pages start misaligned */
+			err = -EINVAL;
+			goto out_unlock;
+		}
+		va = kmap_local_page(mr->pages[pos >> PAGE_SHIFT]);
+		word = va + (pos & ~PAGE_MASK);
+	} else {
+		word = (u64 *)(uintptr_t)iova;
+	}
+	old = READ_ONCE(*word);
+	do {
+		new = fetch_add ? old + swap_add : (old == compare ? swap_add : old);
+	} while (!try_cmpxchg64(word, &old, new));
+	*orig = old;
+	if (va)
+		kunmap_local(va);
+out_unlock:
+	rcu_read_unlock();
+	return err;
+}
+
+/**
  * sroce_sgl_copy() - copy between a buffer and a local SGE list
  * @sdev: the device
  * @pd: the PD the SGEs' lkeys must belong to

@@ -15,6 +15,7 @@
 #include "sroce.h"
 #include "qp.h"
 #include "queue.h"
+#include "srq.h"
 #include "sroce_psn.h"
 
 #define SROCE_QPN_MIN		16
@@ -397,14 +398,19 @@ static int sroce_qp_check_init(struct sroce_dev *sdev, struct ib_qp_init_attr *i
 	default:
 		return -EOPNOTSUPP;
 	}
-	if (init->srq || init->create_flags)
+	if (init->create_flags)
 		return -EOPNOTSUPP;
+	if (init->srq && init->qp_type == IB_QPT_GSI)
+		return -EINVAL;
 	if (!init->send_cq || !init->recv_cq)
 		return -EINVAL;
-	if (!cap->max_send_wr || cap->max_send_wr > SROCE_MAX_QP_WR ||
-	    !cap->max_recv_wr || cap->max_recv_wr > SROCE_MAX_QP_WR ||
-	    cap->max_send_sge > SROCE_MAX_SGE || cap->max_recv_sge > SROCE_MAX_SGE ||
-	    cap->max_inline_data > SROCE_MAX_INLINE)
+	/* 0 WRs: a QP that only receives, or only sends */
+	if (cap->max_send_wr > SROCE_MAX_QP_WR ||
+	    cap->max_send_sge > SROCE_MAX_SGE || cap->max_inline_data > SROCE_MAX_INLINE)
+		return -EINVAL;
+	/* with an SRQ the receive capabilities are the SRQ's */
+	if (!init->srq && (cap->max_recv_wr > SROCE_MAX_QP_WR ||
+			   cap->max_recv_sge > SROCE_MAX_SGE))
 		return -EINVAL;
 	return 0;
 }
@@ -431,13 +437,23 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	rsge = max(cap->max_recv_sge, 1u);
 	qp->sdev = sdev;
 	qp->sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
-	qp->sq_entries = roundup_pow_of_two(cap->max_send_wr);
-	qp->rq_entries = roundup_pow_of_two(cap->max_recv_wr);
+	/* a queue asked with 0 WRs gets a ring of one entry nobody may post to */
+	qp->has_sq = cap->max_send_wr;
+	qp->has_rq = cap->max_recv_wr && !init->srq;
+	qp->sq_entries = roundup_pow_of_two(max(cap->max_send_wr, 1u));
+	qp->rq_entries = roundup_pow_of_two(max(cap->max_recv_wr, 1u));
 	qp->sq_stride = ALIGN(sizeof(struct sroce_send_wqe) +
 			      max_t(u32, ssge * sizeof(struct sroce_sge),
 				    cap->max_inline_data), 16);
 	qp->rq_stride = ALIGN(sizeof(struct sroce_recv_wqe) +
 			      rsge * sizeof(struct sroce_sge), 16);
+	if (init->srq) {
+		/* an RQ of one entry nobody posts to; receives come from the SRQ */
+		qp->srq = to_ssrq(init->srq);
+		qp->rq_entries = 1;
+		qp->rq_stride = qp->srq->stride;
+		rsge = qp->srq->max_sge;
+	}
 	qp->max_send_sge = ssge;
 	qp->max_recv_sge = rsge;
 	qp->max_inline = qp->sq_stride - sizeof(struct sroce_send_wqe);
@@ -500,15 +516,18 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		goto err_free_shadow;
 	ibqp->qp_num = qpn;
 
-	cap->max_send_wr = qp->sq_entries;
-	cap->max_recv_wr = qp->rq_entries;
+	cap->max_send_wr = qp->has_sq ? qp->sq_entries : 0;
+	cap->max_recv_wr = qp->has_rq ? qp->rq_entries : 0;
 	cap->max_send_sge = ssge;
-	cap->max_recv_sge = rsge;
+	cap->max_recv_sge = qp->has_rq ? rsge : 0;
 	cap->max_inline_data = qp->max_inline;
 
 	if (udata) {
-		sroce_queue_info(qp->sq, &resp.sq);
-		sroce_queue_info(qp->rq, &resp.rq);
+		/* else num_entries 0: no ring to post to */
+		if (qp->has_sq)
+			sroce_queue_info(qp->sq, &resp.sq);
+		if (qp->has_rq)
+			sroce_queue_info(qp->rq, &resp.rq);
 		resp.qpn = qpn;
 		err = ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
 		if (err)
@@ -773,6 +792,7 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 				qp->req.una_psn = qp->attr.sq_psn;
 				qp->req.retry_left = qp->attr.retry_cnt;
 				qp->req.rnr_left = qp->attr.rnr_retry;
+				qp->req.backoff = 0;
 			}
 			break;
 		default:

@@ -41,6 +41,8 @@ struct sroce_mr;
  * the PSN space, so every PSN in flight compares correctly (+/- 2^23).
  */
 #define SROCE_MAX_PSN_INFLIGHT	(1u << 22)
+/* the local ACK timer doubles per timeout without progress, up to << this */
+#define SROCE_RETRY_BACKOFF_MAX	3
 #define SROCE_RXQ_MAX		4096	/* received packets queued per QP */
 
 /* qp->events bits: set by timers and kickers, consumed by the transport */
@@ -113,6 +115,7 @@ struct sroce_req {
 	u32 rd_outstanding;	/* READs sent, not fully answered */
 	u32 retry_left;
 	u32 rnr_left;
+	u8 backoff;		/* timeouts in a row without progress, capped */
 	bool rnr_wait;		/* waiting out an RNR NAK */
 	bool need_retry;	/* go back to retry_psn on the next run */
 	u32 retry_psn;
@@ -125,7 +128,9 @@ struct sroce_req {
 	u64 idle_since;		/* ns: when NEED_WAKEUP was last raised */
 };
 
-struct sroce_resp_read {	/* one READ being answered */
+struct sroce_resp_read {	/* one READ (or atomic) being answered */
+	bool atomic;		/* an ATOMIC ACK carrying @orig */
+	u64 orig;
 	struct sroce_mr *mr;
 	u64 va;
 	u32 len;
@@ -155,6 +160,12 @@ struct sroce_resp {
 	/* READ responses */
 	struct sroce_resp_read reads[SROCE_MAX_RD_ATOMIC];
 	u32 rd_head, rd_tail;	/* free-running */
+	/* atomics executed, for duplicates: answered again, never re-executed */
+	struct {
+		u32 psn;
+		u64 orig;
+	} atomics[SROCE_MAX_RD_ATOMIC];
+	u32 at_count;		/* free-running */
 	/* keep last: survives a reset (a copy of the current RQ entry) */
 	void *rqe;
 };
@@ -167,6 +178,8 @@ struct sroce_qp {
 
 	struct sroce_queue *sq;
 	struct sroce_queue *rq;
+	struct sroce_srq *srq;	/* receives come from here, if set */
+	bool has_sq, has_rq;	/* created with send / receive WRs */
 	void *sq_shadow;	/* validated copies of SQ entries */
 	struct sroce_swqe *swqe;
 	u32 sq_entries, sq_stride, rq_entries, rq_stride;
@@ -275,6 +288,7 @@ enum ib_wc_status sroce_wqe_len(struct sroce_qp *qp, const struct sroce_send_wqe
 				u64 *len);
 void sroce_flush(struct sroce_qp *qp);
 void sroce_req_go_back(struct sroce_qp *qp, u32 psn);
+bool sroce_wqe_has_response(const struct sroce_send_wqe *wqe);
 void sroce_req_retire(struct sroce_qp *qp, enum ib_wc_status status);
 void sroce_req_complete(struct sroce_qp *qp, u32 idx, enum ib_wc_status status);
 void sroce_req_arm_timer(struct sroce_qp *qp);

@@ -19,6 +19,24 @@ static bool sroce_wqe_is_read(const struct sroce_send_wqe *wqe)
 	return wqe->opcode == IB_UVERBS_WR_RDMA_READ;
 }
 
+static bool sroce_wqe_is_atomic(const struct sroce_send_wqe *wqe)
+{
+	return wqe->opcode == IB_UVERBS_WR_ATOMIC_CMP_AND_SWP ||
+	       wqe->opcode == IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/**
+ * sroce_wqe_has_response() - does the entry wait for response data?
+ * @wqe: the (shadow) SQ entry
+ *
+ * READs and atomics: they count against max_rd_atomic, a FENCE waits for
+ * them, and only their responses (never a plain ACK) complete them.
+ */
+bool sroce_wqe_has_response(const struct sroce_send_wqe *wqe)
+{
+	return sroce_wqe_is_read(wqe) || sroce_wqe_is_atomic(wqe);
+}
+
 /* packets a message of @len bytes takes at @mtu (a 0-byte message: one) */
 static u32 sroce_npkts(u32 len, u32 mtu)
 {
@@ -75,6 +93,13 @@ static enum ib_wc_status sroce_fetch_wqe(struct sroce_qp *qp, u32 idx)
 		break;
 	case IB_UVERBS_WR_RDMA_READ:
 		if (wqe->send_flags & SROCE_SEND_INLINE)
+			return IB_WC_LOC_QP_OP_ERR;
+		break;
+	case IB_UVERBS_WR_ATOMIC_CMP_AND_SWP:
+	case IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD:
+		/* one 8-byte local buffer for the original value */
+		if ((wqe->send_flags & SROCE_SEND_INLINE) || wqe->num_sge != 1 ||
+		    wqe->sge[0].length != 8)
 			return IB_WC_LOC_QP_OP_ERR;
 		break;
 	default:
@@ -162,6 +187,18 @@ static int sroce_req_send_one(struct sroce_qp *qp)
 		payload = 0;
 		sw->last_psn = sroce_psn_add(req->psn, sroce_npkts(left, qp->mtu) - 1);
 		last = true;
+	} else if (sroce_wqe_is_atomic(wqe)) {
+		hdr.bth.opcode = wqe->opcode == IB_UVERBS_WR_ATOMIC_CMP_AND_SWP ?
+				 SROCE_OP_RC_COMPARE_SWAP : SROCE_OP_RC_FETCH_ADD;
+		hdr.bth.ack_req = true;
+		hdr.atmeth.va = wqe->wr.atomic.remote_addr;
+		hdr.atmeth.rkey = wqe->wr.atomic.rkey;
+		hdr.atmeth.swap_add = wqe->opcode == IB_UVERBS_WR_ATOMIC_CMP_AND_SWP ?
+				      wqe->wr.atomic.swap : wqe->wr.atomic.compare_add;
+		hdr.atmeth.compare = wqe->wr.atomic.compare_add;
+		payload = 0;
+		sw->last_psn = req->psn;
+		last = true;
 	} else {
 		payload = min(qp->mtu, sw->length - off);
 		last = off + payload == sw->length;
@@ -190,14 +227,14 @@ static int sroce_req_send_one(struct sroce_qp *qp)
 		kfree_skb(skb);
 		return -EINVAL;
 	}
-	err = sroce_gather(qp, wqe, off, skb_put(skb, payload), payload);
+	err = payload ? sroce_gather(qp, wqe, off, skb_put(skb, payload), payload) : 0;
 	if (err) {
 		kfree_skb(skb);
 		return err;
 	}
 	sroce_pkt_xmit(qp, skb, payload);
 
-	if (sroce_wqe_is_read(wqe)) {
+	if (sroce_wqe_has_response(wqe)) {
 		req->psn = sroce_psn_add(sw->last_psn, 1);
 		req->rd_outstanding++;
 	} else {
@@ -222,6 +259,7 @@ void sroce_req_arm_timer(struct sroce_qp *qp)
 
 	if (!ns || !sroce_req_busy(&qp->req))
 		return;
+	ns <<= qp->req.backoff;
 	/* never below a jiffy or two: TCG guests are slow */
 	mod_timer(&qp->retrans_timer, jiffies + max_t(unsigned long, 2,
 						      nsecs_to_jiffies64(ns)));
@@ -258,7 +296,7 @@ void sroce_req_go_back(struct sroce_qp *qp, u32 psn)
 	sw = sroce_swqe(qp, idx);
 	if (sroce_psn_diff(psn, sw->first_psn) < 0)
 		psn = sw->first_psn;
-	if (sroce_wqe_is_read(sroce_shadow(qp, idx))) {
+	if (sroce_wqe_has_response(sroce_shadow(qp, idx))) {
 		req->send_off = sw->read_done;
 		psn = sroce_psn_add(sw->first_psn, sw->read_done / qp->mtu);
 	} else {
@@ -268,7 +306,7 @@ void sroce_req_go_back(struct sroce_qp *qp, u32 psn)
 	req->psn = psn;
 	for (; idx != req->started; idx++) {
 		sw = sroce_swqe(qp, idx);
-		if (sw->sent && sroce_wqe_is_read(sroce_shadow(qp, idx)))
+		if (sw->sent && sroce_wqe_has_response(sroce_shadow(qp, idx)))
 			req->rd_outstanding--;
 		sw->sent = false;
 	}
@@ -295,6 +333,12 @@ void sroce_req_complete(struct sroce_qp *qp, u32 idx, enum ib_wc_status status)
 		break;
 	case IB_UVERBS_WR_RDMA_READ:
 		cqe.opcode = IB_UVERBS_WC_RDMA_READ;
+		break;
+	case IB_UVERBS_WR_ATOMIC_CMP_AND_SWP:
+		cqe.opcode = IB_UVERBS_WC_COMP_SWAP;
+		break;
+	case IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD:
+		cqe.opcode = IB_UVERBS_WC_FETCH_ADD;
 		break;
 	default:
 		cqe.opcode = IB_UVERBS_WC_SEND;
@@ -449,7 +493,7 @@ void sroce_requester(struct sroce_qp *qp, int budget)
 			return;
 		if (sroce_psn_diff(req->psn, req->una_psn) >= SROCE_MAX_INFLIGHT)
 			return;
-		if (sroce_wqe_is_read(wqe)) {
+		if (sroce_wqe_has_response(wqe)) {
 			struct sroce_swqe *sw = sroce_swqe(qp, req->send_idx);
 
 			if (req->rd_outstanding >= max_t(u32, qp->attr.max_rd_atomic, 1))
@@ -524,7 +568,20 @@ void sroce_flush(struct sroce_qp *qp)
 		if (sroce_cq_post(to_scq(qp->ibqp.recv_cq), &cqe, false))
 			break;
 	}
+	/* a buffer taken out of the SRQ is the QP's to complete */
+	if (qp->srq && qp->resp.rqe_valid) {
+		struct sroce_recv_wqe *w = qp->resp.rqe;
+
+		cqe.wr_id = w->wr_id;
+		cqe.status = IB_WC_WR_FLUSH_ERR;
+		cqe.opcode = IB_WC_RECV;
+		cqe.qp_num = qp->ibqp.qp_num;
+		sroce_cq_post(to_scq(qp->ibqp.recv_cq), &cqe, false);
+	}
 	qp->resp.rqe_valid = false;
+	/* IBTA: an SRQ's QP in ERR takes nothing more from it */
+	if (qp->srq && !qp->flushed)
+		sroce_qp_event(qp, IB_EVENT_QP_LAST_WQE_REACHED);
 	/* the MRs of half-received WRITEs and unanswered READs go too */
 	sroce_responder_release(qp);
 	qp->flushed = true;

@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * sroce responder: executes incoming RC requests (SEND into posted receive
- * buffers, RDMA WRITE and READ against registered memory) and answers
- * with ACKs, NAKs and READ responses.
+ * buffers, RDMA WRITE, READ and atomics against registered memory) and
+ * answers with ACKs, NAKs, READ responses and ATOMIC ACKs.
  */
 #include <linux/module.h>
 
 #include "sroce.h"
 #include "qp.h"
 #include "queue.h"
+#include "srq.h"
 
 /* ---- sending ACKs and READ responses --------------------------------- */
 
@@ -99,6 +100,28 @@ void sroce_responder_flush_acks(struct sroce_qp *qp)
 		       sroce_psn_add(resp->psn, SROCE_PSN_MASK));
 }
 
+/* The ATOMIC ACK of @rd; -ENOMEM leaves it queued for the next run. */
+static int sroce_send_atomic_ack(struct sroce_qp *qp, const struct sroce_resp_read *rd)
+{
+	struct sroce_pkt_hdr hdr = {};
+	struct sk_buff *skb;
+
+	hdr.bth.opcode = SROCE_OP_RC_ATOMIC_ACKNOWLEDGE;
+	hdr.info = sroce_opcode(hdr.bth.opcode);
+	hdr.bth.pkey = 0xffff;
+	hdr.bth.dqpn = qp->attr.dest_qp_num;
+	hdr.bth.psn = rd->psn;
+	hdr.aeth.syndrome = sroce_aeth_syn_ack(SROCE_AETH_CREDITS_INVALID);
+	hdr.aeth.msn = qp->resp.msn & SROCE_AETH_MSN_MASK;
+	hdr.atmack = rd->orig;
+	skb = sroce_pkt_alloc(qp, hdr.info->hdr_len);
+	if (!skb)
+		return -ENOMEM;
+	sroce_pkt_build_hdrs(skb_put(skb, hdr.info->hdr_len), hdr.info->hdr_len, &hdr);
+	sroce_pkt_xmit(qp, skb, 0);
+	return 0;
+}
+
 static void sroce_read_release(struct sroce_resp_read *rd)
 {
 	if (rd->mr)
@@ -121,6 +144,12 @@ void sroce_responder_send_reads(struct sroce_qp *qp)
 		bool first = rd->sent == 0, last = rd->sent + n == rd->len;
 		struct sk_buff *skb;
 
+		if (rd->atomic) {
+			if (sroce_send_atomic_ack(qp, rd))
+				break;
+			resp->rd_head++;
+			continue;
+		}
 		if (first && last)
 			hdr.bth.opcode = SROCE_OP_RC_READ_RESPONSE_ONLY;
 		else if (first)
@@ -166,17 +195,10 @@ void sroce_responder_send_reads(struct sroce_qp *qp)
 static int sroce_resp_get_rqe(struct sroce_qp *qp)
 {
 	struct sroce_resp *resp = &qp->resp;
-	struct sroce_recv_wqe *rqe = resp->rqe;
-	int n = sroce_queue_avail(qp->rq);
+	int err = sroce_recv_take(qp, resp->rqe);
 
-	if (n < 0)
-		return -EOVERFLOW;
-	if (!n)
-		return -EAGAIN;
-	/* copy before validating: user space may change the ring at any time */
-	memcpy(rqe, sroce_queue_at(qp->rq, qp->rq->cons), qp->rq_stride);
-	if (rqe->num_sge > qp->max_recv_sge)
-		return -EINVAL;
+	if (err)
+		return err;
 	resp->rqe_valid = true;
 	resp->recv_off = 0;
 	return 0;
@@ -232,7 +254,7 @@ static int sroce_resp_complete_recv(struct sroce_qp *qp, const struct sroce_pkt_
 		cqe.wc_flags |= SROCE_WC_F_WITH_IMM;
 	}
 	qp->resp.rqe_valid = false;
-	sroce_queue_consumed(qp->rq, 1);
+	sroce_recv_done(qp);
 	return sroce_cq_post(to_scq(qp->ibqp.recv_cq), &cqe, hdr->bth.se);
 }
 
@@ -342,6 +364,21 @@ access_err:
 	return -EACCES;
 }
 
+/* An answer queue slot for one more READ or atomic, or NULL (full). */
+static struct sroce_resp_read *sroce_resp_slot(struct sroce_qp *qp, bool dup)
+{
+	struct sroce_resp *resp = &qp->resp;
+	u32 queued = resp->rd_tail - resp->rd_head;
+
+	/* a duplicate still finding the queue full: the requester's timer retries */
+	if (dup)
+		return queued >= SROCE_MAX_RD_ATOMIC ? NULL :
+			&resp->reads[resp->rd_tail++ % SROCE_MAX_RD_ATOMIC];
+	if (queued >= max_t(u32, qp->attr.max_dest_rd_atomic, 1))
+		return NULL;
+	return &resp->reads[resp->rd_tail++ % SROCE_MAX_RD_ATOMIC];
+}
+
 /*
  * A retransmitted READ request at @psn: the requester has gone back to it
  * and will ask again for everything after it, so queued answers at or
@@ -377,24 +414,25 @@ static int sroce_resp_read(struct sroce_qp *qp, const struct sroce_pkt_hdr *hdr,
 		sroce_resp_fatal(qp, SROCE_NAK_INVALID_REQ);
 		return -EINVAL;
 	}
-	if (dup) {
+	if (dup)
 		sroce_resp_drop_reads_from(qp, hdr->bth.psn);
-		/* still full of earlier answers: the requester's timer retries */
-		if (resp->rd_tail - resp->rd_head >= SROCE_MAX_RD_ATOMIC)
-			return 0;
-	} else if (resp->rd_tail - resp->rd_head >=
-		   max_t(u32, qp->attr.max_dest_rd_atomic, 1)) {
-		sroce_resp_fatal(qp, SROCE_NAK_INVALID_RD_REQ);
-		return -EINVAL;
-	}
 	if (len) {
 		mr = sroce_mr_lookup(qp->sdev, hdr->reth.rkey, qp->ibqp.pd,
 				     IB_ACCESS_REMOTE_READ, hdr->reth.va, len);
 		if (IS_ERR(mr))
 			goto access_err;
 	}
+	rd = sroce_resp_slot(qp, dup);
+	if (!rd) {
+		if (mr)
+			sroce_mr_put(mr);
+		if (dup)
+			return 0;
+		sroce_resp_fatal(qp, SROCE_NAK_INVALID_RD_REQ);
+		return -EINVAL;
+	}
 	npkts = len ? DIV_ROUND_UP(len, qp->mtu) : 1;
-	rd = &resp->reads[resp->rd_tail++ % SROCE_MAX_RD_ATOMIC];
+	rd->atomic = false;
 	rd->mr = mr;
 	rd->va = hdr->reth.va;
 	rd->len = len;
@@ -405,6 +443,81 @@ static int sroce_resp_read(struct sroce_qp *qp, const struct sroce_pkt_hdr *hdr,
 		resp->psn = sroce_psn_add(hdr->bth.psn, npkts);
 		resp->msn++;
 	}
+	return 0;
+
+access_err:
+	sroce_resp_fatal(qp, SROCE_NAK_REM_ACCESS);
+	return -EACCES;
+}
+
+/*
+ * A CMP_SWAP or FETCH_ADD request. Executed once: its result is kept
+ * (resp->atomics) and a duplicate is answered from there, so a lost ATOMIC
+ * ACK never makes the operation happen twice.
+ */
+static int sroce_resp_atomic(struct sroce_qp *qp, const struct sroce_pkt_hdr *hdr, bool dup)
+{
+	struct sroce_resp *resp = &qp->resp;
+	const struct sroce_atmeth *atm = &hdr->atmeth;
+	struct sroce_resp_read *rd;
+	struct sroce_mr *mr;
+	u64 orig;
+	u32 i;
+	int err;
+
+	if (dup) {
+		for (i = 0; i < min_t(u32, resp->at_count, SROCE_MAX_RD_ATOMIC); i++) {
+			u32 slot = (resp->at_count - 1 - i) % SROCE_MAX_RD_ATOMIC;
+
+			if (resp->atomics[slot].psn != hdr->bth.psn)
+				continue;
+			sroce_resp_drop_reads_from(qp, hdr->bth.psn);
+			rd = sroce_resp_slot(qp, true);
+			if (rd) {
+				memset(rd, 0, sizeof(*rd));
+				rd->atomic = true;
+				rd->orig = resp->atomics[slot].orig;
+				rd->psn = hdr->bth.psn;
+				rd->last_psn = hdr->bth.psn;
+			}
+			return 0;
+		}
+		return 0;	/* older than anything remembered: its ACK arrived */
+	}
+	if (!(qp->attr.qp_access_flags & IB_ACCESS_REMOTE_ATOMIC))
+		goto access_err;
+	if (atm->va & 7) {
+		sroce_resp_fatal(qp, SROCE_NAK_INVALID_REQ);
+		return -EINVAL;
+	}
+	mr = sroce_mr_lookup(qp->sdev, atm->rkey, qp->ibqp.pd, IB_ACCESS_REMOTE_ATOMIC,
+			     atm->va, 8);
+	if (IS_ERR(mr))
+		goto access_err;
+	rd = sroce_resp_slot(qp, false);
+	if (!rd) {
+		sroce_mr_put(mr);
+		sroce_resp_fatal(qp, SROCE_NAK_INVALID_RD_REQ);
+		return -EINVAL;
+	}
+	err = sroce_mr_atomic(mr, atm->va,
+			      hdr->bth.opcode == SROCE_OP_RC_FETCH_ADD,
+			      atm->compare, atm->swap_add, &orig);
+	sroce_mr_put(mr);
+	if (err) {
+		resp->rd_tail--;
+		goto access_err;
+	}
+	memset(rd, 0, sizeof(*rd));
+	rd->atomic = true;
+	rd->orig = orig;
+	rd->psn = hdr->bth.psn;
+	rd->last_psn = hdr->bth.psn;
+	i = resp->at_count++ % SROCE_MAX_RD_ATOMIC;
+	resp->atomics[i].psn = hdr->bth.psn;
+	resp->atomics[i].orig = orig;
+	resp->psn = sroce_psn_inc(hdr->bth.psn);
+	resp->msn++;
 	return 0;
 
 access_err:
@@ -435,8 +548,8 @@ void sroce_responder_rx(struct sroce_qp *qp, struct sk_buff *skb,
 		qp->comm_est_sent = true;
 		sroce_qp_event(qp, IB_EVENT_COMM_EST);
 	}
-	/* no atomics; no SEND with Invalidate until invalidation exists */
-	if (!(flags & SROCE_OPF_REQ) || (flags & (SROCE_OPF_ATOMIC | SROCE_OPF_IETH)))
+	/* no SEND with Invalidate until invalidation exists */
+	if (!(flags & SROCE_OPF_REQ) || (flags & SROCE_OPF_IETH))
 		goto invalid;
 
 	d = sroce_psn_diff(hdr->bth.psn, resp->psn);
@@ -450,9 +563,11 @@ void sroce_responder_rx(struct sroce_qp *qp, struct sk_buff *skb,
 		return;
 	}
 	if (d < 0) {
-		/* duplicate: READs are answered again, the rest re-ACKed */
+		/* duplicate: READs and atomics are answered again, the rest re-ACKed */
 		if (flags & SROCE_OPF_READ)
 			sroce_resp_read(qp, hdr, true);
+		else if (flags & SROCE_OPF_ATOMIC)
+			sroce_resp_atomic(qp, hdr, true);
 		else
 			resp->ack_pending = true;
 		return;
@@ -466,11 +581,13 @@ void sroce_responder_rx(struct sroce_qp *qp, struct sk_buff *skb,
 		err = sroce_resp_send(qp, skb, hdr);
 	else if (flags & SROCE_OPF_WRITE)
 		err = sroce_resp_write(qp, skb, hdr);
+	else if (flags & SROCE_OPF_ATOMIC)
+		err = sroce_resp_atomic(qp, hdr, false);
 	else
 		err = sroce_resp_read(qp, hdr, false);
 	if (err)
 		return;
-	if (!(flags & SROCE_OPF_READ)) {
+	if (!(flags & (SROCE_OPF_READ | SROCE_OPF_ATOMIC))) {
 		resp->psn = sroce_psn_inc(resp->psn);
 		if (hdr->bth.ack_req)
 			resp->ack_pending = true;

@@ -49,6 +49,7 @@ enum sroce_stat {
 	SROCE_STAT_SQ_WQES,
 	SROCE_STAT_DOORBELLS,
 	SROCE_STAT_LOOPBACK_PKTS,
+	SROCE_STAT_TIMEOUTS,
 	SROCE_STAT_MAX
 };
 
@@ -64,6 +65,7 @@ enum sroce_stat {
  * @ndev_gone: the netdev began unregistering while we were registering
  * @last_port_state: the port state last reported with an ib_event
  * @cq_count: CQs allocated, at most SROCE_MAX_CQ
+ * @srq_count: SRQs allocated, at most SROCE_MAX_SRQ
  * @mr_xa: MRs by key index (key >> 8); lookups under RCU
  * @mr_next: cyclic allocation hint for @mr_xa
  * @ah_xa: address handles by id (the handle a WQE names); lookups under RCU
@@ -82,6 +84,7 @@ struct sroce_dev {
 	atomic_t qp_count;
 	enum ib_port_state last_port_state;
 	atomic_t cq_count;
+	atomic_t srq_count;
 	struct xarray mr_xa;
 	u32 mr_next;
 	struct xarray ah_xa;
@@ -192,6 +195,8 @@ struct sroce_mr *sroce_mr_lookup(struct sroce_dev *sdev, u32 key,
 void sroce_mr_put(struct sroce_mr *mr);
 int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
 		  enum sroce_copy_dir dir);
+int sroce_mr_atomic(struct sroce_mr *mr, u64 iova, bool fetch_add, u64 compare,
+		    u64 swap_add, u64 *orig);
 int sroce_sgl_copy(struct sroce_dev *sdev, struct ib_pd *pd,
 		   const struct sroce_sge *sge, u32 num_sge, u32 off,
 		   void *buf, u32 len, enum sroce_copy_dir dir);

@@ -30,6 +30,7 @@
 #include "sroce.h"
 #include "qp.h"
 #include "queue.h"
+#include "srq.h"
 
 #define SROCE_GRH_LEN		40
 #define SROCE_UD_RXQ_MAX	1024	/* packets queued to one QP */
@@ -207,7 +208,7 @@ static void sroce_ud_complete_recv(struct sroce_qp *qp, const struct sroce_pkt_h
 	cqe.pkey_index = 0;
 	cqe.port_num = SROCE_PORT;
 	cqe.network_hdr_type = v6 ? RDMA_NETWORK_IPV6 : RDMA_NETWORK_IPV4;
-	sroce_queue_consumed(qp->rq, 1);
+	sroce_recv_done(qp);
 	if (sroce_cq_post(to_scq(qp->ibqp.recv_cq), &cqe, hdr->bth.se))
 		sroce_qp_error(qp);
 }
@@ -232,7 +233,7 @@ static void sroce_ud_rx(struct sroce_qp *qp, struct sk_buff *skb,
 	u8 grh[SROCE_GRH_LEN] = {};
 	enum ib_wc_status status = IB_WC_SUCCESS;
 	const u8 *payload;
-	int n, err;
+	int err;
 
 	switch (READ_ONCE(qp->state)) {
 	case IB_QPS_RTR:
@@ -248,18 +249,16 @@ static void sroce_ud_rx(struct sroce_qp *qp, struct sk_buff *skb,
 		atomic64_inc(&sroce_rx_drops[SROCE_DROP_QKEY]);
 		return;
 	}
-	n = sroce_queue_avail(qp->rq);
-	if (n < 0) {
-		sroce_qp_error(qp);
-		return;
-	}
-	if (!n) {
+	err = sroce_recv_take(qp, rqe);
+	if (err == -EAGAIN) {
 		atomic64_inc(&sroce_rx_drops[SROCE_DROP_NO_RQE]);
 		return;
 	}
-	/* copy before validating: user space may change the ring at any time */
-	memcpy(rqe, sroce_queue_at(qp->rq, qp->rq->cons), qp->rq_stride);
-	if (rqe->num_sge > qp->max_recv_sge) {
+	if (err == -EOVERFLOW) {
+		sroce_qp_error(qp);
+		return;
+	}
+	if (err) {
 		rqe->num_sge = 0;
 		sroce_ud_complete_recv(qp, hdr, IB_WC_LOC_QP_OP_ERR, 0, v6);
 		sroce_qp_error(qp);

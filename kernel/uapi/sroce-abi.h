@@ -163,7 +163,19 @@ struct sroce_resize_cq_resp {
 	struct sroce_ring_info ring;
 };
 
-/* create_qp response: SQ and RQ rings (RQ num_entries 0 with an SRQ) */
+/*
+ * create_srq: no request data; the response says where the ring is (of
+ * struct sroce_recv_wqe, like an RQ). The kernel takes entries out at once
+ * (consumer index moves when a QP takes a buffer, not when it completes).
+ */
+struct sroce_create_srq_resp {
+	struct sroce_ring_info ring;
+};
+
+/*
+ * create_qp response: SQ and RQ rings; num_entries 0: no such queue (the RQ
+ * of a QP on an SRQ, a queue created with 0 WRs), posting to it fails
+ */
 struct sroce_create_qp_resp {
 	struct sroce_ring_info sq;
 	struct sroce_ring_info rq;

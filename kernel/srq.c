@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sroce shared receive queues.
+ *
+ * An SRQ is a ring of struct sroce_recv_wqe, like a QP's RQ, filled by the
+ * provider (mmapped) or by sroce_post_srq_recv() (kernel SRQ). Unlike an
+ * RQ, whose entry is released when its receive completes, a QP takes an
+ * SRQ entry out at once (sroce_srq_take(), under the SRQ's lock, as the
+ * other QPs of the SRQ take theirs): the copy it keeps is its receive
+ * buffer, and if the QP fails before the receive completes, the flush
+ * completes the copy (sroce_flush()).
+ */
+#include <linux/slab.h>
+#include <rdma/ib_verbs.h>
+
+#include "sroce.h"
+#include "qp.h"
+#include "queue.h"
+#include "srq.h"
+
+static u32 sroce_srq_stride(u32 max_sge)
+{
+	return ALIGN(sizeof(struct sroce_recv_wqe) + max_sge * sizeof(struct sroce_sge), 16);
+}
+
+int sroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
+		     struct ib_udata *udata)
+{
+	struct sroce_dev *sdev = to_sdev(ibsrq->device);
+	struct sroce_srq *srq = to_ssrq(ibsrq);
+	struct sroce_create_srq_resp resp = {};
+	struct ib_srq_attr *attr = &init->attr;
+	u32 sge, n;
+	int err;
+
+	if (init->srq_type != IB_SRQT_BASIC)
+		return -EOPNOTSUPP;
+	if (!attr->max_wr || attr->max_wr > SROCE_MAX_SRQ_WR ||
+	    attr->max_sge > SROCE_MAX_SGE)
+		return -EINVAL;
+	if (udata) {
+		if (udata->inlen && !ib_is_udata_cleared(udata, 0, udata->inlen))
+			return -EINVAL;
+		if (udata->outlen < sizeof(resp))
+			return -EINVAL;
+	}
+	if (atomic_inc_return(&sdev->srq_count) > SROCE_MAX_SRQ) {
+		err = -ENOMEM;
+		goto err_dec_count;
+	}
+
+	sge = max(attr->max_sge, 1u);
+	n = roundup_pow_of_two(attr->max_wr);
+	spin_lock_init(&srq->lock);
+	spin_lock_init(&srq->kpost_lock);
+	srq->stride = sroce_srq_stride(sge);
+	srq->max_sge = sge;
+	srq->limit = 0;		/* armed by modify_srq only */
+	srq->rq = sroce_queue_create(udata, n, srq->stride);
+	if (IS_ERR(srq->rq)) {
+		err = PTR_ERR(srq->rq);
+		goto err_dec_count;
+	}
+	attr->max_wr = n;
+	attr->max_sge = sge;
+	attr->srq_limit = 0;
+
+	if (udata) {
+		sroce_queue_info(srq->rq, &resp.ring);
+		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
+		if (err)
+			goto err_destroy_queue;
+	}
+	return 0;
+
+err_destroy_queue:
+	sroce_queue_destroy(srq->rq);
+err_dec_count:
+	atomic_dec(&sdev->srq_count);
+	return err;
+}
+
+/*
+ * Only the limit can change: the ring is mmapped and has a fixed size
+ * (IB_DEVICE_SRQ_RESIZE is not advertised).
+ */
+int sroce_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+		     enum ib_srq_attr_mask mask, struct ib_udata *udata)
+{
+	struct sroce_srq *srq = to_ssrq(ibsrq);
+
+	if (mask & ~(IB_SRQ_MAX_WR | IB_SRQ_LIMIT))
+		return -EINVAL;
+	if (mask & IB_SRQ_MAX_WR)
+		return -EOPNOTSUPP;
+	if (!(mask & IB_SRQ_LIMIT))
+		return 0;
+	if (attr->srq_limit > srq->rq->num_entries)
+		return -EINVAL;
+	spin_lock_bh(&srq->lock);
+	srq->limit = attr->srq_limit;
+	spin_unlock_bh(&srq->lock);
+	return 0;
+}
+
+int sroce_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
+{
+	struct sroce_srq *srq = to_ssrq(ibsrq);
+
+	attr->max_wr = srq->rq->num_entries;
+	attr->max_sge = srq->max_sge;
+	attr->srq_limit = READ_ONCE(srq->limit);
+	return 0;
+}
+
+int sroce_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
+{
+	struct sroce_srq *srq = to_ssrq(ibsrq);
+
+	/* the core destroys the SRQ's QPs first (usecnt) */
+	sroce_queue_destroy(srq->rq);
+	srq->rq = NULL;
+	atomic_dec(&to_sdev(ibsrq->device)->srq_count);
+	return 0;
+}
+
+/**
+ * sroce_post_srq_recv() - ib_device_ops.post_srq_recv for a kernel SRQ
+ * @ibsrq: the SRQ
+ * @wr: the chain
+ * @bad_wr: the first WR not posted, on error
+ *
+ * Context: any. Return: 0; -EINVAL for too many SGEs (or a user SRQ,
+ * whose provider posts into the ring itself); -ENOMEM when the ring is full.
+ */
+int sroce_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+			const struct ib_recv_wr **bad_wr)
+{
+	struct sroce_srq *srq = to_ssrq(ibsrq);
+	struct sroce_queue *q = srq->rq;
+	struct sroce_recv_wqe *w;
+	unsigned long flags;
+	int err = 0, i;
+
+	if (q->mmap) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+	spin_lock_irqsave(&srq->kpost_lock, flags);
+	for (; wr; wr = wr->next) {
+		if (wr->num_sge < 0 || wr->num_sge > srq->max_sge) {
+			err = -EINVAL;
+			break;
+		}
+		/* the consumer index is ours (a kernel ring): read it under the lock */
+		if (q->prod - smp_load_acquire(&q->hdr->consumer) >= q->num_entries) {
+			err = -ENOMEM;
+			break;
+		}
+		w = sroce_queue_at(q, q->prod);
+		memset(w, 0, sizeof(*w));
+		w->wr_id = wr->wr_id;
+		w->num_sge = wr->num_sge;
+		for (i = 0; i < wr->num_sge; i++) {
+			w->sge[i].addr = wr->sg_list[i].addr;
+			w->sge[i].length = wr->sg_list[i].length;
+			w->sge[i].lkey = wr->sg_list[i].lkey;
+		}
+		q->prod++;
+		smp_store_release(&q->hdr->producer, q->prod);
+	}
+	spin_unlock_irqrestore(&srq->kpost_lock, flags);
+	if (err)
+		*bad_wr = wr;
+	return err;
+}
+
+static void sroce_srq_limit_event(struct sroce_srq *srq)
+{
+	struct ib_event ev = {
+		.device = srq->ibsrq.device,
+		.element.srq = &srq->ibsrq,
+		.event = IB_EVENT_SRQ_LIMIT_REACHED,
+	};
+
+	if (srq->ibsrq.event_handler)
+		srq->ibsrq.event_handler(&ev, srq->ibsrq.srq_context);
+}
+
+/**
+ * sroce_srq_take() - take the next receive buffer out of an SRQ
+ * @srq: the SRQ
+ * @rqe: where the entry is copied (srq->stride bytes)
+ *
+ * Raises IB_EVENT_SRQ_LIMIT_REACHED, and disarms the limit, when fewer
+ * than the limit remain posted.
+ *
+ * Context: softirq or process, not under srq->lock.
+ * Return: 0; -EAGAIN when the SRQ is empty; -EOVERFLOW for a corrupt
+ * producer index; -EINVAL for an entry with too many SGEs (taken and lost:
+ * the provider wrote it, only its QP suffers).
+ */
+int sroce_srq_take(struct sroce_srq *srq, void *rqe)
+{
+	struct sroce_recv_wqe *w = rqe;
+	bool event = false;
+	int n;
+
+	spin_lock_bh(&srq->lock);
+	n = sroce_queue_avail(srq->rq);
+	if (n <= 0) {
+		spin_unlock_bh(&srq->lock);
+		return n < 0 ? -EOVERFLOW : -EAGAIN;
+	}
+	/* copy before validating: user space may change the ring at any time */
+	memcpy(rqe, sroce_queue_at(srq->rq, srq->rq->cons), srq->stride);
+	sroce_queue_consumed(srq->rq, 1);
+	if (srq->limit && n - 1 < srq->limit) {
+		srq->limit = 0;
+		event = true;
+	}
+	spin_unlock_bh(&srq->lock);
+	if (event)
+		sroce_srq_limit_event(srq);
+	return w->num_sge > srq->max_sge ? -EINVAL : 0;
+}
+
+/**
+ * sroce_recv_take() - the next receive buffer of a QP, from its RQ or SRQ
+ * @qp: the QP
+ * @rqe: where the entry is copied (qp->rq_stride bytes)
+ *
+ * An RQ entry stays in the ring until sroce_recv_done(); an SRQ entry is
+ * taken out at once.
+ *
+ * Return: 0; -EAGAIN when none is posted; -EOVERFLOW (corrupt producer
+ * index) or -EINVAL (too many SGEs): fatal for the QP.
+ */
+int sroce_recv_take(struct sroce_qp *qp, struct sroce_recv_wqe *rqe)
+{
+	int n;
+
+	if (qp->srq)
+		return sroce_srq_take(qp->srq, rqe);
+	n = sroce_queue_avail(qp->rq);
+	if (n < 0)
+		return -EOVERFLOW;
+	if (!n)
+		return -EAGAIN;
+	/* copy before validating: user space may change the ring at any time */
+	memcpy(rqe, sroce_queue_at(qp->rq, qp->rq->cons), qp->rq_stride);
+	return rqe->num_sge > qp->max_recv_sge ? -EINVAL : 0;
+}
+
+/* The receive buffer taken by sroce_recv_take() is completed. */
+void sroce_recv_done(struct sroce_qp *qp)
+{
+	if (!qp->srq)
+		sroce_queue_consumed(qp->rq, 1);
+}
