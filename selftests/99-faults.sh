@@ -144,7 +144,8 @@ read_bw() {
 	0) return 0 ;;
 	124) echo "hang: ib_read_bw -o 16 did not finish within 55 s (client $BG_RC_A, server $BG_RC_B)" ;;
 	125) echo "ib_read_bw stuck in the kernel" ;;
-	*) echo "ib_read_bw failed (client $BG_RC_A, server $BG_RC_B)" ;;
+	*) echo "ib_read_bw failed (client $BG_RC_A, server $BG_RC_B):" \
+		"$(grep -h -m1 'Failed status' "$LOG.c" "$LOG.s" | head -n 1)" ;;
 	esac
 	return 1
 }

@@ -28,7 +28,8 @@
 # Classes (the BTH opcode is the first byte after the UDP header):
 #   rdresp  READ responses, 0x0d..0x10     ack    ACK/NAK, 0x11
 #   rdreq   READ request, 0x0c             write  WRITE FIRST/MIDDLE/LAST
-#   send    SEND FIRST/MIDDLE/LAST
+#   send    SEND FIRST/MIDDLE/LAST         atomicack  ATOMIC ACKNOWLEDGE, 0x12
+#   atomic  CMP_SWAP 0x13, FETCH_ADD 0x14 requests
 
 FAULT_TABLE=sroce_fault
 VERIFY=${SROCE_TOP:-$(dirname "${BASH_SOURCE[0]}")/..}/build/userspace/sroce-verify
@@ -43,6 +44,8 @@ fault_match() {
 	rdreq) echo '@th,64,8 0x0c' ;;
 	write) echo '@th,64,8 { 0x06, 0x07, 0x08 }' ;;
 	send) echo '@th,64,8 { 0x00, 0x01, 0x02 }' ;;
+	atomicack) echo '@th,64,8 0x12' ;;
+	atomic) echo '@th,64,8 { 0x13, 0x14 }' ;;
 	*) return 1 ;;
 	esac
 }

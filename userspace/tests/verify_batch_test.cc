@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-// sroce-verify: the options of a batched run and the slots that keep the
-// transfers of a batch apart.
+// sroce-verify: the options of a batched run, the slots that keep the
+// transfers of a batch apart, and the plans of the atomics.
 #include <algorithm>
 #include <string_view>
 #include <vector>
@@ -9,6 +9,7 @@
 
 #include "options.h"
 #include "plan.h"
+#include "rng.h"
 
 namespace {
 
@@ -33,7 +34,7 @@ std::vector<Range> ranges_of(const Plan &p)
 		add(init, s);
 	for (const Sge &s : p.recv)
 		add(1 - init, s);
-	if (p.op == Op::Write || p.op == Op::WriteImm || p.op == Op::Read)
+	if (p.op == Op::Write || p.op == Op::WriteImm || p.op == Op::Read || is_atomic(p.op))
 		add(1 - init, p.remote);
 	return out;
 }
@@ -41,7 +42,7 @@ std::vector<Range> ranges_of(const Plan &p)
 TEST(VerifyBatch, SlotsNeverOverlapAndStayInTheirMr)
 {
 	constexpr uint32_t kDepth = 8;
-	for (uint32_t max_size : {0u, 1u, 4096u, 65536u, 1u << 20}) {
+	for (uint32_t max_size : {0u, 1u, 4095u, 4096u, 65536u, 1u << 20}) {
 		PlanParams pp{.seed = 42, .ops = kAllOps, .max_size = max_size, .max_sge = 16,
 			      .mtu = 1024};
 		for (uint64_t batch = 0; batch < 40; batch++) {
@@ -73,7 +74,8 @@ TEST(VerifyBatch, SlotsNeverOverlapAndStayInTheirMr)
 
 TEST(VerifyBatch, MinSize)
 {
-	PlanParams pp{.seed = 3, .ops = kAllOps, .max_size = 1 << 20, .min_size = 256 << 10,
+	// the data transfers: an atomic is always kAtomicSize bytes
+	PlanParams pp{.seed = 3, .ops = kDefaultOps, .max_size = 1 << 20, .min_size = 256 << 10,
 		      .max_sge = 16, .mtu = 256};
 	for (uint64_t i = 0; i < 500; i++) {
 		Plan p = make_plan(pp, i);
@@ -115,6 +117,165 @@ TEST(VerifyBatch, Options)
 	EXPECT_TRUE(usage_error({"--qp-timeout", "32"}));
 	EXPECT_TRUE(usage_error({"--retry-cnt", "8"}));
 	EXPECT_TRUE(usage_error({"--min-size", "2M", "--max-size", "1M"}));
+}
+
+uint32_t bit(Op op)
+{
+	return 1u << static_cast<unsigned>(op);
+}
+
+TEST(VerifyBatch, OpsOption)
+{
+	// without --ops: the five data transfers, no atomics
+	EXPECT_EQ(parse_ok({}).ops, bit(Op::Send) | bit(Op::SendImm) | bit(Op::Write) |
+				    bit(Op::WriteImm) | bit(Op::Read));
+	EXPECT_EQ(kDefaultOps, 0x1fu);
+	EXPECT_EQ(parse_ok({"--ops", "cas,faa"}).ops, bit(Op::CmpSwap) | bit(Op::FetchAdd));
+	EXPECT_EQ(parse_ok({"--ops=faa"}).ops, bit(Op::FetchAdd));
+	EXPECT_EQ(parse_ok({"--ops", "read,write,cas,faa"}).ops,
+		  bit(Op::Read) | bit(Op::Write) | bit(Op::CmpSwap) | bit(Op::FetchAdd));
+	// all: every operation, atomics included
+	EXPECT_EQ(parse_ok({"--ops", "all"}).ops, kAllOps);
+	EXPECT_EQ(kAllOps, kDefaultOps | kAtomicOps);
+	EXPECT_EQ(op_name(Op::CmpSwap), "cas");
+	EXPECT_EQ(op_name(Op::FetchAdd), "faa");
+	EXPECT_TRUE(usage_error({"--ops", "cas,atomic"}));
+	EXPECT_TRUE(usage_error({"--ops", ""}));
+}
+
+TEST(VerifyBatch, Initiators)
+{
+	EXPECT_EQ(parse_ok({}).initiators, Initiators::Any);
+	EXPECT_EQ(parse_ok({"--initiator", "client"}).initiators, Initiators::Client);
+	EXPECT_EQ(parse_ok({"--initiator=server"}).initiators, Initiators::Server);
+	EXPECT_TRUE(usage_error({"--initiator", "both"}));
+	// forcing the side changes nothing else of a plan
+	PlanParams any{.seed = 4, .ops = kAllOps, .max_size = 64 << 10, .max_sge = 4, .mtu = 1024};
+	for (Initiators who : {Initiators::Client, Initiators::Server}) {
+		PlanParams forced = any;
+		forced.initiators = who;
+		for (uint64_t i = 0; i < 200; i++) {
+			Plan a = make_plan(any, i), f = make_plan(forced, i);
+			EXPECT_EQ(f.initiator, who == Initiators::Client ? Role::Client : Role::Server);
+			EXPECT_EQ(a.op, f.op);
+			EXPECT_EQ(a.size, f.size);
+			EXPECT_EQ(a.remote.offset, f.remote.offset);
+			EXPECT_EQ(a.send_wr_id, f.send_wr_id);
+		}
+	}
+}
+
+// The plans of the default op set are those of the tool before atomics
+// existed (a fingerprint of every field of 2000 plans, taken then): old
+// seeds reproduce old runs.
+TEST(VerifyBatch, DefaultPlansUnchanged)
+{
+	PlanParams pp{.seed = 1, .ops = kDefaultOps, .max_size = 2u << 20, .max_sge = 16,
+		      .mtu = 1024};
+	uint64_t h = 0;
+	auto mix = [&](uint64_t v) { h = splitmix64(h ^ v); };
+	for (uint64_t i = 0; i < 2000; i++) {
+		Plan p = make_plan(pp, i);
+		place_in_slot(p, static_cast<uint32_t>(i % 4), pp.max_size);
+		mix(static_cast<uint64_t>(p.op));
+		mix(static_cast<uint64_t>(p.initiator));
+		mix(p.size);
+		for (auto *l : {&p.local, &p.recv}) {
+			mix(l->size());
+			for (const Sge &s : *l) {
+				mix(s.mr);
+				mix(s.offset);
+				mix(s.length);
+			}
+		}
+		mix(p.posts_recv);
+		mix(p.remote.mr);
+		mix(p.remote.offset);
+		mix(p.remote.length);
+		mix(p.imm);
+		mix(p.try_inline);
+		mix(p.send_wr_id);
+		mix(p.recv_wr_id);
+		mix(p.data_key);
+		mix(p.bg_key_base);
+	}
+	EXPECT_EQ(h, 0x729a3aefce1f3742ull);
+}
+
+TEST(VerifyBatch, AtomicPlans)
+{
+	constexpr uint32_t kDepth = 8;
+	for (uint32_t max_size : {0u, 1u, 13u, 4095u, 65536u, 2u << 20}) {
+		PlanParams pp{.seed = 9, .ops = kAtomicOps, .max_size = max_size, .max_sge = 16,
+			      .mtu = 1024};
+		EXPECT_EQ(mr_size(max_size) % kAtomicSize, 0u);
+		unsigned cas = 0, cas_equal = 0, faa = 0;
+		for (uint64_t i = 0; i < 2000; i++) {
+			Plan p = make_plan(pp, i);
+			uint32_t slot = static_cast<uint32_t>(i % kDepth);
+			place_in_slot(p, slot, max_size);
+			ASSERT_TRUE(is_atomic(p.op));
+			uint64_t lo = uint64_t{slot} * mr_size(max_size);
+			uint64_t hi = lo + mr_size(max_size);
+			// 8 bytes, one local SGE, no RECV, an 8-aligned remote region
+			EXPECT_EQ(p.size, kAtomicSize);
+			ASSERT_EQ(p.local.size(), 1u);
+			EXPECT_EQ(p.local[0].length, kAtomicSize);
+			EXPECT_FALSE(p.posts_recv);
+			EXPECT_TRUE(p.recv.empty());
+			EXPECT_FALSE(p.try_inline);
+			EXPECT_LT(p.remote.mr, kNumMrs);
+			EXPECT_EQ(p.remote.length, kAtomicSize);
+			EXPECT_EQ(p.remote.offset % kAtomicSize, 0u) << "iteration " << i;
+			// within the slot, the guard after it included (the one
+			// before may reach into the previous slot's slack, see
+			// SlotsNeverOverlapAndStayInTheirMr)
+			for (const Sge &s : {p.local[0], p.remote}) {
+				EXPECT_GE(s.offset, lo);
+				EXPECT_LE(s.offset + s.length + kGuard, hi);
+			}
+			uint64_t orig = atomic_original(p);
+			if (p.op == Op::FetchAdd) {
+				faa++;
+				EXPECT_NE(p.compare_add, 0u);
+				EXPECT_EQ(atomic_final(p), orig + p.compare_add);
+			} else {
+				cas++;
+				EXPECT_NE(p.swap, orig);
+				if (p.compare_add == orig) {
+					cas_equal++;
+					EXPECT_EQ(atomic_final(p), p.swap);
+				} else {
+					EXPECT_EQ(atomic_final(p), orig);
+				}
+			}
+			// a second execution would leave another value
+			if (p.op == Op::FetchAdd) {
+				EXPECT_NE(atomic_final(p) + p.compare_add, atomic_final(p));
+			}
+		}
+		EXPECT_GT(faa, 800u);
+		EXPECT_GT(cas, 800u);
+		// the compare matches about half of the time
+		EXPECT_GT(cas_equal, cas * 4 / 10);
+		EXPECT_LT(cas_equal, cas * 6 / 10);
+	}
+}
+
+// Mixed with the data transfers, the atomics keep to the same rules.
+TEST(VerifyBatch, MixedOpsPickAtomics)
+{
+	PlanParams pp{.seed = 5, .ops = kAllOps, .max_size = 64 << 10, .max_sge = 4, .mtu = 1024};
+	unsigned n[kNumOps] = {};
+	for (uint64_t i = 0; i < 1400; i++) {
+		Plan p = make_plan(pp, i);
+		n[static_cast<unsigned>(p.op)]++;
+		if (is_atomic(p.op)) {
+			EXPECT_EQ(p.size, kAtomicSize);
+		}
+	}
+	for (unsigned k = 0; k < kNumOps; k++)
+		EXPECT_GT(n[k], 100u) << op_name(static_cast<Op>(k));
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 
 #include "pattern.h"
 
@@ -98,6 +99,12 @@ std::optional<std::string> check_list(Endpoint &ep, const Plan &plan, const std:
 			       byte_hex(rest[*bad]);
 		pos += s.length;
 	}
+	return check_guards(ep, plan, list, what);
+}
+
+std::optional<std::string> check_guards(Endpoint &ep, const Plan &plan,
+					const std::vector<Sge> &list, std::string_view what)
+{
 	for (size_t i = 0; i < list.size(); i++) {
 		const Sge &s = list[i];
 		auto mem = ep.bytes(s.mr);
@@ -121,6 +128,21 @@ std::optional<std::string> check_list(Endpoint &ep, const Plan &plan, const std:
 		}
 	}
 	return std::nullopt;
+}
+
+std::optional<std::string> check_word(Endpoint &ep, const Plan &plan, const Sge &sge,
+				      uint64_t expect, std::string_view what)
+{
+	uint64_t got;
+	std::memcpy(&got, ep.bytes(sge.mr).subspan(sge.offset, sizeof(got)).data(), sizeof(got));
+	if (got != expect) {
+		std::string why = "wrong value in " + std::string(what) + " " + sge_name({sge}, 0) +
+				  ": expected " + hex(expect) + ", got " + hex(got);
+		if (plan.op == Op::FetchAdd && got == expect + plan.compare_add)
+			why += " (" + hex(got - expect) + " too much: the addition ran once more)";
+		return why;
+	}
+	return check_guards(ep, plan, {sge}, what);
 }
 
 }  // namespace sroce::verify

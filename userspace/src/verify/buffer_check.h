@@ -28,4 +28,13 @@ void fill_message(Endpoint &ep, const Plan &plan, const std::vector<Sge> &list);
 std::optional<std::string> check_list(Endpoint &ep, const Plan &plan, const std::vector<Sge> &list,
 				      uint64_t msg_len, std::string_view what);
 
+// The guards around each SGE of LIST must hold background.
+std::optional<std::string> check_guards(Endpoint &ep, const Plan &plan,
+					const std::vector<Sge> &list, std::string_view what);
+
+// The 8 bytes of SGE (an atomic's operand) must read EXPECT as a host-order
+// word, its guards background.
+std::optional<std::string> check_word(Endpoint &ep, const Plan &plan, const Sge &sge,
+				      uint64_t expect, std::string_view what);
+
 }  // namespace sroce::verify

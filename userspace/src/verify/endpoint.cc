@@ -74,7 +74,7 @@ PeerInfo PeerInfo::decode(WireReader &r)
 }
 
 Endpoint::Endpoint(const std::string &device, int gid_index, uint32_t max_size, uint32_t depth,
-		   uint32_t psn)
+		   uint32_t psn, bool atomics)
 	: ctx_(open_device(device)), gid_index_(gid_index), psn_(psn & 0xffffff)
 {
 	ibv_device_attr dattr{};
@@ -97,6 +97,15 @@ Endpoint::Endpoint(const std::string &device, int gid_index, uint32_t max_size, 
 	// sroce: 128), so a batch's READs are really outstanding together
 	max_init_rd_atomic_ = static_cast<uint32_t>(std::max(dattr.max_qp_init_rd_atom, 1));
 	max_dest_rd_atomic_ = static_cast<uint32_t>(std::max(dattr.max_qp_rd_atom, 1));
+	// remote atomics only when asked for: other runs register and connect
+	// exactly as before
+	int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+	if (atomics) {
+		if (dattr.atomic_cap == IBV_ATOMIC_NONE)
+			throw Error("--ops cas/faa: " + std::string(ibv_get_device_name(ctx_->device)) +
+				    " reports atomic_cap IBV_ATOMIC_NONE (no remote atomics)");
+		access |= IBV_ACCESS_REMOTE_ATOMIC;
+	}
 	if (ibv_query_gid(ctx_.get(), kPort, gid_index, &gid_))
 		throw_errno("ibv_query_gid index " + std::to_string(gid_index), errno);
 	static const ibv_gid zero{};
@@ -143,11 +152,13 @@ Endpoint::Endpoint(const std::string &device, int gid_index, uint32_t max_size, 
 	for (unsigned i = 0; i < kNumMrs; i++) {
 		Region r;
 		r.mem.resize(mr_size(max_size, depth));
-		r.mr.reset(ibv_reg_mr(pd_.get(), r.mem.data(), r.mem.size(),
-				      IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-				      IBV_ACCESS_REMOTE_READ));
+		r.mr.reset(ibv_reg_mr(pd_.get(), r.mem.data(), r.mem.size(), access));
 		if (!r.mr)
 			throw_errno("ibv_reg_mr of " + std::to_string(r.mem.size()) + " bytes", errno);
+		// plans put atomic operands at 8-aligned offsets (operator new
+		// aligns far more; a failure here is a broken allocator)
+		if (reinterpret_cast<uintptr_t>(r.mem.data()) % kAtomicSize)
+			throw Error("MR buffer not 8-byte aligned");
 		regions_.push_back(std::move(r));
 	}
 
@@ -155,7 +166,7 @@ Endpoint::Endpoint(const std::string &device, int gid_index, uint32_t max_size, 
 	attr.qp_state = IBV_QPS_INIT;
 	attr.pkey_index = 0;
 	attr.port_num = kPort;
-	attr.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+	attr.qp_access_flags = static_cast<unsigned>(access);
 	modify(qp_.get(), attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS,
 	       "INIT");
 }

@@ -36,9 +36,10 @@ uint32_t mtu_bytes(ibv_mtu mtu);
 class Endpoint {
 public:
 	// Opens DEVICE, creates everything and moves the QP to INIT; the
-	// queues hold DEPTH transfers in flight.
+	// queues hold DEPTH transfers in flight. With ATOMICS the MRs and the
+	// QP allow remote atomics (an Error if the device has no atomic_cap).
 	Endpoint(const std::string &device, int gid_index, uint32_t max_size, uint32_t depth,
-		 uint32_t psn);
+		 uint32_t psn, bool atomics = false);
 
 	PeerInfo info() const;
 	// The requester's retry settings, applied by connect().

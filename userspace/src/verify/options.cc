@@ -8,7 +8,7 @@ namespace sroce::verify {
 namespace {
 
 constexpr std::string_view kOpNames[kNumOps] = {
-	"send", "send_imm", "write", "write_imm", "read",
+	"send", "send_imm", "write", "write_imm", "read", "cas", "faa",
 };
 
 template <typename T>
@@ -80,8 +80,9 @@ std::string usage_text()
 	return "usage: sroce-verify [OPTIONS] [SERVER_ADDR]\n"
 	       "Run random RC transfers against a peer sroce-verify and check every byte and\n"
 	       "every completion. Without SERVER_ADDR, wait for a client; the client's\n"
-	       "transfer parameters (-n, --max-size, --min-size, --depth, --ops, --seed, -m,\n"
-	       "--timeout, --qp-timeout, --retry-cnt) apply to both.\n"
+	       "transfer parameters (-n, --max-size, --min-size, --depth, --ops, --initiator,\n"
+	       "--seed, -m, --timeout, --qp-timeout, --retry-cnt) apply to both. cas and faa\n"
+	       "are 8 bytes each whatever --min-size and --max-size say.\n"
 	       "  -d, --ib-dev DEV       RDMA device (default: the first one)\n"
 	       "  -g, --gid-idx N        local GID index (default 0)\n"
 	       "  -m, --mtu BYTES        path MTU 256..4096 (default: the port's active MTU)\n"
@@ -89,8 +90,12 @@ std::string usage_text()
 	       "      --max-size BYTES   largest transfer, K/M suffix allowed (default 4M)\n"
 	       "      --min-size BYTES   smallest transfer (default 0)\n"
 	       "      --depth N          transfers outstanding at once, 1..256 (default 1)\n"
-	       "      --ops LIST         comma list of send,send_imm,write,write_imm,read\n"
-	       "                         or all (default all)\n"
+	       "      --ops LIST         comma list of send,send_imm,write,write_imm,read,\n"
+	       "                         cas (ATOMIC_CMP_AND_SWP), faa (ATOMIC_FETCH_AND_ADD)\n"
+	       "                         or all (all seven); default: the five without\n"
+	       "                         cas and faa\n"
+	       "      --initiator WHO    who starts every transfer: client, server or any\n"
+	       "                         (default any: each side half of them, at random)\n"
 	       "      --seed N           seed of every random choice (default 1)\n"
 	       "  -p, --port PORT        TCP port of the exchange (default 18515)\n"
 	       "      --timeout S        seconds to wait for a completion or the peer (default 10)\n"
@@ -184,6 +189,15 @@ std::variant<Options, Help, UsageError> parse_options(const std::vector<std::str
 				if (!m)
 					return bad("operation list");
 				o.ops = *m;
+			} else if (a == "--initiator") {
+				if (*v == "any")
+					o.initiators = Initiators::Any;
+				else if (*v == "client")
+					o.initiators = Initiators::Client;
+				else if (*v == "server")
+					o.initiators = Initiators::Server;
+				else
+					return bad("initiator (client, server or any)");
 			} else if (a == "--seed") {
 				auto n = parse_uint<uint64_t>(*v, 0, UINT64_MAX);
 				if (!n)

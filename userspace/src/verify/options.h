@@ -11,13 +11,25 @@
 
 namespace sroce::verify {
 
-// The five RC operations the tool exercises (bit positions in a mask).
-enum class Op : uint8_t { Send, SendImm, Write, WriteImm, Read };
-inline constexpr unsigned kNumOps = 5;
+// The RC operations the tool exercises (bit positions in a mask): the five
+// data transfers, then the two 8-byte atomics.
+enum class Op : uint8_t { Send, SendImm, Write, WriteImm, Read, CmpSwap, FetchAdd };
+inline constexpr unsigned kNumOps = 7;
 inline constexpr uint32_t kAllOps = (1u << kNumOps) - 1;
+// Without --ops: the five data transfers, so that runs (and seeds) behave
+// as before atomics existed. --ops all adds the atomics.
+inline constexpr uint32_t kAtomicOps = (1u << static_cast<unsigned>(Op::CmpSwap)) |
+				       (1u << static_cast<unsigned>(Op::FetchAdd));
+inline constexpr uint32_t kDefaultOps = kAllOps & ~kAtomicOps;
 inline constexpr uint32_t kMaxDepth = 256;     // --depth limit
 
+// Which side starts the transfers (--initiator): each plan draws one at
+// random, the other two force it (a one-way test: say, rdma_rxe only as
+// the requester).
+enum class Initiators : uint8_t { Any, Client, Server };
+
 std::string_view op_name(Op op);
+constexpr bool is_atomic(Op op) { return op == Op::CmpSwap || op == Op::FetchAdd; }
 
 struct Options {
 	std::string device;            // empty: the first RDMA device
@@ -27,7 +39,8 @@ struct Options {
 	uint32_t max_size = 4u << 20;
 	uint32_t min_size = 0;         // sizes below it are redrawn in [min, max]
 	uint32_t depth = 1;            // transfers outstanding at once (a batch)
-	uint32_t ops = kAllOps;        // bit (1 << Op)
+	uint32_t ops = kDefaultOps;    // bit (1 << Op)
+	Initiators initiators = Initiators::Any;
 	uint64_t seed = 1;
 	uint16_t port = 18515;
 	unsigned timeout_s = 10;       // per completion / per peer message

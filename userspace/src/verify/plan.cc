@@ -4,8 +4,10 @@
 #include <algorithm>
 #include <bit>
 #include <cstdio>
+#include <cstring>
 #include <set>
 
+#include "pattern.h"
 #include "rng.h"
 
 namespace sroce::verify {
@@ -74,7 +76,49 @@ std::vector<Sge> pick_layout(Rng &rng, uint64_t total, uint32_t max_sge,
 	return list;
 }
 
+// The rest of an atomic's plan, once its op and initiator are drawn: 8
+// bytes into one local SGE, from an 8-aligned remote region.
+void plan_atomic(Rng &rng, Plan &plan)
+{
+	plan.size = kAtomicSize;
+	plan.local = pick_layout(rng, kAtomicSize, 1);
+	plan.remote.mr = static_cast<uint32_t>(rng.below(kNumMrs));
+	plan.remote.offset = rng.below(kMaxRemoteOffset / kAtomicSize) * kAtomicSize;
+	plan.remote.length = kAtomicSize;
+	plan.send_wr_id = rng.next();
+	const uint64_t orig = atomic_original(plan);
+	if (plan.op == Op::FetchAdd) {
+		// never 0: an addition executed twice must show in the region
+		plan.compare_add = rng.next() | 1;
+		return;
+	}
+	// half of the compares match and swap; the swap value always differs
+	// from the original, so a swap that did (not) happen shows
+	plan.compare_add = rng.chance(50) ? orig : orig ^ (rng.next() | 1);
+	plan.swap = rng.next();
+	if (plan.swap == orig)
+		plan.swap = ~orig;
+}
+
 }  // namespace
+
+uint64_t atomic_original(const Plan &plan)
+{
+	uint8_t b[kAtomicSize];
+	for (unsigned k = 0; k < kAtomicSize; k++)
+		b[k] = pattern_byte(plan.data_key, k);
+	uint64_t v;
+	std::memcpy(&v, b, sizeof(v));
+	return v;
+}
+
+uint64_t atomic_final(const Plan &plan)
+{
+	const uint64_t orig = atomic_original(plan);
+	if (plan.op == Op::FetchAdd)
+		return orig + plan.compare_add;
+	return plan.compare_add == orig ? plan.swap : orig;
+}
 
 std::string_view role_name(Role r)
 {
@@ -83,7 +127,7 @@ std::string_view role_name(Role r)
 
 uint64_t mr_size(uint32_t max_size)
 {
-	return uint64_t{max_size} + kMrSlack;
+	return (uint64_t{max_size} + kMrSlack + kAtomicSize - 1) / kAtomicSize * kAtomicSize;
 }
 
 uint64_t mr_size(uint32_t max_size, uint32_t depth)
@@ -115,6 +159,12 @@ Plan make_plan(const PlanParams &p, uint64_t iteration)
 			ops.push_back(static_cast<Op>(i));
 	plan.op = ops[rng.below(ops.size())];
 	plan.initiator = rng.chance(50) ? Role::Client : Role::Server;
+	if (p.initiators != Initiators::Any)
+		plan.initiator = p.initiators == Initiators::Client ? Role::Client : Role::Server;
+	if (is_atomic(plan.op)) {
+		plan_atomic(rng, plan);
+		return plan;
+	}
 	plan.size = pick_size(rng, p.max_size, p.mtu);
 	if (plan.size < p.min_size)
 		plan.size = static_cast<uint32_t>(rng.between(p.min_size, p.max_size));
@@ -132,6 +182,9 @@ Plan make_plan(const PlanParams &p, uint64_t iteration)
 		plan.recv = pick_layout(rng, plan.size + (rng.chance(50) ? 0 : rng.between(1, 256)),
 					p.max_sge);
 		break;
+	case Op::CmpSwap:
+	case Op::FetchAdd:
+		break;  // planned above
 	case Op::Write:
 	case Op::WriteImm:
 	case Op::Read:
@@ -181,23 +234,34 @@ std::string describe_list(const std::vector<Sge> &list)
 
 std::string describe_plan(const Plan &plan)
 {
-	char imm[24] = "";
+	char imm[128] = "";
 	if (plan.op == Op::SendImm || plan.op == Op::WriteImm)
 		std::snprintf(imm, sizeof(imm), ", imm 0x%08x", plan.imm);
-	char buf[192];
+	auto ull = [](uint64_t v) { return static_cast<unsigned long long>(v); };
+	if (plan.op == Op::FetchAdd)
+		std::snprintf(imm, sizeof(imm), ", original 0x%016llx + add 0x%016llx",
+			      ull(atomic_original(plan)), ull(plan.compare_add));
+	if (plan.op == Op::CmpSwap)
+		std::snprintf(imm, sizeof(imm), ", original 0x%016llx, compare 0x%016llx (%s), swap 0x%016llx",
+			      ull(atomic_original(plan)), ull(plan.compare_add),
+			      plan.compare_add == atomic_original(plan) ? "equal" : "differs",
+			      ull(plan.swap));
+	char buf[320];
 	std::snprintf(buf, sizeof(buf), "iteration %llu (slot %u): %s of %u bytes, %s -> %s%s%s",
 		      static_cast<unsigned long long>(plan.iteration), plan.slot,
 		      std::string(op_name(plan.op)).c_str(), plan.size,
 		      std::string(role_name(plan.initiator)).c_str(),
 		      std::string(role_name(other(plan.initiator))).c_str(), imm,
-		      plan.try_inline && plan.op != Op::Read ? ", inline if it fits" : "");
+		      plan.try_inline && plan.op != Op::Read && !is_atomic(plan.op)
+			      ? ", inline if it fits" : "");
 	std::string out = buf;
 	out += "\n  " + std::string(role_name(plan.initiator)) + " SGEs (" +
 	       std::to_string(plan.local.size()) + "): " + describe_list(plan.local);
 	if (plan.posts_recv)
 		out += "\n  " + std::string(role_name(other(plan.initiator))) + " RECV SGEs (" +
 		       std::to_string(plan.recv.size()) + "): " + describe_list(plan.recv);
-	if (plan.op == Op::Write || plan.op == Op::WriteImm || plan.op == Op::Read)
+	if (plan.op == Op::Write || plan.op == Op::WriteImm || plan.op == Op::Read ||
+	    is_atomic(plan.op))
 		out += "\n  " + std::string(role_name(other(plan.initiator))) +
 		       " remote region: " + describe_list({plan.remote});
 	return out;

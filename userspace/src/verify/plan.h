@@ -17,6 +17,7 @@ inline constexpr unsigned kNumMrs = 4;          // MRs per side
 inline constexpr uint32_t kMrSlack = 8192;      // MR size = max_size + slack
 inline constexpr uint32_t kGuard = 64;          // checked bytes around targets
 inline constexpr uint32_t kMaxRemoteOffset = 4096;
+inline constexpr uint32_t kAtomicSize = 8;      // an atomic's operand, 8-aligned
 
 enum class Role : uint8_t { Client, Server };
 std::string_view role_name(Role r);
@@ -36,6 +37,8 @@ struct PlanParams {
 	uint32_t min_size = 0;  // smaller sizes are redrawn in [min_size, max_size]
 	uint32_t max_sge = 1;   // min over both sides and send/recv/read
 	uint32_t mtu = 1024;    // path MTU in bytes (sizes cluster around it)
+	Initiators initiators = Initiators::Any;  // a forced side keeps the rest
+						  // of every plan as it was
 };
 
 struct Plan {
@@ -47,16 +50,29 @@ struct Plan {
 	std::vector<Sge> local;     // initiator: gather (send, write) / scatter (read)
 	bool posts_recv = false;    // target posts a RECV (send, send_imm, write_imm)
 	std::vector<Sge> recv;      // target's RECV scatter list
-	Sge remote;                 // target's region of a write/read (length = size)
+	Sge remote;                 // target's region of a write/read/atomic (length = size)
 	uint32_t imm = 0;           // host order
 	bool try_inline = false;    // send inline if the QP allows it
 	uint64_t send_wr_id = 0;
 	uint64_t recv_wr_id = 0;
 	uint64_t data_key = 0;      // message byte k = pattern_byte(data_key, k)
 	uint64_t bg_key_base = 0;   // see background_key()
+	// An atomic (size kAtomicSize, one local SGE, an 8-aligned remote
+	// region holding the first 8 message bytes, see atomic_original()):
+	// FETCH_ADD's addend or CMP_SWAP's compare value, and CMP_SWAP's swap.
+	uint64_t compare_add = 0;
+	uint64_t swap = 0;
 };
 
-// Bytes of one slot of an MR; every MR holds DEPTH slots.
+// The target region's value before an atomic: message bytes 0..7 read as
+// a host-order 64-bit word. The initiator gets it back in its local SGE.
+uint64_t atomic_original(const Plan &plan);
+// The value the region must hold after the atomic ran exactly once.
+uint64_t atomic_final(const Plan &plan);
+
+// Bytes of one slot of an MR (a multiple of kAtomicSize, so remote offsets
+// that are multiples of it stay aligned in every slot); every MR holds
+// DEPTH slots.
 uint64_t mr_size(uint32_t max_size);
 uint64_t mr_size(uint32_t max_size, uint32_t depth);
 Plan make_plan(const PlanParams &p, uint64_t iteration);

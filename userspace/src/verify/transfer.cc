@@ -18,6 +18,8 @@ ibv_wc_opcode send_wc_opcode(Op op)
 	case Op::Write:
 	case Op::WriteImm: return IBV_WC_RDMA_WRITE;
 	case Op::Read: return IBV_WC_RDMA_READ;
+	case Op::CmpSwap: return IBV_WC_COMP_SWAP;
+	case Op::FetchAdd: return IBV_WC_FETCH_ADD;
 	}
 	return IBV_WC_SEND;
 }
@@ -30,6 +32,8 @@ ibv_wr_opcode wr_opcode(Op op)
 	case Op::Write: return IBV_WR_RDMA_WRITE;
 	case Op::WriteImm: return IBV_WR_RDMA_WRITE_WITH_IMM;
 	case Op::Read: return IBV_WR_RDMA_READ;
+	case Op::CmpSwap: return IBV_WR_ATOMIC_CMP_AND_SWP;
+	case Op::FetchAdd: return IBV_WR_ATOMIC_FETCH_AND_ADD;
 	}
 	return IBV_WR_SEND;
 }
@@ -42,10 +46,10 @@ std::vector<ibv_sge> to_ibv(const Endpoint &ep, const std::vector<Sge> &list)
 	return out;
 }
 
-// The target's region of a WRITE or READ, as an SGE list (or none).
+// The target's region of a WRITE, READ or atomic, as an SGE list (or none).
 std::vector<Sge> region(const Plan &plan)
 {
-	if (!is_rdma(plan.op))
+	if (!is_rdma(plan.op) && !is_atomic(plan.op))
 		return {};
 	return {plan.remote};
 }
@@ -65,7 +69,8 @@ bool is_rdma(Op op)
 
 void prepare_initiator(Endpoint &ep, const Plan &plan)
 {
-	if (plan.op == Op::Read)
+	// a READ's or an atomic's local buffer is written by the response
+	if (plan.op == Op::Read || is_atomic(plan.op))
 		fill_background(ep, plan, plan.local);
 	else
 		fill_message(ep, plan, plan.local);
@@ -75,7 +80,8 @@ void prepare_target(Endpoint &ep, const Plan &plan)
 {
 	auto reg = region(plan);
 	fill_background(ep, plan, reg);
-	if (plan.op == Op::Read)
+	// an atomic's operand: the first 8 message bytes, atomic_original()
+	if (plan.op == Op::Read || is_atomic(plan.op))
 		fill_message(ep, plan, reg);
 	if (!plan.posts_recv)
 		return;
@@ -99,7 +105,8 @@ void post_request(Endpoint &ep, const PeerInfo &peer, const Plan &plan)
 	wr.num_sge = static_cast<int>(sges.size());
 	wr.opcode = wr_opcode(plan.op);
 	wr.send_flags = IBV_SEND_SIGNALED;
-	bool inl = plan.try_inline && plan.op != Op::Read && plan.size <= ep.max_inline();
+	bool inl = plan.try_inline && plan.op != Op::Read && !is_atomic(plan.op) &&
+		   plan.size <= ep.max_inline();
 	if (inl)
 		wr.send_flags |= IBV_SEND_INLINE;
 	if (plan.op == Op::SendImm || plan.op == Op::WriteImm)
@@ -107,6 +114,12 @@ void post_request(Endpoint &ep, const PeerInfo &peer, const Plan &plan)
 	if (is_rdma(plan.op)) {
 		wr.wr.rdma.remote_addr = peer.mr_addr[plan.remote.mr] + plan.remote.offset;
 		wr.wr.rdma.rkey = peer.mr_rkey[plan.remote.mr];
+	}
+	if (is_atomic(plan.op)) {
+		wr.wr.atomic.remote_addr = peer.mr_addr[plan.remote.mr] + plan.remote.offset;
+		wr.wr.atomic.rkey = peer.mr_rkey[plan.remote.mr];
+		wr.wr.atomic.compare_add = plan.compare_add;
+		wr.wr.atomic.swap = plan.swap;
 	}
 	ibv_send_wr *bad = nullptr;
 	if (int rc = ibv_post_send(ep.qp(), &wr, &bad))
@@ -122,12 +135,16 @@ void check_request(Endpoint &ep, const Plan &plan, const ibv_wc &wc)
 	e.wr_id = plan.send_wr_id;
 	e.opcode = send_wc_opcode(plan.op);
 	e.qp_num = ep.qp()->qp_num;
-	if (plan.op == Op::Read)
+	if (plan.op == Op::Read || is_atomic(plan.op))
 		e.byte_len = plan.size;
 	if (auto bad = check_completion(wc, e))
 		throw Error("send queue: " + *bad);
 	if (plan.op == Op::Read)
 		must(check_list(ep, plan, plan.local, plan.size, "RDMA READ destination"));
+	// the remote value before the atomic, in host order
+	if (is_atomic(plan.op))
+		must(check_word(ep, plan, plan.local.front(), atomic_original(plan),
+				"atomic result (the original remote value)"));
 }
 
 void check_receive(Endpoint &ep, const Plan &plan, const ibv_wc &wc)
@@ -156,6 +173,10 @@ void settle_target(Endpoint &ep, const Plan &plan)
 		must(check_list(ep, plan, region(plan), plan.size, "RDMA WRITE target"));
 	if (plan.op == Op::Read)
 		must(check_list(ep, plan, region(plan), plan.size, "RDMA READ source"));
+	// executed exactly once: a replayed FETCH_ADD must not add again
+	if (is_atomic(plan.op))
+		must(check_word(ep, plan, plan.remote, atomic_final(plan),
+				plan.op == Op::FetchAdd ? "FETCH_ADD target" : "CMP_SWAP target"));
 }
 
 }  // namespace sroce::verify

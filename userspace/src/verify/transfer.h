@@ -1,15 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 // The steps of one planned transfer on one side. With I the initiator and
 // T the target of the plan:
-//   prepare   I: its SGEs hold the message (background for a READ)
-//             T: its WRITE/READ region and RECV buffers are filled, the
+//   prepare   I: its SGEs hold the message (background for a READ or
+//                an atomic)
+//             T: its WRITE/READ/atomic region and RECV buffers are
+//                filled (an atomic's region with its original value), the
 //                RECV is posted
 //   post      I: the work request (always signaled)
-//   complete  I: the send completion, and a READ's data and guards
+//   complete  I: the send completion, and a READ's data and guards, an
+//                atomic's returned original value and guards
 //             T: the RECV completion, its data (a WRITE with immediate:
 //                the region, placed before the completion)
-//   settle    T, once I reported its completion: a WRITE's region, or
-//             that a READ left its source intact
+//   settle    T, once I reported its completion: a WRITE's region, that
+//             a READ left its source intact, or that an atomic's region
+//             holds the result of exactly one execution
 // Every check throws Error with what is wrong (session.h adds the plan).
 #pragma once
 

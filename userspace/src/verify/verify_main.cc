@@ -22,14 +22,14 @@ using namespace sroce::verify;
 namespace {
 
 constexpr uint32_t kMagic = 0x53525646;  // "SRVF"
-constexpr uint32_t kVersion = 2;
+constexpr uint32_t kVersion = 3;  // 3: cas and faa
 constexpr int kExitFail = 1;
 constexpr int kExitUsage = 2;
 
 // What the client imposes on the run.
 struct Hello {
 	uint64_t seed;
-	uint32_t iterations, max_size, ops, mtu, min_size, depth, timeout_s;
+	uint32_t iterations, max_size, ops, mtu, min_size, depth, timeout_s, initiators;
 	Endpoint::Retry retry;
 };
 
@@ -54,7 +54,7 @@ Connected client_setup(const Options &o, std::unique_ptr<Endpoint> ep, TcpLink &
 	Connected c;
 	c.ep = std::move(ep);
 	c.hello = {o.seed, o.iterations, o.max_size, o.ops, o.mtu, o.min_size, o.depth,
-		   o.timeout_s, {o.qp_timeout, o.retry_cnt}};
+		   o.timeout_s, static_cast<uint32_t>(o.initiators), {o.qp_timeout, o.retry_cnt}};
 	WireWriter w;
 	w.u32(kMagic);
 	w.u32(kVersion);
@@ -68,6 +68,7 @@ Connected client_setup(const Options &o, std::unique_ptr<Endpoint> ep, TcpLink &
 	w.u32(c.hello.timeout_s);
 	w.u32(c.hello.retry.timeout);
 	w.u32(c.hello.retry.retry_cnt);
+	w.u32(c.hello.initiators);
 	c.ep->info().encode(w);
 	link.send(w.data());
 
@@ -98,14 +99,18 @@ Connected server_setup(const Options &o, TcpLink &link)
 	c.hello.timeout_s = r.u32();
 	c.hello.retry.timeout = static_cast<uint8_t>(r.u32());
 	c.hello.retry.retry_cnt = static_cast<uint8_t>(r.u32());
+	c.hello.initiators = r.u32();
 	c.peer = PeerInfo::decode(r);
 	try {
 		if (c.hello.depth < 1 || c.hello.depth > kMaxDepth ||
-		    c.hello.min_size > c.hello.max_size || c.hello.timeout_s < 1)
+		    c.hello.min_size > c.hello.max_size || c.hello.timeout_s < 1 ||
+		    !c.hello.ops || (c.hello.ops & ~kAllOps) ||
+		    c.hello.initiators > static_cast<uint32_t>(Initiators::Server))
 			throw Error("the client asks for an impossible run");
 		c.ep = std::make_unique<Endpoint>(o.device, o.gid_index, c.hello.max_size,
 						  c.hello.depth,
-						  initial_psn(c.hello.seed, Role::Server));
+						  initial_psn(c.hello.seed, Role::Server),
+						  (c.hello.ops & kAtomicOps) != 0);
 	} catch (const Error &e) {
 		// tell the client why instead of just hanging up
 		WireWriter w;
@@ -131,7 +136,8 @@ int run(const Options &o)
 		if (me == Role::Client) {
 			// the device first: a local problem need not bother the server
 			auto ep = std::make_unique<Endpoint>(o.device, o.gid_index, o.max_size,
-							     o.depth, initial_psn(o.seed, Role::Client));
+							     o.depth, initial_psn(o.seed, Role::Client),
+							     (o.ops & kAtomicOps) != 0);
 			link = TcpLink::connect(o.server, o.port, std::chrono::seconds(o.timeout_s));
 			c = client_setup(o, std::move(ep), *link);
 		} else {
@@ -147,6 +153,7 @@ int run(const Options &o)
 		pp.min_size = c.hello.min_size;
 		pp.max_sge = std::min(mine.max_sge, c.peer.max_sge);
 		pp.mtu = c.hello.mtu ? c.hello.mtu : std::min(mine.active_mtu, c.peer.active_mtu);
+		pp.initiators = static_cast<Initiators>(c.hello.initiators);
 		c.ep->connect(c.peer, pp.mtu, c.hello.retry);
 		if (o.verbose)
 			std::cout << "sroce-verify: " << role_name(me) << " qpn " << mine.qpn << " psn "

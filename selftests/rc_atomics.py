@@ -1,0 +1,180 @@
+# SPDX-License-Identifier: GPL-2.0
+"""RC atomics on one sroce device (loopback): the capability, one good
+CMP_SWAP and FETCH_ADD, and the error paths, every case on fresh QPs:
+
+    python3 rc_atomics.py DEVICE GID_INDEX CASE...
+
+Prints "ok CASE" or "not ok CASE: why" per case (one process for all of
+them: under TCG starting Python and pyverbs takes seconds); exit 0 when
+every case behaved as the IBTA says, 1 otherwise.
+"""
+import struct
+import sys
+import time
+
+import pyverbs.enums as e
+from pyverbs.addr import AHAttr, GlobalRoute
+from pyverbs.cq import CQ
+from pyverbs.device import Context
+from pyverbs.mr import MR
+from pyverbs.pd import PD
+from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
+from pyverbs.wr import SendWR, SGE
+
+DATA = e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE | e.IBV_ACCESS_REMOTE_READ
+ATOMIC = DATA | e.IBV_ACCESS_REMOTE_ATOMIC
+STATUS = {e.IBV_WC_SUCCESS: 'IBV_WC_SUCCESS', e.IBV_WC_REM_INV_REQ_ERR: 'IBV_WC_REM_INV_REQ_ERR',
+          e.IBV_WC_REM_ACCESS_ERR: 'IBV_WC_REM_ACCESS_ERR',
+          e.IBV_WC_REM_OP_ERR: 'IBV_WC_REM_OP_ERR', e.IBV_WC_WR_FLUSH_ERR: 'IBV_WC_WR_FLUSH_ERR',
+          e.IBV_WC_RETRY_EXC_ERR: 'IBV_WC_RETRY_EXC_ERR',
+          e.IBV_WC_LOC_QP_OP_ERR: 'IBV_WC_LOC_QP_OP_ERR'}
+ORIG = 0x0123456789abcdef
+POISON = 0x5a5a5a5a5a5a5a5a
+
+
+class Fail(Exception):
+    """A case went wrong; the message says how."""
+
+
+class Node:
+    """An RC QP with its CQ, an MR allowing atomics and one without."""
+
+    def __init__(self, ctx, pd, qp_access=ATOMIC):
+        self.cq = CQ(ctx, 16)
+        self.qp = QP(pd, QPInitAttr(qp_type=e.IBV_QPT_RC, scq=self.cq, rcq=self.cq,
+                                    cap=QPCap(max_send_wr=8, max_recv_wr=8)))
+        self.mr = MR(pd, 4096, ATOMIC)
+        self.plain = MR(pd, 4096, DATA)      # no IBV_ACCESS_REMOTE_ATOMIC
+        self.qp_access = qp_access
+
+    def connect(self, gid, gid_index, dest_qpn):
+        a = QPAttr()
+        a.qp_access_flags = self.qp_access
+        self.qp.to_init(a)
+        a = QPAttr()
+        a.path_mtu = e.IBV_MTU_1024
+        a.dest_qp_num = dest_qpn
+        a.rq_psn = 0
+        a.max_dest_rd_atomic = 4
+        a.min_rnr_timer = 1
+        a.ah_attr = AHAttr(gr=GlobalRoute(dgid=gid, sgid_index=gid_index), is_global=1, port_num=1)
+        self.qp.to_rtr(a)
+        a = QPAttr()
+        a.sq_psn = 0
+        a.timeout = 14
+        a.retry_cnt = 7
+        a.rnr_retry = 7
+        a.max_rd_atomic = 4
+        self.qp.to_rts(a)
+
+    def atomic(self, op, raddr, rkey, compare_add, swap=0, wr_id=1):
+        w = SendWR(wr_id=wr_id, opcode=op, num_sge=1, send_flags=e.IBV_SEND_SIGNALED,
+                   sg=[SGE(self.mr.buf + 64, 8, self.mr.lkey)])
+        w.set_wr_atomic(rkey, raddr, compare_add, swap)
+        self.qp.post_send(w)
+
+    def wait(self, secs=15):
+        end = time.time() + secs
+        while time.time() < end:
+            cnt, wcs = self.cq.poll(num_entries=1)
+            if cnt:
+                return wcs[0]
+            time.sleep(0.001)
+        raise Fail('no completion within %d s' % secs)
+
+
+def put(mr, off, value):
+    mr.write(struct.pack('=Q', value), 8, off)
+
+
+def get(mr, off):
+    return struct.unpack('=Q', mr.read(8, off))[0]
+
+
+def pair(ctx, pd, gid, gid_index, responder_access=ATOMIC):
+    a, b = Node(ctx, pd), Node(ctx, pd, responder_access)
+    a.connect(gid, gid_index, b.qp.qp_num)
+    b.connect(gid, gid_index, a.qp.qp_num)
+    return a, b
+
+
+def run_op(a, op, raddr, rkey, compare_add, swap, status, opcode=None):
+    """Post one atomic from A, expect STATUS (and OPCODE on success)."""
+    put(a.mr, 64, POISON)
+    a.atomic(op, raddr, rkey, compare_add, swap)
+    wc = a.wait()
+    if wc.status != status:
+        raise Fail('completion status %s, expected %s' %
+                   (STATUS.get(wc.status, str(wc.status)), STATUS.get(status, str(status))))
+    if status == e.IBV_WC_SUCCESS and wc.opcode != opcode:
+        raise Fail('completion opcode %d, expected %d' % (wc.opcode, opcode))
+    return wc
+
+
+def case(name, ctx, pd, gid, gid_index):
+    faa, cas = e.IBV_WR_ATOMIC_FETCH_AND_ADD, e.IBV_WR_ATOMIC_CMP_AND_SWP
+    err_access, err_inv = e.IBV_WC_REM_ACCESS_ERR, e.IBV_WC_REM_INV_REQ_ERR
+    if name == 'caps':
+        got = ctx.query_device().atomic_caps
+        if got != e.IBV_ATOMIC_HCA:
+            raise Fail('atomic_caps %d, expected IBV_ATOMIC_HCA (%d)' % (got, e.IBV_ATOMIC_HCA))
+        return
+    a, b = pair(ctx, pd, gid, gid_index,
+                DATA if name == 'qp_no_atomic' else ATOMIC)
+    for mr in (b.mr, b.plain):
+        put(mr, 120, 0)
+        put(mr, 128, ORIG)
+        put(mr, 136, 0)
+    if name == 'good':
+        run_op(a, faa, b.mr.buf + 128, b.mr.rkey, 5, 0, e.IBV_WC_SUCCESS, e.IBV_WC_FETCH_ADD)
+        if get(a.mr, 64) != ORIG or get(b.mr, 128) != ORIG + 5:
+            raise Fail('FETCH_ADD: returned %#x, target %#x' % (get(a.mr, 64), get(b.mr, 128)))
+        run_op(a, cas, b.mr.buf + 128, b.mr.rkey, ORIG + 5, 7, e.IBV_WC_SUCCESS,
+               e.IBV_WC_COMP_SWAP)
+        if get(a.mr, 64) != ORIG + 5 or get(b.mr, 128) != 7:
+            raise Fail('CMP_SWAP (equal): returned %#x, target %#x' % (get(a.mr, 64),
+                                                                     get(b.mr, 128)))
+        run_op(a, cas, b.mr.buf + 128, b.mr.rkey, 8, 9, e.IBV_WC_SUCCESS, e.IBV_WC_COMP_SWAP)
+        if get(a.mr, 64) != 7 or get(b.mr, 128) != 7:
+            raise Fail('CMP_SWAP (differs): returned %#x, target %#x' % (get(a.mr, 64),
+                                                                       get(b.mr, 128)))
+        return
+    if name == 'misaligned':
+        run_op(a, faa, b.mr.buf + 132, b.mr.rkey, 1, 0, err_inv)
+        mem = b.mr
+    elif name == 'bad_rkey':
+        run_op(a, faa, b.mr.buf + 128, b.mr.rkey ^ 0x5500, 1, 0, err_access)
+        mem = b.mr
+    elif name == 'mr_no_atomic':
+        run_op(a, cas, b.plain.buf + 128, b.plain.rkey, ORIG, 1, err_access)
+        mem = b.plain
+    elif name == 'qp_no_atomic':
+        run_op(a, faa, b.mr.buf + 128, b.mr.rkey, 1, 0, err_access)
+        mem = b.mr
+    elif name == 'out_of_bounds':
+        run_op(a, faa, b.mr.buf + 4096, b.mr.rkey, 1, 0, err_access)
+        mem = b.mr
+    else:
+        raise Fail('unknown case')
+    # a refused atomic executed nothing
+    if get(mem, 128) != ORIG or get(mem, 136) != 0 or get(mem, 120) != 0:
+        raise Fail('the target changed although the atomic was refused: %#x' % get(mem, 128))
+
+
+def main():
+    dev, gid_index, cases = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+    ctx = Context(name=dev)
+    pd = PD(ctx)
+    gid = ctx.query_gid(1, gid_index)
+    failed = 0
+    for name in cases:
+        try:
+            case(name, ctx, pd, gid, gid_index)
+            print('ok %s' % name, flush=True)
+        except Exception as ex:      # pylint: disable=broad-except
+            failed += 1
+            print('not ok %s: %s' % (name, ex), flush=True)
+    sys.exit(1 if failed else 0)
+
+
+main()
