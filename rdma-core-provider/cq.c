@@ -14,14 +14,46 @@
 
 #include "sroce.h"
 
-#define SROCE_WC_F_ALL	(SROCE_WC_F_GRH | SROCE_WC_F_WITH_IMM | \
-			 SROCE_WC_F_WITH_INV)
-
 /* The CQE carries libibverbs' own values; make sure that stays true. */
 static_assert(SROCE_WC_F_GRH == IBV_WC_GRH, "wc flag");
 static_assert(SROCE_WC_F_WITH_IMM == IBV_WC_WITH_IMM, "wc flag");
 static_assert(SROCE_WC_F_WITH_INV == IBV_WC_WITH_INV, "wc flag");
 static_assert(sizeof(struct sroce_cqe) == 64, "cqe size");
+
+struct sroce_cq *sroce_cq_alloc(void)
+{
+	struct sroce_cq *cq;
+
+	cq = calloc(1, sizeof(*cq));
+	if (!cq)
+		return NULL;
+	if (pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE)) {
+		free(cq);
+		return NULL;
+	}
+	return cq;
+}
+
+void sroce_cq_free(struct sroce_cq *cq)
+{
+	sroce_ring_unmap(&cq->ring);
+	pthread_spin_destroy(&cq->lock);
+	free(cq);
+}
+
+/* After the kernel created the CQ: map the ring it described. */
+int sroce_cq_map(struct sroce_cq *cq, struct ibv_context *ibctx,
+		 const struct sroce_ring_info *info)
+{
+	int ret;
+
+	ret = sroce_ring_map(&cq->ring, ibctx->cmd_fd, info,
+			     sizeof(struct sroce_cqe));
+	if (ret)
+		return ret;
+	cq->ring.own = sroce_load_acquire(&cq->ring.hdr->consumer);
+	return 0;
+}
 
 struct ibv_cq *sroce_create_cq(struct ibv_context *ibctx, int cqe,
 			       struct ibv_comp_channel *channel,
@@ -32,12 +64,9 @@ struct ibv_cq *sroce_create_cq(struct ibv_context *ibctx, int cqe,
 	struct sroce_cq *cq;
 	int ret;
 
-	cq = calloc(1, sizeof(*cq));
+	cq = sroce_cq_alloc();
 	if (!cq)
 		return NULL;
-	ret = pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
-	if (ret)
-		goto err_free;
 
 	memset(&cmd, 0, sizeof(cmd));
 	memset(&resp, 0, sizeof(resp));
@@ -45,37 +74,62 @@ struct ibv_cq *sroce_create_cq(struct ibv_context *ibctx, int cqe,
 				&cq->vcq.cq, &cmd.ibv_cmd, sizeof(cmd),
 				&resp.ibv_resp, sizeof(resp));
 	if (ret)
-		goto err_lock;
+		goto err_free;
 
-	ret = sroce_ring_map(&cq->ring, ibctx->cmd_fd, &resp.ring,
-			     sizeof(struct sroce_cqe));
+	ret = sroce_cq_map(cq, ibctx, &resp.ring);
 	if (ret)
 		goto err_destroy;
-	cq->ring.own = sroce_load_acquire(&cq->ring.hdr->consumer);
 	return &cq->vcq.cq;
 
 err_destroy:
 	ibv_cmd_destroy_cq(&cq->vcq.cq);
-err_lock:
-	pthread_spin_destroy(&cq->lock);
 err_free:
-	free(cq);
+	sroce_cq_free(cq);
 	errno = ret;
 	return NULL;
 }
 
 int sroce_destroy_cq(struct ibv_cq *ibcq)
 {
-	struct sroce_cq *cq = to_scq(ibcq);
 	int ret;
 
 	ret = ibv_cmd_destroy_cq(ibcq);
 	if (ret)
 		return ret;
-	sroce_ring_unmap(&cq->ring);
-	pthread_spin_destroy(&cq->lock);
-	free(cq);
+	sroce_cq_free(to_scq(ibcq));
 	return 0;
+}
+
+/*
+ * With the CQ lock held: copy the oldest unpolled CQE to @cqe and consume
+ * it. Returns 0, ENOENT when the CQ is empty, or EIO when the CQ has no
+ * ring (a failed resize_cq) or the kernel's producer index is impossible.
+ * The slots go back to the kernel only with sroce_cq_release().
+ */
+int sroce_cq_read(struct sroce_cq *cq, struct sroce_cqe *cqe)
+{
+	struct sroce_ring *r = &cq->ring;
+	uint32_t prod;
+
+	if (!r->map)
+		return EIO;
+	/* pairs with the kernel's release store after writing the CQEs */
+	prod = sroce_load_acquire(&r->hdr->producer);
+	if (prod - r->own > r->num_entries)
+		return EIO;	/* the kernel never does this: no garbage */
+	if (prod == r->own)
+		return ENOENT;
+	memcpy(cqe, sroce_ring_slot(r, r->own), sizeof(*cqe));
+	r->own++;
+	return 0;
+}
+
+/* With the lock held: the slots read so far may be reused by the kernel. */
+void sroce_cq_release(struct sroce_cq *cq)
+{
+	/* release: we are done reading them */
+	if (cq->ring.map)
+		sroce_store_release(&cq->ring.hdr->consumer, cq->ring.own);
 }
 
 static void sroce_cqe_to_wc(const struct sroce_cqe *cqe, struct ibv_wc *wc)
@@ -103,38 +157,21 @@ static void sroce_cqe_to_wc(const struct sroce_cqe *cqe, struct ibv_wc *wc)
 int sroce_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 {
 	struct sroce_cq *cq = to_scq(ibcq);
-	struct sroce_ring *r = &cq->ring;
 	struct sroce_cqe cqe;
-	uint32_t prod, cons;
-	int n = 0;
+	int n = 0, ret = 0;
 
 	pthread_spin_lock(&cq->lock);
-	if (!r->map) {
-		/* a failed resize_cq left the CQ without a ring */
-		pthread_spin_unlock(&cq->lock);
-		return -EIO;
-	}
-	cons = r->own;
-	/* pairs with the kernel's release store after writing the CQEs */
-	prod = sroce_load_acquire(&r->hdr->producer);
-	if (prod - cons > r->num_entries) {
-		/* the kernel never does this; do not read garbage */
-		pthread_spin_unlock(&cq->lock);
-		return -EIO;
-	}
-	while (n < ne && cons != prod) {
-		memcpy(&cqe, sroce_ring_slot(r, cons), sizeof(cqe));
+	while (n < ne) {
+		ret = sroce_cq_read(cq, &cqe);
+		if (ret)
+			break;
 		sroce_cqe_to_wc(&cqe, &wc[n]);
-		cons++;
 		n++;
 	}
-	if (n) {
-		r->own = cons;
-		/* the slots may be reused only after we are done reading */
-		sroce_store_release(&r->hdr->consumer, cons);
-	}
+	if (n)
+		sroce_cq_release(cq);
 	pthread_spin_unlock(&cq->lock);
-	return n;
+	return ret == EIO && !n ? -EIO : n;
 }
 
 int sroce_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)

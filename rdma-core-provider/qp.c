@@ -32,8 +32,10 @@ static_assert((int)IBV_WR_SEND_WITH_INV == (int)IB_UVERBS_WR_SEND_WITH_INV,
 static_assert((int)IBV_WR_ATOMIC_FETCH_AND_ADD ==
 	      (int)IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD, "opcode");
 
-#define SROCE_SEND_FLAGS (IBV_SEND_FENCE | IBV_SEND_SIGNALED | \
-			  IBV_SEND_SOLICITED | IBV_SEND_INLINE)
+/* what create_qp_ex takes; create_flags must be 0 */
+#define SROCE_QP_INIT_ATTR_MASK (IBV_QP_INIT_ATTR_PD | \
+				 IBV_QP_INIT_ATTR_CREATE_FLAGS | \
+				 IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
 
 static uint32_t min_u32(uint32_t a, uint32_t b)
 {
@@ -74,10 +76,13 @@ struct ibv_qp *sroce_create_qp_ex(struct ibv_context *ibctx,
 	struct usroce_create_qp_resp resp;
 	struct usroce_create_qp cmd;
 	struct sroce_qp *qp;
+	uint32_t comp_mask;
 	uint32_t room;
 	int ret;
 
-	if (attr->comp_mask & ~IBV_QP_INIT_ATTR_PD) {
+	if (attr->comp_mask & ~SROCE_QP_INIT_ATTR_MASK ||
+	    ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
+	     attr->create_flags)) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
@@ -89,6 +94,14 @@ struct ibv_qp *sroce_create_qp_ex(struct ibv_context *ibctx,
 	default:
 		errno = EOPNOTSUPP;
 		return NULL;
+	}
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
+		ret = sroce_qpx_check(ibctx, attr->qp_type,
+				      attr->send_ops_flags);
+		if (ret) {
+			errno = ret;
+			return NULL;
+		}
 	}
 
 	qp = calloc(1, sizeof(*qp));
@@ -106,8 +119,12 @@ struct ibv_qp *sroce_create_qp_ex(struct ibv_context *ibctx,
 
 	memset(&cmd, 0, sizeof(cmd));
 	memset(&resp, 0, sizeof(resp));
+	/* create_flags is 0 (checked above): nothing for the kernel */
+	comp_mask = attr->comp_mask;
+	attr->comp_mask &= ~IBV_QP_INIT_ATTR_CREATE_FLAGS;
 	ret = ibv_cmd_create_qp_ex(ibctx, &qp->vqp, attr, &cmd.ibv_cmd,
 				   sizeof(cmd), &resp.ibv_resp, sizeof(resp));
+	attr->comp_mask = comp_mask;
 	if (ret) {
 		sroce_qp_free(qp);
 		errno = ret;
@@ -146,6 +163,8 @@ struct ibv_qp *sroce_create_qp_ex(struct ibv_context *ibctx,
 					 room / sizeof(struct sroce_sge));
 		attr->cap.max_recv_sge = qp->rq.max_sge;
 	}
+	if (comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
+		sroce_qpx_init(qp, attr->send_ops_flags);
 	return &qp->vqp.qp;
 }
 
@@ -219,43 +238,36 @@ int sroce_destroy_qp(struct ibv_qp *ibqp)
 
 /* --- post_send ----------------------------------------------------------- */
 
-static bool sroce_opcode_ok(enum ibv_qp_type type, enum ibv_wr_opcode op)
+/*
+ * Posting to a QP in RESET is an error (EINVAL), as is posting to a queue
+ * without a ring (an SRQ QP's RQ, a queue of zero WRs). libibverbs tracks
+ * the state through modify_qp (and query_qp).
+ */
+static int sroce_wq_check_postable(const struct sroce_qp *qp,
+				   const struct sroce_wq *wq)
 {
-	switch (op) {
-	case IBV_WR_SEND:
-	case IBV_WR_SEND_WITH_IMM:
-		return true;
-	case IBV_WR_RDMA_WRITE:
-	case IBV_WR_RDMA_WRITE_WITH_IMM:
-		return type == IBV_QPT_RC || type == IBV_QPT_UC;
-	case IBV_WR_RDMA_READ:
-	case IBV_WR_ATOMIC_CMP_AND_SWP:
-	case IBV_WR_ATOMIC_FETCH_AND_ADD:
-	case IBV_WR_SEND_WITH_INV:
-		return type == IBV_QPT_RC;
-	default:
-		return false;
-	}
+	if (!wq->ring.map || qp->vqp.qp.state == IBV_QPS_RESET)
+		return EINVAL;
+	return 0;
 }
 
-static bool sroce_opcode_is_atomic(enum ibv_wr_opcode op)
+int sroce_sq_check_postable(const struct sroce_qp *qp)
 {
-	return op == IBV_WR_ATOMIC_CMP_AND_SWP ||
-	       op == IBV_WR_ATOMIC_FETCH_AND_ADD;
+	return sroce_wq_check_postable(qp, &qp->sq);
 }
 
 /* Everything that can make a WR fail is checked before its slot is touched. */
 static int sroce_check_send_wr(const struct sroce_qp *qp,
-			       const struct ibv_send_wr *wr,
-			       uint32_t *inline_len)
+			       const struct ibv_send_wr *wr)
 {
 	uint64_t len = 0;
-	int i;
+	int i, ret;
 
 	if (!sroce_opcode_ok(qp->vqp.qp.qp_type, wr->opcode))
 		return EINVAL;
-	if (wr->send_flags & ~SROCE_SEND_FLAGS)
-		return EINVAL;
+	ret = sroce_check_send_flags(wr->send_flags);
+	if (ret)
+		return ret;
 	if (wr->num_sge < 0)
 		return EINVAL;
 	if (qp->vqp.qp.qp_type == IBV_QPT_UD && !wr->wr.ud.ah)
@@ -264,37 +276,20 @@ static int sroce_check_send_wr(const struct sroce_qp *qp,
 	    (wr->num_sge != 1 || wr->sg_list[0].length != 8))
 		return EINVAL;
 
-	if (wr->send_flags & IBV_SEND_INLINE) {
-		/* inline data is something we send, never a target */
-		if (wr->opcode == IBV_WR_RDMA_READ ||
-		    sroce_opcode_is_atomic(wr->opcode))
-			return EINVAL;
-		for (i = 0; i < wr->num_sge; i++) {
-			len += wr->sg_list[i].length;
-			if (len > qp->max_inline)
-				return EINVAL;
-		}
-		*inline_len = len;
-	} else {
-		if ((uint32_t)wr->num_sge > qp->sq.max_sge)
-			return EINVAL;
-		*inline_len = 0;
-	}
-	return 0;
+	if (!(wr->send_flags & IBV_SEND_INLINE))
+		return sroce_check_num_sge(qp, wr->num_sge);
+	for (i = 0; i < wr->num_sge; i++)
+		len += wr->sg_list[i].length;
+	return sroce_check_inline(qp, wr->opcode, len);
 }
 
 static void sroce_write_send_wqe(const struct sroce_qp *qp, void *slot,
-				 const struct ibv_send_wr *wr,
-				 uint32_t inline_len)
+				 const struct ibv_send_wr *wr)
 {
-	struct sroce_send_wqe *w = slot;
-	uint8_t *data;
+	struct sroce_send_wqe *w;
 	int i;
 
-	memset(w, 0, sizeof(*w));
-	w->wr_id = wr->wr_id;
-	w->opcode = wr->opcode;
-	w->send_flags = wr->send_flags;
+	w = sroce_wqe_init(slot, wr->wr_id, wr->opcode, wr->send_flags);
 	switch (wr->opcode) {
 	case IBV_WR_SEND_WITH_IMM:
 	case IBV_WR_RDMA_WRITE_WITH_IMM:
@@ -308,36 +303,28 @@ static void sroce_write_send_wqe(const struct sroce_qp *qp, void *slot,
 		break;
 	}
 
-	if (qp->vqp.qp.qp_type == IBV_QPT_UD) {
-		w->wr.ud.ah = to_sah(wr->wr.ud.ah)->id;
-		w->wr.ud.remote_qpn = wr->wr.ud.remote_qpn;
-		w->wr.ud.remote_qkey = wr->wr.ud.remote_qkey;
-	} else if (sroce_opcode_is_atomic(wr->opcode)) {
-		w->wr.atomic.remote_addr = wr->wr.atomic.remote_addr;
-		w->wr.atomic.compare_add = wr->wr.atomic.compare_add;
-		w->wr.atomic.swap = wr->wr.atomic.swap;
-		w->wr.atomic.rkey = wr->wr.atomic.rkey;
-	} else if (wr->opcode == IBV_WR_RDMA_WRITE ||
-		   wr->opcode == IBV_WR_RDMA_WRITE_WITH_IMM ||
-		   wr->opcode == IBV_WR_RDMA_READ) {
-		w->wr.rdma.remote_addr = wr->wr.rdma.remote_addr;
-		w->wr.rdma.rkey = wr->wr.rdma.rkey;
-	}
+	if (qp->vqp.qp.qp_type == IBV_QPT_UD)
+		sroce_wqe_set_ud(w, wr->wr.ud.ah, wr->wr.ud.remote_qpn,
+				 wr->wr.ud.remote_qkey);
+	else if (sroce_opcode_is_atomic(wr->opcode))
+		sroce_wqe_set_atomic(w, wr->wr.atomic.rkey,
+				     wr->wr.atomic.remote_addr,
+				     wr->wr.atomic.compare_add,
+				     wr->wr.atomic.swap);
+	else if (wr->opcode == IBV_WR_RDMA_WRITE ||
+		 wr->opcode == IBV_WR_RDMA_WRITE_WITH_IMM ||
+		 wr->opcode == IBV_WR_RDMA_READ)
+		sroce_wqe_set_rdma(w, wr->wr.rdma.rkey,
+				   wr->wr.rdma.remote_addr);
 
 	if (wr->send_flags & IBV_SEND_INLINE) {
-		/* the data replaces the SGE list; num_sge stays 0 */
-		w->inline_len = inline_len;
-		data = (uint8_t *)w->sge;
-		for (i = 0; i < wr->num_sge; i++) {
-			memcpy(data, (void *)(uintptr_t)wr->sg_list[i].addr,
-			       wr->sg_list[i].length);
-			data += wr->sg_list[i].length;
-		}
+		sroce_wqe_add_inline(w, NULL, 0);
+		for (i = 0; i < wr->num_sge; i++)
+			sroce_wqe_add_inline(w,
+				(void *)(uintptr_t)wr->sg_list[i].addr,
+				wr->sg_list[i].length);
 	} else {
-		w->num_sge = wr->num_sge;
-		if (wr->num_sge)
-			memcpy(w->sge, wr->sg_list,
-			       wr->num_sge * sizeof(struct sroce_sge));
+		sroce_wqe_set_sges(w, wr->sg_list, wr->num_sge);
 	}
 }
 
@@ -414,42 +401,49 @@ static int sroce_ring_kick(struct ibv_qp *ibqp, struct sroce_ring *r,
 	return doorbell(ibqp);
 }
 
+bool sroce_sq_publish(struct sroce_qp *qp, uint32_t prod)
+{
+	return sroce_ring_publish(&qp->sq.ring, prod);
+}
+
+int sroce_sq_kick(struct sroce_qp *qp, bool published)
+{
+	return sroce_ring_kick(&qp->vqp.qp, &qp->sq.ring, published,
+			       sroce_doorbell);
+}
+
 int sroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		    struct ibv_send_wr **bad_wr)
 {
 	struct sroce_qp *qp = to_sqp(ibqp);
 	struct sroce_ring *r = &qp->sq.ring;
 	struct ibv_send_wr *first = wr;
-	uint32_t prod, cons, inline_len;
+	struct sroce_send_wqe *slot;
 	bool published = false;
-	int ret = 0, dret;
+	uint32_t prod, cons;
+	int ret, dret;
 
 	pthread_spin_lock(&qp->sq.lock);
-	if (!r->map) {
-		ret = EINVAL;
+	ret = sroce_sq_check_postable(qp);
+	if (ret)
 		goto out;
-	}
 	prod = r->own;
 	cons = sroce_load_acquire(&r->hdr->consumer);
 	for (; wr; wr = wr->next) {
-		ret = sroce_check_send_wr(qp, wr, &inline_len);
+		ret = sroce_check_send_wr(qp, wr);
 		if (ret)
 			break;
-		if (prod - cons >= r->num_entries) {
-			/* acquire: the kernel is done with the slot */
-			cons = sroce_load_acquire(&r->hdr->consumer);
-			if (prod - cons >= r->num_entries) {
-				ret = ENOMEM;
-				break;
-			}
+		slot = sroce_sq_slot(r, prod, &cons);
+		if (!slot) {
+			ret = ENOMEM;
+			break;
 		}
-		sroce_write_send_wqe(qp, sroce_ring_slot(r, prod), wr,
-				     inline_len);
+		sroce_write_send_wqe(qp, slot, wr);
 		prod++;
 	}
 
 	/* publish what was written, even if a later WR failed */
-	published = sroce_ring_publish(r, prod);
+	published = sroce_sq_publish(qp, prod);
 out:
 	pthread_spin_unlock(&qp->sq.lock);
 
@@ -458,7 +452,7 @@ out:
 	 * store. If it fails, the WRs are in the ring regardless and run at
 	 * the next wake-up; report the failure on the first one.
 	 */
-	dret = sroce_ring_kick(ibqp, r, published, sroce_doorbell);
+	dret = sroce_sq_kick(qp, published);
 	if (dret && !ret) {
 		ret = dret;
 		wr = first;
@@ -482,10 +476,9 @@ int sroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	int ret = 0, dret;
 
 	pthread_spin_lock(&qp->rq.lock);
-	if (!r->map) {
-		ret = EINVAL;	/* SRQ QP, or no receive queue */
+	ret = sroce_wq_check_postable(qp, &qp->rq);
+	if (ret)
 		goto out;
-	}
 	prod = r->own;
 	cons = sroce_load_acquire(&r->hdr->consumer);
 	for (; wr; wr = wr->next) {

@@ -67,6 +67,7 @@ static const struct verbs_context_ops sroce_ctx_ops = {
 	.reg_mr = sroce_reg_mr,
 	.dereg_mr = sroce_dereg_mr,
 	.create_cq = sroce_create_cq,
+	.create_cq_ex = sroce_create_cq_ex,
 	.destroy_cq = sroce_destroy_cq,
 	.poll_cq = sroce_poll_cq,
 	.req_notify_cq = sroce_req_notify_cq,
@@ -78,6 +79,11 @@ static const struct verbs_context_ops sroce_ctx_ops = {
 	.destroy_qp = sroce_destroy_qp,
 	.post_send = sroce_post_send,
 	.post_recv = sroce_post_recv,
+	.create_srq = sroce_create_srq,
+	.modify_srq = sroce_modify_srq,
+	.query_srq = sroce_query_srq,
+	.destroy_srq = sroce_destroy_srq,
+	.post_srq_recv = sroce_post_srq_recv,
 	/*
 	 * Every op left NULL keeps libibverbs' default, which fails with
 	 * EOPNOTSUPP.

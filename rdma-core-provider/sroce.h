@@ -18,6 +18,7 @@
 
 #include "sroce_cmd.h"
 #include "ring.h"
+#include "wqe.h"
 
 struct sroce_device {
 	struct verbs_device vdev;
@@ -38,10 +39,15 @@ struct sroce_ah {
 	uint32_t id;
 };
 
+/* the wc_flags a CQE may carry (libibverbs' values) */
+#define SROCE_WC_F_ALL	(SROCE_WC_F_GRH | SROCE_WC_F_WITH_IMM | \
+			 SROCE_WC_F_WITH_INV)
+
 struct sroce_cq {
 	struct verbs_cq vcq;
 	pthread_spinlock_t lock;	/* poll_cq vs. poll_cq vs. resize_cq */
 	struct sroce_ring ring;		/* ring.own: consumer index */
+	struct sroce_cqe cur;		/* cq_ex: the entry being read */
 };
 
 /* One work queue (SQ or RQ) of a QP. */
@@ -51,12 +57,46 @@ struct sroce_wq {
 	uint32_t max_sge;		/* what a WQE may carry */
 };
 
+/*
+ * A batch of the extended post API (qp_ex.c), built between wr_start and
+ * wr_complete/wr_abort under sq.lock; published only by wr_complete.
+ */
+struct sroce_qpx_batch {
+	uint32_t prod;			/* next slot to fill */
+	uint32_t cons;			/* cached consumer index */
+	struct sroce_send_wqe *cur;	/* WR being built, NULL before the first */
+	bool need_ud;			/* cur still lacks wr_set_ud_addr */
+	int err;			/* first error: wr_complete returns it */
+};
+
 struct sroce_qp {
 	struct verbs_qp vqp;
 	struct sroce_wq sq;
 	struct sroce_wq rq;		/* no ring with an SRQ */
 	uint32_t max_inline;		/* bytes of SEND_INLINE data */
+	struct sroce_qpx_batch batch;
 };
+
+/* A shared receive queue: one ring of receive WQEs, posted without syscalls */
+struct sroce_srq {
+	struct ibv_srq ibv_srq;
+	pthread_spinlock_t lock;	/* post vs. post */
+	struct sroce_ring ring;		/* ring.own: producer index */
+	uint32_t max_sge;
+};
+
+static inline struct sroce_srq *to_ssrq(struct ibv_srq *ibsrq)
+{
+	return container_of(ibsrq, struct sroce_srq, ibv_srq);
+}
+
+/* srq.c */
+struct ibv_srq *sroce_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *attr);
+int sroce_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr, int mask);
+int sroce_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr);
+int sroce_destroy_srq(struct ibv_srq *ibsrq);
+int sroce_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
+			struct ibv_recv_wr **bad_wr);
 
 static inline struct sroce_device *to_sdev(struct ibv_device *ibdev)
 {
@@ -88,6 +128,16 @@ static inline struct sroce_qp *to_sqp(struct ibv_qp *ibqp)
 	return container_of(ibqp, struct sroce_qp, vqp.qp);
 }
 
+static inline struct sroce_qp *qpx_to_sqp(struct ibv_qp_ex *qpx)
+{
+	return container_of(qpx, struct sroce_qp, vqp.qp_ex);
+}
+
+static inline struct sroce_cq *cqx_to_scq(struct ibv_cq_ex *cqx)
+{
+	return container_of(cqx, struct sroce_cq, vcq.cq_ex);
+}
+
 /* verbs.c */
 int sroce_query_device_ex(struct ibv_context *ibctx,
 			  const struct ibv_query_device_ex_input *input,
@@ -107,6 +157,16 @@ int sroce_destroy_cq(struct ibv_cq *ibcq);
 int sroce_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc);
 int sroce_req_notify_cq(struct ibv_cq *ibcq, int solicited_only);
 int sroce_resize_cq(struct ibv_cq *ibcq, int cqe);
+struct sroce_cq *sroce_cq_alloc(void);
+int sroce_cq_map(struct sroce_cq *cq, struct ibv_context *ibctx,
+		 const struct sroce_ring_info *info);
+void sroce_cq_free(struct sroce_cq *cq);
+int sroce_cq_read(struct sroce_cq *cq, struct sroce_cqe *cqe);
+void sroce_cq_release(struct sroce_cq *cq);
+
+/* cq_ex.c */
+struct ibv_cq_ex *sroce_create_cq_ex(struct ibv_context *ibctx,
+				     struct ibv_cq_init_attr_ex *attr);
 
 /* mr.c */
 struct ibv_mr *sroce_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
@@ -127,5 +187,13 @@ int sroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		    struct ibv_send_wr **bad_wr);
 int sroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		    struct ibv_recv_wr **bad_wr);
+int sroce_sq_check_postable(const struct sroce_qp *qp);
+bool sroce_sq_publish(struct sroce_qp *qp, uint32_t prod);
+int sroce_sq_kick(struct sroce_qp *qp, bool published);
+
+/* qp_ex.c */
+int sroce_qpx_check(struct ibv_context *ibctx, enum ibv_qp_type type,
+		    uint64_t send_ops_flags);
+void sroce_qpx_init(struct sroce_qp *qp, uint64_t send_ops_flags);
 
 #endif /* SROCE_PROVIDER_H */

@@ -21,10 +21,14 @@ DECLARE_DRV_CMD(sroce_get_context, IB_USER_VERBS_CMD_GET_CONTEXT,
 		empty, sroce_alloc_ucontext_resp);
 DECLARE_DRV_CMD(usroce_create_cq, IB_USER_VERBS_CMD_CREATE_CQ,
 		empty, sroce_create_cq_resp);
+DECLARE_DRV_CMD(usroce_create_cq_ex, IB_USER_VERBS_EX_CMD_CREATE_CQ,
+		empty, sroce_create_cq_resp);
 DECLARE_DRV_CMD(usroce_resize_cq, IB_USER_VERBS_CMD_RESIZE_CQ,
 		empty, sroce_resize_cq_resp);
 DECLARE_DRV_CMD(usroce_create_qp, IB_USER_VERBS_CMD_CREATE_QP,
 		empty, sroce_create_qp_resp);
+DECLARE_DRV_CMD(usroce_create_srq, IB_USER_VERBS_CMD_CREATE_SRQ,
+		empty, sroce_create_srq_resp);
 DECLARE_DRV_CMD(usroce_create_ah, IB_USER_VERBS_CMD_CREATE_AH,
 		empty, sroce_create_ah_resp);
 

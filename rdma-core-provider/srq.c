@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * sroce userspace provider: shared receive queues.
+ *
+ * An SRQ is a ring of struct sroce_recv_wqe that the kernel allocates and
+ * we mmap, like a QP's RQ. Posting writes entries and publishes the
+ * producer index; the kernel takes an entry out (and moves the consumer
+ * index) when one of the SRQ's QPs needs a receive buffer, so posting
+ * never makes a system call.
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sroce.h"
+
+static void sroce_srq_free(struct sroce_srq *srq)
+{
+	sroce_ring_unmap(&srq->ring);
+	pthread_spin_destroy(&srq->lock);
+	free(srq);
+}
+
+struct ibv_srq *sroce_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *attr)
+{
+	struct usroce_create_srq_resp resp = {};
+	struct ibv_create_srq cmd = {};
+	struct sroce_srq *srq;
+	uint32_t room;
+	int ret;
+
+	srq = calloc(1, sizeof(*srq));
+	if (!srq)
+		return NULL;
+	if (pthread_spin_init(&srq->lock, PTHREAD_PROCESS_PRIVATE)) {
+		free(srq);
+		return NULL;
+	}
+	ret = ibv_cmd_create_srq(pd, &srq->ibv_srq, attr, &cmd, sizeof(cmd),
+				 &resp.ibv_resp, sizeof(resp));
+	if (ret) {
+		pthread_spin_destroy(&srq->lock);
+		free(srq);
+		errno = ret;
+		return NULL;
+	}
+	ret = sroce_ring_map(&srq->ring, pd->context->cmd_fd, &resp.ring,
+			     sizeof(struct sroce_recv_wqe));
+	if (ret) {
+		ibv_cmd_destroy_srq(&srq->ibv_srq);
+		pthread_spin_destroy(&srq->lock);
+		free(srq);
+		errno = ret;
+		return NULL;
+	}
+	/* what a slot holds bounds what the kernel granted */
+	room = srq->ring.entry_size - sizeof(struct sroce_recv_wqe);
+	srq->max_sge = attr->attr.max_sge < room / sizeof(struct sroce_sge) ?
+		       attr->attr.max_sge : room / sizeof(struct sroce_sge);
+	attr->attr.max_sge = srq->max_sge;
+	return &srq->ibv_srq;
+}
+
+int sroce_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr, int mask)
+{
+	struct ibv_modify_srq cmd;
+
+	return ibv_cmd_modify_srq(ibsrq, attr, mask, &cmd, sizeof(cmd));
+}
+
+int sroce_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr)
+{
+	struct ibv_query_srq cmd;
+
+	return ibv_cmd_query_srq(ibsrq, attr, &cmd, sizeof(cmd));
+}
+
+int sroce_destroy_srq(struct ibv_srq *ibsrq)
+{
+	struct sroce_srq *srq = to_ssrq(ibsrq);
+	int ret;
+
+	ret = ibv_cmd_destroy_srq(ibsrq);
+	if (ret)
+		return ret;
+	sroce_srq_free(srq);
+	return 0;
+}
+
+int sroce_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
+			struct ibv_recv_wr **bad_wr)
+{
+	struct sroce_srq *srq = to_ssrq(ibsrq);
+	struct sroce_ring *r = &srq->ring;
+	struct sroce_recv_wqe *w;
+	uint32_t prod, cons;
+	int ret = 0;
+
+	pthread_spin_lock(&srq->lock);
+	prod = r->own;
+	cons = sroce_load_acquire(&r->hdr->consumer);
+	for (; wr; wr = wr->next) {
+		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > srq->max_sge) {
+			ret = EINVAL;
+			break;
+		}
+		if (prod - cons >= r->num_entries) {
+			cons = sroce_load_acquire(&r->hdr->consumer);
+			if (prod - cons >= r->num_entries) {
+				ret = ENOMEM;
+				break;
+			}
+		}
+		w = sroce_ring_slot(r, prod);
+		memset(w, 0, sizeof(*w));
+		w->wr_id = wr->wr_id;
+		w->num_sge = wr->num_sge;
+		if (wr->num_sge)
+			memcpy(w->sge, wr->sg_list,
+			       wr->num_sge * sizeof(struct sroce_sge));
+		prod++;
+	}
+	if (prod != r->own) {
+		r->own = prod;
+		sroce_store_release(&r->hdr->producer, prod);
+	}
+	pthread_spin_unlock(&srq->lock);
+	if (ret)
+		*bad_wr = wr;
+	return ret;
+}

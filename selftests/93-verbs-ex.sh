@@ -1,0 +1,28 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The extended verbs of the provider (verbs_ex.py, pyverbs, one device in
+# loopback): an ibv_wr_* batch mixing inline SEND, two-SGE RDMA WRITE and
+# SEND with immediate, read back through an extended CQ (ibv_start_poll);
+# wr_abort; batches that fail (too many SGEs, too much inline data, a full
+# SQ, a QP in RESET) posting nothing; and what must be refused
+# (EOPNOTSUPP: send ops without a transport behind them, create_flags,
+# CQ time stamps).
+. "$(dirname "$0")/lib.sh"
+here=$(dirname "$0")
+
+cleanup() { rdma link delete sroce0 2>/dev/null; ip addr del 192.0.2.5/24 dev eth0 2>/dev/null; }
+trap cleanup EXIT
+
+case_ok() { timeout 60 python3 "$here/verbs_ex.py" sroce0 1 "$1"; }
+
+ktap_header 5
+dmesg_mark
+ip link set eth0 up
+ip addr add 192.0.2.5/24 dev eth0
+rdma link add sroce0 type sroce netdev eth0
+sleep 1
+for c in batch abort errors refused; do
+	ktap_result "extended verbs: $c" case_ok "$c"
+done
+ktap_result "dmesg clean" dmesg_clean_since_mark
+ktap_finish
