@@ -63,6 +63,7 @@ static void sroce_progress(struct sroce_qp *qp)
 	qp->req.retry_left = qp->attr.retry_cnt;
 	qp->req.rnr_left = qp->attr.rnr_retry;
 	qp->req.backoff = 0;
+	sroce_req_retire_local(qp);
 	if (!sroce_req_busy(&qp->req))
 		timer_delete(&qp->retrans_timer);
 	else if (!qp->req.rnr_wait)

@@ -34,6 +34,9 @@ static_assert((int)IB_WR_RDMA_WRITE_WITH_IMM == (int)IB_UVERBS_WR_RDMA_WRITE_WIT
 static_assert((int)IB_WR_RDMA_READ == (int)IB_UVERBS_WR_RDMA_READ);
 static_assert((int)IB_WR_ATOMIC_CMP_AND_SWP == (int)IB_UVERBS_WR_ATOMIC_CMP_AND_SWP);
 static_assert((int)IB_WR_ATOMIC_FETCH_AND_ADD == (int)IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD);
+static_assert((int)IB_WR_LOCAL_INV == (int)IB_UVERBS_WR_LOCAL_INV);
+static_assert((int)IB_WR_SEND_WITH_INV == (int)IB_UVERBS_WR_SEND_WITH_INV);
+static_assert((int)IB_WR_REG_MR == SROCE_WR_REG_MR);
 
 /* A free slot of a kernel SQ/RQ, or NULL when the ring is full. */
 static void *sroce_kpost_slot(struct sroce_queue *q)
@@ -72,6 +75,18 @@ static int sroce_kpost_check_send(struct sroce_qp *qp, const struct ib_send_wr *
 		    (wr->send_flags & IB_SEND_INLINE))
 			return -EINVAL;
 		break;
+	case IB_WR_SEND_WITH_INV:
+		if (qp->ibqp.qp_type != IB_QPT_RC)
+			return -EINVAL;
+		break;
+	case IB_WR_LOCAL_INV:
+		if (ud)
+			return -EINVAL;
+		break;
+	case IB_WR_REG_MR:
+		if (ud || reg_wr(wr)->mr->device != qp->ibqp.device)
+			return -EINVAL;
+		break;
 	default:
 		return -EINVAL;
 	}
@@ -107,6 +122,16 @@ static void sroce_kpost_write_send(struct sroce_qp *qp, struct sroce_send_wqe *w
 	if (wr->opcode == IB_WR_SEND_WITH_IMM ||
 	    wr->opcode == IB_WR_RDMA_WRITE_WITH_IMM)
 		w->ex = wr->ex.imm_data;
+	/* the rkey's bits, as the provider passes ibv_send_wr.invalidate_rkey */
+	if (wr->opcode == IB_WR_SEND_WITH_INV || wr->opcode == IB_WR_LOCAL_INV)
+		w->ex = (__force __be32)wr->ex.invalidate_rkey;
+	if (wr->opcode == IB_WR_REG_MR) {
+		w->wr.reg.key = reg_wr(wr)->key;
+		w->wr.reg.access = reg_wr(wr)->access;
+		return;		/* no SGEs */
+	}
+	if (wr->opcode == IB_WR_LOCAL_INV)
+		return;
 	if (qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI) {
 		w->wr.ud.ah = sroce_ah_id(ud_wr(wr)->ah);
 		w->wr.ud.remote_qpn = ud_wr(wr)->remote_qpn;
@@ -117,7 +142,8 @@ static void sroce_kpost_write_send(struct sroce_qp *qp, struct sroce_send_wqe *w
 		w->wr.atomic.compare_add = atomic_wr(wr)->compare_add;
 		w->wr.atomic.swap = atomic_wr(wr)->swap;
 		w->wr.atomic.rkey = atomic_wr(wr)->rkey;
-	} else if (wr->opcode != IB_WR_SEND && wr->opcode != IB_WR_SEND_WITH_IMM) {
+	} else if (wr->opcode != IB_WR_SEND && wr->opcode != IB_WR_SEND_WITH_IMM &&
+		   wr->opcode != IB_WR_SEND_WITH_INV) {
 		w->wr.rdma.remote_addr = rdma_wr(wr)->remote_addr;
 		w->wr.rdma.rkey = rdma_wr(wr)->rkey;
 	}

@@ -87,6 +87,7 @@ static int sroce_mr_add(struct sroce_dev *sdev, struct sroce_mr *mr)
 	key = (idx << 8) | (get_random_u32() & 0xff);
 	mr->ibmr.lkey = key;
 	mr->ibmr.rkey = key;
+	mr->key = key;
 	/* a reserved entry reads as NULL; this store publishes the MR */
 	err = xa_err(xa_store(&sdev->mr_xa, idx, mr, GFP_KERNEL));
 	if (err)
@@ -214,6 +215,42 @@ err_free_mr:
 }
 
 /**
+ * sroce_rereg_user_mr() - ib_device_ops.rereg_user_mr
+ * @ibmr: the user MR
+ * @flags: IB_MR_REREG_TRANS, _PD, _ACCESS
+ * @start: new user address (with IB_MR_REREG_TRANS)
+ * @length: new length (with IB_MR_REREG_TRANS)
+ * @iova: new iova (with IB_MR_REREG_TRANS)
+ * @access: new access flags (with IB_MR_REREG_ACCESS)
+ * @pd: the PD (the new one with IB_MR_REREG_PD, else the MR's)
+ * @udata: unused
+ *
+ * Always a new MR (new keys, its own pinning): the core swaps it in and
+ * deregisters the old one, so a peer still using the old rkey gets a
+ * remote access error, never the new memory.
+ *
+ * Return: the new MR, or an ERR_PTR (as sroce_reg_user_mr(); -EOPNOTSUPP
+ * for a DMA or fast-registration MR).
+ */
+struct ib_mr *sroce_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start, u64 length,
+				  u64 iova, int access, struct ib_pd *pd,
+				  struct ib_udata *udata)
+{
+	struct sroce_mr *mr = to_smr(ibmr);
+
+	if (!mr->umem || (flags & ~IB_MR_REREG_SUPPORTED))
+		return ERR_PTR(-EOPNOTSUPP);
+	if (!(flags & IB_MR_REREG_TRANS)) {
+		start = mr->umem->address;
+		length = ibmr->length;
+		iova = ibmr->iova;
+	}
+	if (!(flags & IB_MR_REREG_ACCESS))
+		access = mr->access;
+	return sroce_reg_user_mr(pd, start, length, iova, access, udata);
+}
+
+/**
  * sroce_dereg_mr() - ib_device_ops.dereg_mr
  * @ibmr: the MR
  * @udata: unused
@@ -232,6 +269,7 @@ int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	struct sroce_mr *mr = to_smr(ibmr);
 	struct ib_umem *umem = mr->umem;
 	struct page **pages = mr->pages;
+	u64 *pbl = mr->pbl;
 
 	WRITE_ONCE(mr->dead, true);
 	xa_erase(&to_sdev(ibmr->device)->mr_xa, ibmr->lkey >> 8);
@@ -244,10 +282,165 @@ int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 		mr = NULL;	/* the last holder's sroce_mr_put() frees it */
 	}
 	kvfree(pages);
+	kfree(pbl);
 	ib_umem_release(umem);
 	if (mr)
 		kfree_rcu(mr, rcu);	/* a lookup may still be looking at it */
 	return 0;
+}
+
+/**
+ * sroce_alloc_mr() - ib_device_ops.alloc_mr: a fast-registration MR
+ * @ibpd: the PD
+ * @type: IB_MR_TYPE_MEM_REG only
+ * @max_num_sg: pages map_mr_sg may map, at most SROCE_MAX_FR_PAGES
+ *
+ * Invalid (no lookup finds it) until an IB_WR_REG_MR registers it.
+ * Return: the MR or an ERR_PTR (-EOPNOTSUPP, -EINVAL, -ENOMEM).
+ */
+struct ib_mr *sroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type, u32 max_num_sg)
+{
+	struct sroce_mr *mr;
+	int err;
+
+	if (type != IB_MR_TYPE_MEM_REG)
+		return ERR_PTR(-EOPNOTSUPP);
+	if (!max_num_sg || max_num_sg > SROCE_MAX_FR_PAGES)
+		return ERR_PTR(-EINVAL);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->pbl = kcalloc(max_num_sg, sizeof(*mr->pbl), GFP_KERNEL);
+	if (!mr->pbl) {
+		kfree(mr);
+		return ERR_PTR(-ENOMEM);
+	}
+	mr->frmr = true;
+	mr->max_pbl = max_num_sg;
+	rwlock_init(&mr->lock);
+	err = sroce_mr_add(to_sdev(ibpd->device), mr);
+	if (err) {
+		kfree(mr->pbl);
+		kfree(mr);
+		return ERR_PTR(err);
+	}
+	return &mr->ibmr;
+}
+
+static int sroce_mr_set_page(struct ib_mr *ibmr, u64 addr)
+{
+	struct sroce_mr *mr = to_smr(ibmr);
+
+	if (mr->npbl == mr->max_pbl)
+		return -ENOMEM;
+	mr->pbl[mr->npbl++] = addr;
+	return 0;
+}
+
+/**
+ * sroce_map_mr_sg() - ib_device_ops.map_mr_sg: the pages of a FR MR
+ * @ibmr: the MR (from sroce_alloc_mr())
+ * @sg: DMA-mapped list (virtual DMA: addresses are kernel addresses)
+ * @sg_nents: entries
+ * @sg_offset: offset into the first entry
+ *
+ * Return: entries mapped (ib_sg_to_pages()).
+ */
+int sroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		    unsigned int *sg_offset)
+{
+	struct sroce_mr *mr = to_smr(ibmr);
+	int n;
+
+	if (!mr->frmr)
+		return -EINVAL;
+	/* a consumer remapping a registered MR: copies never see half a list */
+	write_lock_bh(&mr->lock);
+	mr->npbl = 0;
+	n = ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset, sroce_mr_set_page);
+	write_unlock_bh(&mr->lock);
+	return n;
+}
+
+/* A FR MR by key index, referenced; NULL if none (or not a FR MR of @pd). */
+static struct sroce_mr *sroce_frmr_get(struct sroce_dev *sdev, struct ib_pd *pd, u32 key)
+{
+	struct sroce_mr *mr;
+
+	rcu_read_lock();
+	mr = xa_load(&sdev->mr_xa, key >> 8);
+	if (mr && !refcount_inc_not_zero(&mr->ref))
+		mr = NULL;
+	rcu_read_unlock();
+	if (mr && (!mr->frmr || mr->ibmr.pd != pd)) {
+		sroce_mr_put(mr);
+		mr = NULL;
+	}
+	return mr;
+}
+
+/**
+ * sroce_mr_fast_reg() - execute an IB_WR_REG_MR
+ * @sdev: the device
+ * @pd: the posting QP's PD
+ * @key: the new lkey/rkey (index bits: the MR's)
+ * @access: IB_ACCESS_* granted from now on
+ *
+ * Context: transport (BH disabled). Return: 0, or -EINVAL (no such FR
+ * MR of @pd, already registered, bad access flags).
+ */
+int sroce_mr_fast_reg(struct sroce_dev *sdev, struct ib_pd *pd, u32 key, int access)
+{
+	struct sroce_mr *mr = sroce_frmr_get(sdev, pd, key);
+	int err = 0;
+
+	if (!mr)
+		return -EINVAL;
+	if (sroce_mr_check_access(access)) {
+		sroce_mr_put(mr);
+		return -EINVAL;
+	}
+	write_lock(&mr->lock);
+	if (mr->valid || !mr->npbl) {
+		err = -EINVAL;
+	} else {
+		WRITE_ONCE(mr->key, key);
+		mr->access = access;
+		mr->valid = true;
+	}
+	write_unlock(&mr->lock);
+	sroce_mr_put(mr);
+	return err;
+}
+
+/**
+ * sroce_mr_invalidate() - local or remote invalidation of a FR MR
+ * @sdev: the device
+ * @pd: the PD of the QP asking
+ * @key: the key to invalidate (must be the registered one)
+ *
+ * No copy under the old registration runs once this returns: copies hold
+ * the read side of mr->lock and check the generation.
+ *
+ * Context: transport (BH disabled). Return: 0, or -EINVAL.
+ */
+int sroce_mr_invalidate(struct sroce_dev *sdev, struct ib_pd *pd, u32 key)
+{
+	struct sroce_mr *mr = sroce_frmr_get(sdev, pd, key);
+	int err = 0;
+
+	if (!mr)
+		return -EINVAL;
+	write_lock(&mr->lock);
+	if (!mr->valid || mr->key != key) {
+		err = -EINVAL;
+	} else {
+		mr->valid = false;
+		mr->gen++;
+	}
+	write_unlock(&mr->lock);
+	sroce_mr_put(mr);
+	return err;
 }
 
 /* [@iova, @iova + @len) inside @mr, without wrapping */
@@ -257,9 +450,18 @@ static bool sroce_mr_in_bounds(const struct sroce_mr *mr, u64 iova, u64 len)
 
 	if (check_add_overflow(iova, len, &end))
 		return false;
-	if (!mr->umem)
+	if (!mr->umem && !mr->frmr)
 		return true;	/* DMA MR: all kernel memory */
 	return iova >= mr->ibmr.iova && end <= mr->ibmr.iova + mr->ibmr.length;
+}
+
+/* May @pd's QP access [@iova, @iova + @len) of @mr with @need_access? */
+static int sroce_mr_check(const struct sroce_mr *mr, struct ib_pd *pd, int need_access,
+			  u64 iova, u64 len)
+{
+	if (mr->ibmr.pd != pd || (need_access & ~mr->access))
+		return -EACCES;
+	return sroce_mr_in_bounds(mr, iova, len) ? 0 : -EINVAL;
 }
 
 /**
@@ -270,31 +472,41 @@ static bool sroce_mr_in_bounds(const struct sroce_mr *mr, u64 iova, u64 len)
  * @need_access: IB_ACCESS_* the access needs (0 for a local read)
  * @iova: first byte accessed
  * @len: bytes accessed
+ * @gen: the MR's generation, for sroce_mr_copy() (a FR MR's copies fail
+ *	once it is invalidated, even if registered again meanwhile)
  *
- * Context: any; does not sleep.
+ * Context: any; does not sleep (BH disabled for a FR MR's lock).
  * Return: the MR, to be released with sroce_mr_put(), or an ERR_PTR:
- * -ENOENT no such key (or being deregistered), -EACCES wrong PD or missing
- * access right, -EINVAL range outside the MR (or wrapping).
+ * -ENOENT no such key (or being deregistered, or an invalid FR MR),
+ * -EACCES wrong PD or missing access right, -EINVAL range outside the MR
+ * (or wrapping).
  */
 struct sroce_mr *sroce_mr_lookup(struct sroce_dev *sdev, u32 key,
 				 struct ib_pd *pd, int need_access, u64 iova,
-				 u64 len)
+				 u64 len, u32 *gen)
 {
 	struct sroce_mr *mr;
 	int err = 0;
 
 	rcu_read_lock();
 	mr = xa_load(&sdev->mr_xa, key >> 8);
-	if (!mr || mr->ibmr.lkey != key || !refcount_inc_not_zero(&mr->ref))
+	if (!mr || READ_ONCE(mr->key) != key || !refcount_inc_not_zero(&mr->ref))
 		mr = NULL;
 	rcu_read_unlock();
 	if (!mr)
 		return ERR_PTR(-ENOENT);
 
-	if (mr->ibmr.pd != pd || (need_access & ~mr->access))
-		err = -EACCES;
-	else if (!sroce_mr_in_bounds(mr, iova, len))
-		err = -EINVAL;
+	if (mr->frmr) {
+		/* registration and invalidation change these under the lock */
+		read_lock(&mr->lock);
+		err = mr->valid && mr->key == key ?
+		      sroce_mr_check(mr, pd, need_access, iova, len) : -ENOENT;
+		*gen = mr->gen;
+		read_unlock(&mr->lock);
+	} else {
+		err = sroce_mr_check(mr, pd, need_access, iova, len);
+		*gen = 0;
+	}
 	if (err) {
 		sroce_mr_put(mr);
 		return ERR_PTR(err);
@@ -315,9 +527,64 @@ void sroce_mr_put(struct sroce_mr *mr)
 		kfree_rcu(mr, rcu);
 }
 
+/*
+ * The kernel address of @iova in a FR MR and the bytes left in its page,
+ * or NULL if the page was never mapped. Caller holds mr->lock.
+ */
+static void *sroce_frmr_va(const struct sroce_mr *mr, u64 iova, u32 *room)
+{
+	u64 ps = mr->ibmr.page_size, off, idx;
+
+	if (!ps || !is_power_of_2(ps))
+		return NULL;
+	off = iova - (mr->ibmr.iova & ~(ps - 1));
+	idx = off >> ilog2(ps);
+	if (idx >= mr->npbl)
+		return NULL;
+	*room = ps - (off & (ps - 1));
+	return (void *)(uintptr_t)(mr->pbl[idx] + (off & (ps - 1)));
+}
+
+/*
+ * Copy for a FR MR, under the read side of its lock: the registration the
+ * holder looked up (@gen) must still be the valid one.
+ */
+static int sroce_frmr_copy(struct sroce_mr *mr, u32 gen, u64 iova, void *buf,
+			   u32 len, enum sroce_copy_dir dir)
+{
+	int err = 0;
+
+	read_lock(&mr->lock);
+	if (!mr->valid || mr->gen != gen) {
+		err = -EACCES;
+		goto out_unlock;
+	}
+	while (len) {
+		u32 room, n;
+		void *va = sroce_frmr_va(mr, iova, &room);
+
+		if (!va) {
+			err = -EINVAL;
+			break;
+		}
+		n = min(len, room);
+		if (dir == SROCE_COPY_TO_MR)
+			memcpy(va, buf, n);
+		else
+			memcpy(buf, va, n);
+		iova += n;
+		buf += n;
+		len -= n;
+	}
+out_unlock:
+	read_unlock(&mr->lock);
+	return err;
+}
+
 /**
  * sroce_mr_copy() - copy between an MR and a kernel buffer
  * @mr: the MR, referenced
+ * @gen: the generation sroce_mr_lookup() returned
  * @iova: first byte in the MR
  * @buf: kernel buffer
  * @len: bytes
@@ -326,9 +593,9 @@ void sroce_mr_put(struct sroce_mr *mr)
  * Context: any; does not sleep.
  * Return: 0, -EINVAL if the range is outside the MR, -EACCES when writing
  * to an MR whose memory was pinned read-only, or when the MR was
- * deregistered since the caller looked it up.
+ * deregistered (or, FR, invalidated) since the caller looked it up.
  */
-int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
+int sroce_mr_copy(struct sroce_mr *mr, u32 gen, u64 iova, void *buf, u32 len,
 		  enum sroce_copy_dir dir)
 {
 	int err = 0;
@@ -343,6 +610,10 @@ int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
 	rcu_read_lock();
 	if (READ_ONCE(mr->dead)) {
 		err = -EACCES;
+		goto out_unlock;
+	}
+	if (mr->frmr) {
+		err = sroce_frmr_copy(mr, gen, iova, buf, len, dir);
 		goto out_unlock;
 	}
 	if (!mr->umem) {
@@ -375,9 +646,21 @@ out_unlock:
 	return err;
 }
 
+/* CMP_SWAP or FETCH_ADD on one aligned word; returns the value found */
+static u64 sroce_atomic_word(u64 *word, bool fetch_add, u64 compare, u64 swap_add)
+{
+	u64 old = READ_ONCE(*word), new;
+
+	do {
+		new = fetch_add ? old + swap_add : (old == compare ? swap_add : old);
+	} while (!try_cmpxchg64(word, &old, new));
+	return old;
+}
+
 /**
  * sroce_mr_atomic() - execute an 8-byte atomic on MR memory
  * @mr: the MR, referenced
+ * @gen: the generation sroce_mr_lookup() returned
  * @iova: the target, 8-byte aligned
  * @fetch_add: FETCH_ADD (add @swap_add) rather than CMP_SWAP
  * @compare: CMP_SWAP's compare value
@@ -391,11 +674,12 @@ out_unlock:
  * Return: 0, -EINVAL (misaligned, out of bounds), -EACCES (read-only
  * pages, deregistered MR).
  */
-int sroce_mr_atomic(struct sroce_mr *mr, u64 iova, bool fetch_add, u64 compare,
-		    u64 swap_add, u64 *orig)
+int sroce_mr_atomic(struct sroce_mr *mr, u32 gen, u64 iova, bool fetch_add,
+		    u64 compare, u64 swap_add, u64 *orig)
 {
-	u64 *word, old, new;
-	void *va = NULL;
+	u32 room;
+	u64 *word;
+	void *va;
 	int err = 0;
 
 	if ((iova & 7) || !sroce_mr_in_bounds(mr, iova, 8))
@@ -406,28 +690,29 @@ int sroce_mr_atomic(struct sroce_mr *mr, u64 iova, bool fetch_add, u64 compare,
 	rcu_read_lock();
 	if (READ_ONCE(mr->dead)) {
 		err = -EACCES;
-		goto out_unlock;
-	}
-	if (mr->umem) {
+	} else if (mr->frmr) {
+		read_lock(&mr->lock);
+		word = mr->valid && mr->gen == gen ? sroce_frmr_va(mr, iova, &room) : NULL;
+		if (word && room >= 8 && !((uintptr_t)word & 7))
+			*orig = sroce_atomic_word(word, fetch_add, compare, swap_add);
+		else
+			err = -EACCES;
+		read_unlock(&mr->lock);
+	} else if (mr->umem) {
 		u64 pos = iova - mr->ibmr.iova + mr->offset;
 
 		if (pos & 7) {		/* the MR's pages start misaligned */
 			err = -EINVAL;
-			goto out_unlock;
+		} else {
+			va = kmap_local_page(mr->pages[pos >> PAGE_SHIFT]);
+			*orig = sroce_atomic_word(va + (pos & ~PAGE_MASK), fetch_add,
+						  compare, swap_add);
+			kunmap_local(va);
 		}
-		va = kmap_local_page(mr->pages[pos >> PAGE_SHIFT]);
-		word = va + (pos & ~PAGE_MASK);
 	} else {
-		word = (u64 *)(uintptr_t)iova;
+		*orig = sroce_atomic_word((u64 *)(uintptr_t)iova, fetch_add, compare,
+					  swap_add);
 	}
-	old = READ_ONCE(*word);
-	do {
-		new = fetch_add ? old + swap_add : (old == compare ? swap_add : old);
-	} while (!try_cmpxchg64(word, &old, new));
-	*orig = old;
-	if (va)
-		kunmap_local(va);
-out_unlock:
 	rcu_read_unlock();
 	return err;
 }
@@ -452,7 +737,7 @@ int sroce_sgl_copy(struct sroce_dev *sdev, struct ib_pd *pd,
 {
 	int access = dir == SROCE_COPY_TO_MR ? IB_ACCESS_LOCAL_WRITE : 0;
 	struct sroce_mr *mr;
-	u32 i, n;
+	u32 i, n, gen;
 	int err;
 
 	for (i = 0; i < num_sge && len; i++) {
@@ -461,10 +746,10 @@ int sroce_sgl_copy(struct sroce_dev *sdev, struct ib_pd *pd,
 			continue;
 		}
 		n = min(len, sge[i].length - off);
-		mr = sroce_mr_lookup(sdev, sge[i].lkey, pd, access, sge[i].addr + off, n);
+		mr = sroce_mr_lookup(sdev, sge[i].lkey, pd, access, sge[i].addr + off, n, &gen);
 		if (IS_ERR(mr))
 			return PTR_ERR(mr);
-		err = sroce_mr_copy(mr, sge[i].addr + off, buf, n, dir);
+		err = sroce_mr_copy(mr, gen, sge[i].addr + off, buf, n, dir);
 		sroce_mr_put(mr);
 		if (err)
 			return err;

@@ -93,7 +93,8 @@ static int sroce_rcv(struct net *net, struct sk_buff *skb, const u8 *iph, bool v
 		return 0;
 	}
 	/* the sender's address is checked under the QP lock (sroce_rc_rx()) */
-	if (!(hdr.info->flags & SROCE_OPF_RC) || qp->ibqp.qp_type != IB_QPT_RC) {
+	if (!((hdr.info->flags & SROCE_OPF_RC) && qp->ibqp.qp_type == IB_QPT_RC) &&
+	    !((hdr.info->flags & SROCE_OPF_UC) && qp->ibqp.qp_type == IB_QPT_UC)) {
 		why = SROCE_DROP_HDR;
 		goto drop_put;
 	}

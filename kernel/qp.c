@@ -369,7 +369,7 @@ static void sroce_qp_work(struct work_struct *w)
 void sroce_qp_kick(struct sroce_qp *qp)
 {
 	/* UD and GSI QPs run in their work item only (sroce_ud_work()) */
-	if (qp->ibqp.qp_type != IB_QPT_RC) {
+	if (qp->ibqp.qp_type != IB_QPT_RC && qp->ibqp.qp_type != IB_QPT_UC) {
 		sroce_qp_sched(qp);
 		return;
 	}
@@ -389,6 +389,7 @@ static int sroce_qp_check_init(struct sroce_dev *sdev, struct ib_qp_init_attr *i
 
 	switch (init->qp_type) {
 	case IB_QPT_RC:
+	case IB_QPT_UC:
 	case IB_QPT_UD:
 		break;
 	case IB_QPT_GSI:	/* QP1: ib_mad's, on port 1 */
@@ -476,7 +477,8 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	 * every WQE's AH, so its cache stays unset and every lookup misses.
 	 */
 	if (!qp->sq_shadow || !qp->swqe || !qp->resp.rqe ||
-	    (init->qp_type == IB_QPT_RC && dst_cache_init(&qp->dst_cache, GFP_KERNEL))) {
+	    (init->qp_type != IB_QPT_UD && init->qp_type != IB_QPT_GSI &&
+	     dst_cache_init(&qp->dst_cache, GFP_KERNEL))) {
 		err = -ENOMEM;
 		goto err_free_shadow;
 	}
@@ -488,7 +490,8 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->attr.path_mtu = IB_MTU_1024;
 	qp->mtu = 1024;
 	spin_lock_init(&qp->kpost_lock);
-	INIT_WORK(&qp->work, init->qp_type == IB_QPT_RC ? sroce_qp_work : sroce_ud_work);
+	INIT_WORK(&qp->work, init->qp_type == IB_QPT_RC || init->qp_type == IB_QPT_UC ?
+		  sroce_qp_work : sroce_ud_work);
 	skb_queue_head_init(&qp->rxq);
 	timer_setup(&qp->retrans_timer, sroce_retrans_timer, 0);
 	timer_setup(&qp->rnr_timer, sroce_rnr_timer, 0);
@@ -916,7 +919,15 @@ DEFINE_SHOW_ATTRIBUTE(sroce_qps);
 
 int sroce_qp_init_module(void)
 {
-	sroce_wq = alloc_workqueue("sroce", WQ_UNBOUND | WQ_HIGHPRI, 0);
+	/*
+	 * Per-CPU, not unbound: a QP's work item runs on the CPU that queued
+	 * it, so a burst that a system call or softirq started and the work
+	 * item continues enters the network stack from one CPU. Over veth
+	 * and lo each CPU has its own receive backlog: two CPUs sending one
+	 * QP's packets reorder them, which RC pays for with NAKs and resends
+	 * and UC with lost messages.
+	 */
+	sroce_wq = alloc_workqueue("sroce", WQ_HIGHPRI, 0);
 	if (!sroce_wq)
 		return -ENOMEM;
 	sroce_debugfs = debugfs_create_dir("sroce", NULL);

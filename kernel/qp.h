@@ -101,6 +101,7 @@ struct sroce_swqe {
 	u8 bad;			/* ib_wc_status when validation failed, else 0 */
 	bool sent;		/* every request packet sent since the last go-back */
 	bool tail_sent;		/* the last request packet was sent (last_psn valid) */
+	bool local_done;	/* a local operation took effect */
 	u32 read_done;		/* READ: response bytes placed */
 };
 
@@ -132,6 +133,7 @@ struct sroce_resp_read {	/* one READ (or atomic) being answered */
 	bool atomic;		/* an ATOMIC ACK carrying @orig */
 	u64 orig;
 	struct sroce_mr *mr;
+	u32 gen;		/* @mr's generation at lookup */
 	u64 va;
 	u32 len;
 	u32 sent;		/* bytes answered */
@@ -151,9 +153,12 @@ struct sroce_resp {
 	bool in_send;
 	bool rqe_valid;
 	u32 recv_off;
+	/* UC: a message was lost or refused; drop up to the next FIRST/ONLY */
+	bool uc_skip;
 	/* WRITE in progress */
 	bool in_write;
 	struct sroce_mr *wmr;
+	u32 wgen;
 	u64 wva;
 	u32 wleft;
 	u32 wlen;
@@ -229,6 +234,12 @@ static inline struct sroce_swqe *sroce_swqe(struct sroce_qp *qp, u32 idx)
 }
 
 /* Has the requester sent anything that is not completed yet? */
+/* UC: connected like RC, but nothing is acknowledged or resent */
+static inline bool sroce_qp_is_uc(const struct sroce_qp *qp)
+{
+	return qp->ibqp.qp_type == IB_QPT_UC;
+}
+
 static inline bool sroce_req_busy(const struct sroce_req *req)
 {
 	return req->comp_idx != req->started;
@@ -289,6 +300,8 @@ enum ib_wc_status sroce_wqe_len(struct sroce_qp *qp, const struct sroce_send_wqe
 void sroce_flush(struct sroce_qp *qp);
 void sroce_req_go_back(struct sroce_qp *qp, u32 psn);
 bool sroce_wqe_has_response(const struct sroce_send_wqe *wqe);
+bool sroce_wqe_is_local(const struct sroce_send_wqe *wqe);
+void sroce_req_retire_local(struct sroce_qp *qp);
 void sroce_req_retire(struct sroce_qp *qp, enum ib_wc_status status);
 void sroce_req_complete(struct sroce_qp *qp, u32 idx, enum ib_wc_status status);
 void sroce_req_arm_timer(struct sroce_qp *qp);

@@ -37,6 +37,12 @@ bool sroce_wqe_has_response(const struct sroce_send_wqe *wqe)
 	return sroce_wqe_is_read(wqe) || sroce_wqe_is_atomic(wqe);
 }
 
+/* A local operation (fast registration, local invalidation): no packet */
+bool sroce_wqe_is_local(const struct sroce_send_wqe *wqe)
+{
+	return wqe->opcode == SROCE_WR_REG_MR || wqe->opcode == IB_UVERBS_WR_LOCAL_INV;
+}
+
 /* packets a message of @len bytes takes at @mtu (a 0-byte message: one) */
 static u32 sroce_npkts(u32 len, u32 mtu)
 {
@@ -91,14 +97,27 @@ static enum ib_wc_status sroce_fetch_wqe(struct sroce_qp *qp, u32 idx)
 	case IB_UVERBS_WR_RDMA_WRITE:
 	case IB_UVERBS_WR_RDMA_WRITE_WITH_IMM:
 		break;
+	case IB_UVERBS_WR_SEND_WITH_INV:
+		if (sroce_qp_is_uc(qp))
+			return IB_WC_LOC_QP_OP_ERR;
+		break;
+	case SROCE_WR_REG_MR:
+	case IB_UVERBS_WR_LOCAL_INV:
+		/* kernel consumers only: user space has no FR MRs */
+		if (qp->sq->mmap)
+			return IB_WC_LOC_QP_OP_ERR;
+		sw->length = 0;
+		sw->npkts = 0;
+		return IB_WC_SUCCESS;
 	case IB_UVERBS_WR_RDMA_READ:
-		if (wqe->send_flags & SROCE_SEND_INLINE)
+		if ((wqe->send_flags & SROCE_SEND_INLINE) || sroce_qp_is_uc(qp))
 			return IB_WC_LOC_QP_OP_ERR;
 		break;
 	case IB_UVERBS_WR_ATOMIC_CMP_AND_SWP:
 	case IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD:
-		/* one 8-byte local buffer for the original value */
-		if ((wqe->send_flags & SROCE_SEND_INLINE) || wqe->num_sge != 1 ||
+		/* one 8-byte local buffer for the original value; RC only */
+		if (sroce_qp_is_uc(qp) || (wqe->send_flags & SROCE_SEND_INLINE) ||
+		    wqe->num_sge != 1 ||
 		    wqe->sge[0].length != 8)
 			return IB_WC_LOC_QP_OP_ERR;
 		break;
@@ -132,6 +151,13 @@ static u8 sroce_req_opcode(const struct sroce_send_wqe *wqe, bool first, bool la
 	bool imm = wqe->opcode == IB_UVERBS_WR_SEND_WITH_IMM ||
 		   wqe->opcode == IB_UVERBS_WR_RDMA_WRITE_WITH_IMM;
 
+	if (wqe->opcode == IB_UVERBS_WR_SEND_WITH_INV) {
+		if (first && last)
+			return SROCE_OP_RC_SEND_ONLY_INV;
+		if (last)
+			return SROCE_OP_RC_SEND_LAST_INV;
+		return first ? SROCE_OP_RC_SEND_FIRST : SROCE_OP_RC_SEND_MIDDLE;
+	}
 	if (wqe->opcode == IB_UVERBS_WR_SEND || wqe->opcode == IB_UVERBS_WR_SEND_WITH_IMM) {
 		if (first && last)
 			return imm ? SROCE_OP_RC_SEND_ONLY_IMM : SROCE_OP_RC_SEND_ONLY;
@@ -205,6 +231,11 @@ static int sroce_req_send_one(struct sroce_qp *qp)
 		hdr.bth.opcode = sroce_req_opcode(wqe, first, last);
 		hdr.bth.se = last && (wqe->send_flags & SROCE_SEND_SOLICITED);
 		hdr.bth.ack_req = last || !(sroce_psn_diff(req->psn, req->una_psn) & 63);
+		if (sroce_qp_is_uc(qp)) {
+			/* IBTA: the UC opcodes are the RC ones plus 0x20 */
+			hdr.bth.opcode += SROCE_OP_UC_SEND_FIRST - SROCE_OP_RC_SEND_FIRST;
+			hdr.bth.ack_req = false;
+		}
 		if (first && (wqe->opcode == IB_UVERBS_WR_RDMA_WRITE ||
 			      wqe->opcode == IB_UVERBS_WR_RDMA_WRITE_WITH_IMM)) {
 			hdr.reth.va = wqe->wr.rdma.remote_addr;
@@ -212,6 +243,7 @@ static int sroce_req_send_one(struct sroce_qp *qp)
 			hdr.reth.dma_len = sw->length;
 		}
 		hdr.immdt = be32_to_cpu(wqe->ex);
+		hdr.ieth_rkey = (__force u32)wqe->ex;
 		if (last)
 			sw->last_psn = req->psn;
 	}
@@ -248,6 +280,13 @@ static int sroce_req_send_one(struct sroce_qp *qp)
 	} else {
 		req->send_off += payload;
 	}
+	if (sroce_qp_is_uc(qp)) {
+		/* nothing comes back: complete once the last packet is out */
+		req->una_psn = req->psn;
+		if (last)
+			sroce_req_retire(qp, IB_WC_SUCCESS);
+		return 0;
+	}
 	sroce_req_arm_timer(qp);
 	return 0;
 }
@@ -257,7 +296,7 @@ void sroce_req_arm_timer(struct sroce_qp *qp)
 {
 	u64 ns = sroce_local_ack_timeout_ns(qp->attr.timeout);
 
-	if (!ns || !sroce_req_busy(&qp->req))
+	if (!ns || !sroce_req_busy(&qp->req) || sroce_qp_is_uc(qp))
 		return;
 	ns <<= qp->req.backoff;
 	/* never below a jiffy or two: TCG guests are slow */
@@ -340,6 +379,12 @@ void sroce_req_complete(struct sroce_qp *qp, u32 idx, enum ib_wc_status status)
 	case IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD:
 		cqe.opcode = IB_UVERBS_WC_FETCH_ADD;
 		break;
+	case IB_UVERBS_WR_LOCAL_INV:
+		cqe.opcode = IB_WC_LOCAL_INV;
+		break;
+	case SROCE_WR_REG_MR:
+		cqe.opcode = IB_WC_REG_MR;
+		break;
 	default:
 		cqe.opcode = IB_UVERBS_WC_SEND;
 		break;
@@ -418,6 +463,61 @@ static int sroce_req_fetch(struct sroce_qp *qp)
 		sroce_stat_inc(qp->sdev, SROCE_STAT_SQ_WQES);
 	}
 	return 0;
+}
+
+/**
+ * sroce_req_retire_local() - complete local operations at the head
+ * @qp: the QP
+ *
+ * A local operation takes effect when the requester reaches it, in order,
+ * and completes once everything before it has completed.
+ */
+void sroce_req_retire_local(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+
+	lockdep_assert_held(&qp->lock);
+
+	while (req->comp_idx != req->send_idx &&
+	       sroce_wqe_is_local(sroce_shadow(qp, req->comp_idx)) &&
+	       sroce_swqe(qp, req->comp_idx)->tail_sent)
+		sroce_req_retire(qp, IB_WC_SUCCESS);
+}
+
+/*
+ * Execute the local operation at send_idx (once: a go-back over it only
+ * passes it again). It occupies no PSN: its "last PSN" is the one before,
+ * so whatever acknowledges the request before it covers it too. A failure
+ * marks it bad: it completes in error, in order, and the QP goes to ERR.
+ */
+static void sroce_req_local_op(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+	struct sroce_send_wqe *wqe = sroce_shadow(qp, req->send_idx);
+	struct sroce_swqe *sw = sroce_swqe(qp, req->send_idx);
+	int err;
+
+	if (!sw->local_done) {
+		if (wqe->opcode == SROCE_WR_REG_MR)
+			err = sroce_mr_fast_reg(qp->sdev, qp->ibqp.pd, wqe->wr.reg.key,
+						wqe->wr.reg.access);
+		else
+			err = sroce_mr_invalidate(qp->sdev, qp->ibqp.pd, (__force u32)wqe->ex);
+		if (err) {
+			sw->bad = IB_WC_LOC_PROT_ERR;
+			return;
+		}
+		sw->local_done = true;
+	}
+	if (req->send_idx == req->started)
+		req->started++;
+	sw->first_psn = sroce_psn_add(req->psn, SROCE_PSN_MASK);
+	sw->last_psn = sw->first_psn;
+	sw->sent = true;
+	sw->tail_sent = true;
+	req->send_idx++;
+	req->send_off = 0;
+	sroce_req_retire_local(qp);
 }
 
 /* The entry at send_idx failed locally: complete it in order, QP to ERR. */
@@ -508,6 +608,10 @@ void sroce_requester(struct sroce_qp *qp, int budget)
 		if (req->send_off == 0 && (wqe->send_flags & SROCE_SEND_FENCE) &&
 		    req->rd_outstanding)
 			return;
+		if (sroce_wqe_is_local(wqe)) {
+			sroce_req_local_op(qp);
+			continue;
+		}
 		if (sroce_req_send_one(qp)) {
 			sroce_req_fail_head(qp, IB_WC_LOC_PROT_ERR);
 			sroce_qp_error(qp);

@@ -66,9 +66,33 @@ static void sroce_resp_nak_resend(struct sroce_qp *qp, u8 syndrome)
 	resp->nak_syn = syndrome;
 }
 
-/* Fatal responder error: NAK, then the QP goes to ERR. */
+/*
+ * UC: forget the message in progress (its receive buffer is kept for the
+ * next one) and drop what is left of it, up to the next FIRST or ONLY.
+ */
+static void sroce_uc_drop_msg(struct sroce_qp *qp)
+{
+	struct sroce_resp *resp = &qp->resp;
+
+	resp->in_send = false;
+	resp->recv_off = 0;
+	resp->in_write = false;
+	if (resp->wmr)
+		sroce_mr_put(resp->wmr);
+	resp->wmr = NULL;
+	resp->uc_skip = true;
+}
+
+/*
+ * Fatal responder error: NAK, then the QP goes to ERR. UC has neither: the
+ * message is dropped (IBTA: silently), the QP goes on.
+ */
 static void sroce_resp_fatal(struct sroce_qp *qp, enum sroce_nak_code code)
 {
+	if (sroce_qp_is_uc(qp)) {
+		sroce_uc_drop_msg(qp);
+		return;
+	}
 	sroce_nak(qp, code);
 	sroce_qp_error(qp);
 }
@@ -170,7 +194,7 @@ void sroce_responder_send_reads(struct sroce_qp *qp)
 		if (!skb)
 			break;
 		sroce_pkt_build_hdrs(skb_put(skb, hdr.info->hdr_len), hdr.info->hdr_len, &hdr);
-		if (n && sroce_mr_copy(rd->mr, rd->va + rd->sent, skb_put(skb, n), n,
+		if (n && sroce_mr_copy(rd->mr, rd->gen, rd->va + rd->sent, skb_put(skb, n), n,
 				       SROCE_COPY_FROM_MR)) {
 			kfree_skb(skb);
 			sroce_resp_fatal(qp, SROCE_NAK_REM_ACCESS);
@@ -226,7 +250,11 @@ static int sroce_resp_need_rqe(struct sroce_qp *qp)
 	if (qp->resp.rqe_valid)
 		return 0;
 	err = sroce_resp_get_rqe(qp);
-	if (err == -EAGAIN) {
+	if (err == -EAGAIN && sroce_qp_is_uc(qp)) {
+		/* UC: no RNR; the message is lost */
+		atomic64_inc(&sroce_rx_drops[SROCE_DROP_NO_RQE]);
+		sroce_uc_drop_msg(qp);
+	} else if (err == -EAGAIN) {
 		sroce_stat_inc(qp->sdev, SROCE_STAT_RNR_NAKS_SENT);
 		sroce_resp_nak_resend(qp, sroce_aeth_syn_rnr(qp->attr.min_rnr_timer));
 	} else if (err) {
@@ -252,6 +280,9 @@ static int sroce_resp_complete_recv(struct sroce_qp *qp, const struct sroce_pkt_
 	if (flags & SROCE_OPF_IMMDT) {
 		cqe.ex = cpu_to_be32(hdr->immdt);
 		cqe.wc_flags |= SROCE_WC_F_WITH_IMM;
+	} else if ((flags & SROCE_OPF_IETH) && status == IB_WC_SUCCESS) {
+		cqe.ex = (__force __be32)hdr->ieth_rkey;
+		cqe.wc_flags |= SROCE_WC_F_WITH_INV;
 	}
 	qp->resp.rqe_valid = false;
 	sroce_recv_done(qp);
@@ -293,11 +324,18 @@ static int sroce_resp_send(struct sroce_qp *qp, struct sk_buff *skb,
 	}
 	resp->recv_off += hdr->payload_len;
 	resp->in_send = !(flags & (SROCE_OPF_LAST | SROCE_OPF_ONLY));
-	if (!resp->in_send) {
-		resp->msn++;
-		if (sroce_resp_complete_recv(qp, hdr, IB_WC_SUCCESS, resp->recv_off))
-			sroce_qp_error(qp);
+	if (resp->in_send)
+		return 0;
+	/* SEND with Invalidate: the rkey of a FR MR of our PD, registered */
+	if ((flags & SROCE_OPF_IETH) &&
+	    sroce_mr_invalidate(qp->sdev, qp->ibqp.pd, hdr->ieth_rkey)) {
+		sroce_resp_complete_recv(qp, hdr, IB_WC_LOC_ACCESS_ERR, resp->recv_off);
+		sroce_resp_fatal(qp, SROCE_NAK_REM_ACCESS);
+		return -EACCES;
 	}
+	resp->msn++;
+	if (sroce_resp_complete_recv(qp, hdr, IB_WC_SUCCESS, resp->recv_off))
+		sroce_qp_error(qp);
 	return 0;
 }
 
@@ -318,19 +356,21 @@ static int sroce_resp_write(struct sroce_qp *qp, struct sk_buff *skb,
 	}
 	if (flags & (SROCE_OPF_FIRST | SROCE_OPF_ONLY)) {
 		struct sroce_mr *mr = NULL;
+		u32 gen = 0;
 
 		if (!(qp->attr.qp_access_flags & IB_ACCESS_REMOTE_WRITE))
 			goto access_err;
 		if (hdr->reth.dma_len) {
 			mr = sroce_mr_lookup(qp->sdev, hdr->reth.rkey, qp->ibqp.pd,
 					     IB_ACCESS_REMOTE_WRITE, hdr->reth.va,
-					     hdr->reth.dma_len);
+					     hdr->reth.dma_len, &gen);
 			if (IS_ERR(mr))
 				goto access_err;
 		}
 		if (resp->wmr)
 			sroce_mr_put(resp->wmr);
 		resp->wmr = mr;
+		resp->wgen = gen;
 		resp->wva = hdr->reth.va;
 		resp->wleft = hdr->reth.dma_len;
 		resp->wlen = hdr->reth.dma_len;
@@ -342,7 +382,7 @@ static int sroce_resp_write(struct sroce_qp *qp, struct sk_buff *skb,
 		return -EINVAL;
 	}
 	if (hdr->payload_len &&
-	    sroce_mr_copy(resp->wmr, resp->wva, (void *)payload, hdr->payload_len,
+	    sroce_mr_copy(resp->wmr, resp->wgen, resp->wva, (void *)payload, hdr->payload_len,
 			  SROCE_COPY_TO_MR))
 		goto access_err;
 	resp->wva += hdr->payload_len;
@@ -406,7 +446,7 @@ static int sroce_resp_read(struct sroce_qp *qp, const struct sroce_pkt_hdr *hdr,
 	struct sroce_resp *resp = &qp->resp;
 	struct sroce_resp_read *rd;
 	struct sroce_mr *mr = NULL;
-	u32 len = hdr->reth.dma_len, npkts;
+	u32 len = hdr->reth.dma_len, npkts, gen = 0;
 
 	if (!(qp->attr.qp_access_flags & IB_ACCESS_REMOTE_READ))
 		goto access_err;
@@ -418,7 +458,7 @@ static int sroce_resp_read(struct sroce_qp *qp, const struct sroce_pkt_hdr *hdr,
 		sroce_resp_drop_reads_from(qp, hdr->bth.psn);
 	if (len) {
 		mr = sroce_mr_lookup(qp->sdev, hdr->reth.rkey, qp->ibqp.pd,
-				     IB_ACCESS_REMOTE_READ, hdr->reth.va, len);
+				     IB_ACCESS_REMOTE_READ, hdr->reth.va, len, &gen);
 		if (IS_ERR(mr))
 			goto access_err;
 	}
@@ -434,6 +474,7 @@ static int sroce_resp_read(struct sroce_qp *qp, const struct sroce_pkt_hdr *hdr,
 	npkts = len ? DIV_ROUND_UP(len, qp->mtu) : 1;
 	rd->atomic = false;
 	rd->mr = mr;
+	rd->gen = gen;
 	rd->va = hdr->reth.va;
 	rd->len = len;
 	rd->sent = 0;
@@ -462,7 +503,7 @@ static int sroce_resp_atomic(struct sroce_qp *qp, const struct sroce_pkt_hdr *hd
 	struct sroce_resp_read *rd;
 	struct sroce_mr *mr;
 	u64 orig;
-	u32 i;
+	u32 i, gen;
 	int err;
 
 	if (dup) {
@@ -491,7 +532,7 @@ static int sroce_resp_atomic(struct sroce_qp *qp, const struct sroce_pkt_hdr *hd
 		return -EINVAL;
 	}
 	mr = sroce_mr_lookup(qp->sdev, atm->rkey, qp->ibqp.pd, IB_ACCESS_REMOTE_ATOMIC,
-			     atm->va, 8);
+			     atm->va, 8, &gen);
 	if (IS_ERR(mr))
 		goto access_err;
 	rd = sroce_resp_slot(qp, false);
@@ -500,7 +541,7 @@ static int sroce_resp_atomic(struct sroce_qp *qp, const struct sroce_pkt_hdr *hd
 		sroce_resp_fatal(qp, SROCE_NAK_INVALID_RD_REQ);
 		return -EINVAL;
 	}
-	err = sroce_mr_atomic(mr, atm->va,
+	err = sroce_mr_atomic(mr, gen, atm->va,
 			      hdr->bth.opcode == SROCE_OP_RC_FETCH_ADD,
 			      atm->compare, atm->swap_add, &orig);
 	sroce_mr_put(mr);
@@ -548,11 +589,32 @@ void sroce_responder_rx(struct sroce_qp *qp, struct sk_buff *skb,
 		qp->comm_est_sent = true;
 		sroce_qp_event(qp, IB_EVENT_COMM_EST);
 	}
-	/* no SEND with Invalidate until invalidation exists */
-	if (!(flags & SROCE_OPF_REQ) || (flags & SROCE_OPF_IETH))
+	if (!(flags & SROCE_OPF_REQ))
 		goto invalid;
 
 	d = sroce_psn_diff(hdr->bth.psn, resp->psn);
+	if (sroce_qp_is_uc(qp)) {
+		/*
+		 * UC: a gap, a duplicate or an opcode out of sequence loses the
+		 * message in progress; a FIRST or ONLY starts the next one at
+		 * its PSN, anything else is dropped.
+		 */
+		if (d || resp->uc_skip || !sroce_resp_seq_ok(qp, flags)) {
+			sroce_uc_drop_msg(qp);
+			if (!(flags & (SROCE_OPF_FIRST | SROCE_OPF_ONLY)) ||
+			    !(flags & (SROCE_OPF_SEND | SROCE_OPF_WRITE)))
+				return;
+			resp->uc_skip = false;
+			resp->psn = hdr->bth.psn;
+		}
+		if (flags & SROCE_OPF_SEND)
+			err = sroce_resp_send(qp, skb, hdr);
+		else
+			err = sroce_resp_write(qp, skb, hdr);
+		if (!err)
+			resp->psn = sroce_psn_inc(resp->psn);
+		return;
+	}
 	if (d > 0) {
 		/* a gap: one NAK per gap, then wait for the resend */
 		if (!resp->nak_sent) {

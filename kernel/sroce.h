@@ -159,6 +159,20 @@ void sroce_qp_sync_cq(struct ib_cq *ibcq);
  * @npages: entries in @pages
  * @offset: byte offset of the MR's first byte in @pages[0]
  * @access: IB_ACCESS_* granted
+ * @key: the key lookups accept: the lkey/rkey given at creation, or the
+ *	last fast registration's (the core's ibmr.lkey/rkey belong to the
+ *	consumer, who changes them before posting IB_WR_REG_MR)
+ * @frmr: a fast-registration MR (ib_alloc_mr): memory given by map_mr_sg,
+ *	made accessible by IB_WR_REG_MR, revoked by (remote) invalidation
+ * @valid: FR: registered and not invalidated
+ * @gen: FR: bumped by every invalidation; a holder's copies must match
+ *	the generation its lookup saw
+ * @lock: FR: copies (read side) against registration, invalidation and
+ *	map_mr_sg (write side)
+ * @pbl: FR: kernel virtual address of each page (the device uses virtual
+ *	DMA: DMA addresses are kernel virtual addresses)
+ * @npbl: FR: pages mapped
+ * @max_pbl: FR: entries in @pbl
  */
 struct sroce_mr {
 	struct ib_mr ibmr;
@@ -170,7 +184,17 @@ struct sroce_mr {
 	unsigned long npages;
 	unsigned int offset;
 	int access;
+	u32 key;
+	bool frmr;
+	bool valid;
+	u32 gen;
+	rwlock_t lock;
+	u64 *pbl;
+	u32 npbl;
+	u32 max_pbl;
 };
+
+#define SROCE_MAX_FR_PAGES	512	/* max_fast_reg_page_list_len */
 
 static inline struct sroce_mr *to_smr(struct ib_mr *ibmr)
 {
@@ -189,14 +213,22 @@ struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access);
 struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				u64 iova, int access, struct ib_udata *udata);
 int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+struct ib_mr *sroce_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start, u64 length,
+				  u64 iova, int access, struct ib_pd *pd,
+				  struct ib_udata *udata);
 struct sroce_mr *sroce_mr_lookup(struct sroce_dev *sdev, u32 key,
 				 struct ib_pd *pd, int need_access, u64 iova,
-				 u64 len);
+				 u64 len, u32 *gen);
 void sroce_mr_put(struct sroce_mr *mr);
-int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
+int sroce_mr_copy(struct sroce_mr *mr, u32 gen, u64 iova, void *buf, u32 len,
 		  enum sroce_copy_dir dir);
-int sroce_mr_atomic(struct sroce_mr *mr, u64 iova, bool fetch_add, u64 compare,
-		    u64 swap_add, u64 *orig);
+int sroce_mr_atomic(struct sroce_mr *mr, u32 gen, u64 iova, bool fetch_add,
+		    u64 compare, u64 swap_add, u64 *orig);
+struct ib_mr *sroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type, u32 max_num_sg);
+int sroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		    unsigned int *sg_offset);
+int sroce_mr_fast_reg(struct sroce_dev *sdev, struct ib_pd *pd, u32 key, int access);
+int sroce_mr_invalidate(struct sroce_dev *sdev, struct ib_pd *pd, u32 key);
 int sroce_sgl_copy(struct sroce_dev *sdev, struct ib_pd *pd,
 		   const struct sroce_sge *sge, u32 num_sge, u32 off,
 		   void *buf, u32 len, enum sroce_copy_dir dir);

@@ -65,9 +65,10 @@ static int sroce_query_device(struct ib_device *ibdev,
 	attr->max_pkeys = 1;
 	attr->max_ah = SROCE_MAX_AH;
 	attr->local_ca_ack_delay = 15;
-	attr->max_fast_reg_page_list_len = 0;
+	attr->max_fast_reg_page_list_len = SROCE_MAX_FR_PAGES;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
-	attr->device_cap_flags = IB_DEVICE_SYS_IMAGE_GUID | IB_DEVICE_RC_RNR_NAK_GEN;
+	attr->device_cap_flags = IB_DEVICE_SYS_IMAGE_GUID | IB_DEVICE_RC_RNR_NAK_GEN |
+				 IB_DEVICE_MEM_MGT_EXTENSIONS;
 	return 0;
 }
 
@@ -208,6 +209,7 @@ const struct ib_device_ops sroce_dev_ops = {
 	.uverbs_abi_ver = SROCE_UVERBS_ABI_VERSION,
 
 	.alloc_hw_port_stats = sroce_alloc_hw_port_stats,
+	.alloc_mr = sroce_alloc_mr,
 	.alloc_pd = sroce_alloc_pd,
 	.alloc_ucontext = sroce_alloc_ucontext,
 	.create_ah = sroce_create_ah,
@@ -229,6 +231,7 @@ const struct ib_device_ops sroce_dev_ops = {
 	.get_hw_stats = sroce_get_hw_stats,
 	.get_link_layer = sroce_get_link_layer,
 	.get_port_immutable = sroce_get_port_immutable,
+	.map_mr_sg = sroce_map_mr_sg,
 	.mmap = sroce_mmap,
 	.mmap_free = sroce_mmap_free,
 	.modify_qp = sroce_modify_qp,
@@ -243,6 +246,7 @@ const struct ib_device_ops sroce_dev_ops = {
 	.query_pkey = sroce_query_pkey,
 	.query_port = sroce_query_port,
 	.reg_user_mr = sroce_reg_user_mr,
+	.rereg_user_mr = sroce_rereg_user_mr,
 	.req_notify_cq = sroce_req_notify_cq,
 	.resize_cq = sroce_resize_cq,
 

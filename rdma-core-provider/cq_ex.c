@@ -143,9 +143,12 @@ static void sroce_cqx_set_ops(struct ibv_cq_ex *cqx, uint64_t wc_flags)
 
 static int sroce_cqx_check(const struct ibv_cq_init_attr_ex *attr)
 {
-	/* IBV_CQ_INIT_ATTR_MASK_PD: no parent domains */
-	if (attr->comp_mask & ~IBV_CQ_INIT_ATTR_MASK_FLAGS)
+	/* a parent domain (IBV_CQ_INIT_ATTR_MASK_PD) changes nothing here */
+	if (attr->comp_mask & ~(IBV_CQ_INIT_ATTR_MASK_FLAGS | IBV_CQ_INIT_ATTR_MASK_PD))
 		return EOPNOTSUPP;
+	if ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) &&
+	    (!attr->parent_domain || !to_spd(attr->parent_domain)->parent_of))
+		return EINVAL;
 	if (attr->wc_flags & ~(uint64_t)SROCE_CQX_WC_FLAGS)
 		return EOPNOTSUPP;
 	/* SINGLE_THREADED is a hint (we lock anyway); no IGNORE_OVERRUN */

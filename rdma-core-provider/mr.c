@@ -42,3 +42,17 @@ int sroce_dereg_mr(struct verbs_mr *vmr)
 	free(vmr);
 	return 0;
 }
+
+/*
+ * The kernel replaces the MR (new keys; a new pinning for a new address or
+ * more access), so any change is allowed.
+ */
+int sroce_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
+		   void *addr, size_t length, int access)
+{
+	struct ib_uverbs_rereg_mr_resp resp;
+	struct ibv_rereg_mr cmd;
+
+	return ibv_cmd_rereg_mr(vmr, flags, addr, length, (uintptr_t)addr, access, pd,
+				&cmd, sizeof(cmd), &resp, sizeof(resp));
+}

@@ -29,8 +29,15 @@ struct sroce_context {
 	uint32_t caps;		/* SROCE_CAP_* reported by the kernel */
 };
 
+/*
+ * A PD, or a parent domain: the same kernel PD (its handle) seen through
+ * another ibv_pd. Rings are the kernel's, so a parent domain's allocators
+ * have nothing to allocate; they are kept, never called.
+ */
 struct sroce_pd {
 	struct ibv_pd ibv_pd;
+	struct sroce_pd *parent_of;	/* a parent domain: its PD */
+	struct ibv_parent_domain_init_attr pd_attr;
 };
 
 /* id: what UD WQEs carry; the kernel checks it belongs to the QP's PD */
@@ -145,6 +152,10 @@ int sroce_query_device_ex(struct ibv_context *ibctx,
 int sroce_query_port(struct ibv_context *ibctx, uint8_t port,
 		     struct ibv_port_attr *attr);
 struct ibv_pd *sroce_alloc_pd(struct ibv_context *ibctx);
+int sroce_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
+		   void *addr, size_t length, int access);
+struct ibv_pd *sroce_alloc_parent_domain(struct ibv_context *ibctx,
+					 struct ibv_parent_domain_init_attr *attr);
 int sroce_dealloc_pd(struct ibv_pd *ibpd);
 struct ibv_ah *sroce_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr);
 int sroce_destroy_ah(struct ibv_ah *ibah);

@@ -63,11 +63,44 @@ struct ibv_pd *sroce_alloc_pd(struct ibv_context *ibctx)
 	return &pd->ibv_pd;
 }
 
+/*
+ * A parent domain: an ibv_pd with the PD's handle, so every command that
+ * names it names the PD. Thread domains are not supported (EOPNOTSUPP).
+ */
+struct ibv_pd *sroce_alloc_parent_domain(struct ibv_context *ibctx,
+					 struct ibv_parent_domain_init_attr *attr)
+{
+	struct sroce_pd *pd;
+
+	if (ibv_check_alloc_parent_domain(attr))
+		return NULL;	/* errno set */
+	if (attr->pd->context != ibctx) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (attr->td || (attr->comp_mask & ~(IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS |
+					     IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT))) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	pd = calloc(1, sizeof(*pd));
+	if (!pd)
+		return NULL;
+	pd->parent_of = to_spd(attr->pd);
+	pd->pd_attr = *attr;
+	ibv_initialize_parent_domain(&pd->ibv_pd, attr->pd);
+	return &pd->ibv_pd;
+}
+
 int sroce_dealloc_pd(struct ibv_pd *ibpd)
 {
 	struct sroce_pd *pd = to_spd(ibpd);
 	int ret;
 
+	if (pd->parent_of) {	/* nothing in the kernel: the PD stays */
+		free(pd);
+		return 0;
+	}
 	ret = ibv_cmd_dealloc_pd(ibpd);
 	if (ret)
 		return ret;

@@ -11,11 +11,18 @@ trap cleanup EXIT
 log=$(mktemp)
 
 suite() {
-	timeout 900 "$SROCE_TOP/scripts/pyverbs-tests" sroce0 1 > "$log" 2>&1
-	local rc=$? ran res
+	timeout 900 "$SROCE_TOP/scripts/pyverbs-tests" sroce0 1 -v > "$log" 2>&1
+	local rc=$? ran res n pass
 	ran=$(grep -E '^Ran [0-9]+ tests' "$log")
 	res=$(tail -1 "$log")
 	ktap_diag "pyverbs: $ran: $res"
+	# the per-test list: one line per test that passed (unittest -v)
+	n=$(grep -cE ' \.\.\. ok$' "$log")
+	# (a docstring may put the verdict on the line after the test's id)
+	pass=$(awk '/^test[^ ]* \(/ { id = $2; gsub(/[()]/, "", id) }
+		/ \.\.\. ok$/ { sub(/^tests\./, "", id); print id }' "$log" | sort | paste -sd' ')
+	ktap_diag "pyverbs: $n passed"
+	ktap_diag "pyverbs passed: $pass"
 	grep -E '^(ERROR|FAIL):' "$log" | head -20 | sed 's/^/pyverbs /' | while read -r l; do ktap_diag "$l"; done
 	return $rc
 }

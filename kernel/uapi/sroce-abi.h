@@ -89,6 +89,13 @@ struct sroce_sge {
 #define SROCE_SEND_SOLICITED	(1U << 2)
 #define SROCE_SEND_INLINE	(1U << 3)
 
+/*
+ * Kernel QPs only (never valid in a user ring): fast registration of the
+ * FR MR whose index the key names (wr.reg), the value of IB_WR_REG_MR.
+ * LOCAL_INV (ex: the rkey) is also kernel-only.
+ */
+#define SROCE_WR_REG_MR		0x20
+
 /* SQ entry: header, then num_sge sroce_sge or inline_len bytes of data */
 struct sroce_send_wqe {
 	__aligned_u64 wr_id;
@@ -111,6 +118,10 @@ struct sroce_send_wqe {
 			__u32 rkey;
 			__u32 reserved;
 		} atomic;
+		struct {
+			__u32 key;	/* the new lkey/rkey */
+			__u32 access;	/* IB_ACCESS_* */
+		} reg;
 		struct {
 			__u32 ah;	/* AH id from create_ah (sroce_create_ah_resp) */
 			__u32 remote_qpn;

@@ -1,0 +1,62 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# sroce-timeout: 600
+# qperf (unmodified, over rdma_cm) between two sroce devices in two
+# namespaces: RC SEND, WRITE and READ bandwidth and latency, RC atomics.
+# A test passes when qperf reports a result; the numbers are printed,
+# never judged (timings belong in make bench). qperf 0.4.11's UC and UD
+# tests ignore -cm1 and address the peer by LID, without a GRH, which a
+# RoCE port cannot carry: the RDMA core refuses the modify to RTR (EINVAL)
+# on any RoCE device, rdma_rxe included. Those rows run and are skipped
+# with that reason only when qperf fails exactly so.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/net-topo.sh"
+QS=
+stop_server() { [ -n "$QS" ] && { kill "$QS" 2>/dev/null; wait "$QS" 2>/dev/null; }; QS=; }
+cleanup() { stop_server; topo_down; rm -f "$SLOG"; }
+trap cleanup EXIT
+
+require_cmd qperf > /dev/null || ktap_skip_all "qperf missing"
+
+RC="rc_bw rc_lat rc_rdma_write_bw rc_rdma_write_lat rc_rdma_read_bw rc_rdma_read_lat rc_compare_swap_mr rc_fetch_add_mr"
+UC="uc_bw uc_lat uc_rdma_write_bw uc_rdma_write_lat"
+
+# qp TEST [ARGS...]: one qperf test against the server in the peer namespace
+qp() {
+	local t=$1 out
+	shift
+	out=$(timeout 60 qperf 192.0.2.2 -t 2 "$@" "$t" 2>&1) || { echo "$out"; return 1; }
+	echo "$out" | grep -E '=' | tr -s ' '
+	echo "$out" | grep -q '=' || { echo "$out"; return 1; }
+}
+
+ktap_header $((1 + 8 + 4 + 1))
+dmesg_mark
+ktap_result "topology up (sroce in two namespaces)" topo_up sroce
+SLOG=/tmp/qperf-srv.$$
+in_peer qperf >> "$SLOG" 2>&1 &
+QS=$!
+sleep 1
+for t in $RC; do
+	ktap_result "qperf $t sroce8 -> sroce9 (rdma_cm)" qp "$t" -cm1
+done
+for t in $UC; do
+	: > "$SLOG"
+	out=$(qp "$t" -cm1 2>&1)
+	rc=$?
+	sleep 0.5
+	out="$out
+$(sed 's/^/server: /' "$SLOG")"
+	if [ $rc -eq 0 ]; then
+		ktap_diag "$out"
+		ktap_ok "qperf $t sroce8 -> sroce9"
+	elif grep -q 'failed to modify QP to RTR: Invalid argument' <<< "$out"; then
+		ktap_skip "qperf $t" "qperf's UC tests address the peer without a GRH (no rdma_cm); RoCE requires one"
+	else
+		ktap_diag "$out"
+		ktap_fail "qperf $t sroce8 -> sroce9" "$(tail -n 1 <<< "$out")"
+	fi
+done
+stop_server
+ktap_result "dmesg clean" dmesg_clean_since_mark
+ktap_finish
