@@ -386,8 +386,11 @@ static struct sroce_mr *sroce_frmr_get(struct sroce_dev *sdev, struct ib_pd *pd,
  * @key: the new lkey/rkey (index bits: the MR's)
  * @access: IB_ACCESS_* granted from now on
  *
+ * A registration over a valid one replaces it (as if invalidated first:
+ * the old registration's holders fail from now on).
+ *
  * Context: transport (BH disabled). Return: 0, or -EINVAL (no such FR
- * MR of @pd, already registered, bad access flags).
+ * MR of @pd, nothing mapped, bad access flags).
  */
 int sroce_mr_fast_reg(struct sroce_dev *sdev, struct ib_pd *pd, u32 key, int access)
 {
@@ -401,9 +404,11 @@ int sroce_mr_fast_reg(struct sroce_dev *sdev, struct ib_pd *pd, u32 key, int acc
 		return -EINVAL;
 	}
 	write_lock(&mr->lock);
-	if (mr->valid || !mr->npbl) {
+	if (!mr->npbl) {
 		err = -EINVAL;
 	} else {
+		if (mr->valid)
+			mr->gen++;
 		WRITE_ONCE(mr->key, key);
 		mr->access = access;
 		mr->valid = true;
