@@ -152,23 +152,9 @@ static int sroce_mr_fill_pages(struct sroce_mr *mr)
 	return i == mr->npages ? 0 : -EFAULT;
 }
 
-/**
- * sroce_reg_user_mr() - ib_device_ops.reg_user_mr
- * @ibpd: the PD
- * @start: user virtual address of the memory
- * @length: bytes, > 0
- * @iova: the address the MR is accessed at (any value; the core makes its
- *	page offset equal @start's)
- * @access: IB_ACCESS_*
- * @udata: unused
- *
- * Return: the MR or an ERR_PTR: -EINVAL for a zero or too large length, an
- * address range that wraps, or bad access flags (-EOPNOTSUPP for
- * unsupported ones); ib_umem_get()'s -EFAULT (unmapped memory), -ENOMEM
- * (also: MR table full), -EPERM.
- */
-struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
-				u64 iova, int access, struct ib_udata *udata)
+/* A user MR, pinned and translated, not in the MR table yet. */
+static struct sroce_mr *sroce_user_mr_create(struct ib_pd *ibpd, u64 start, u64 length,
+					     u64 iova, int access)
 {
 	struct sroce_dev *sdev = to_sdev(ibpd->device);
 	struct sroce_mr *mr;
@@ -196,15 +182,15 @@ struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	mr->access = access;
 	mr->offset = ib_umem_offset(umem);
 	mr->ibmr.iova = iova;
+	mr->iova = iova;
+	mr->len = length;
 	mr->ibmr.length = length;
 	mr->ibmr.page_size = PAGE_SIZE;
 	err = sroce_mr_fill_pages(mr);
 	if (err)
 		goto err_release_umem;
-	err = sroce_mr_add(sdev, mr);
-	if (err)
-		goto err_release_umem;
-	return &mr->ibmr;
+	mr->ibmr.pd = ibpd;
+	return mr;
 
 err_release_umem:
 	kvfree(mr->pages);
@@ -212,6 +198,44 @@ err_release_umem:
 err_free_mr:
 	kfree(mr);
 	return ERR_PTR(err);
+}
+
+static void sroce_user_mr_free(struct sroce_mr *mr)
+{
+	kvfree(mr->pages);
+	ib_umem_release(mr->umem);
+	kfree(mr);
+}
+
+/**
+ * sroce_reg_user_mr() - ib_device_ops.reg_user_mr
+ * @ibpd: the PD
+ * @start: user virtual address of the memory
+ * @length: bytes, > 0
+ * @iova: the address the MR is accessed at (any value; the core makes its
+ *	page offset equal @start's)
+ * @access: IB_ACCESS_*
+ * @udata: unused
+ *
+ * Return: the MR or an ERR_PTR: -EINVAL for a zero or too large length, an
+ * address range that wraps, or bad access flags (-EOPNOTSUPP for
+ * unsupported ones); ib_umem_get()'s -EFAULT (unmapped memory), -ENOMEM
+ * (also: MR table full), -EPERM.
+ */
+struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+				u64 iova, int access, struct ib_udata *udata)
+{
+	struct sroce_mr *mr = sroce_user_mr_create(ibpd, start, length, iova, access);
+	int err;
+
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
+	err = sroce_mr_add(to_sdev(ibpd->device), mr);
+	if (err) {
+		sroce_user_mr_free(mr);
+		return ERR_PTR(err);
+	}
+	return &mr->ibmr;
 }
 
 /**
@@ -225,9 +249,11 @@ err_free_mr:
  * @pd: the PD (the new one with IB_MR_REREG_PD, else the MR's)
  * @udata: unused
  *
- * Always a new MR (new keys, its own pinning): the core swaps it in and
- * deregisters the old one, so a peer still using the old rkey gets a
- * remote access error, never the new memory.
+ * A new MR with the old one's keys (peers keep using the rkey they were
+ * given, as on hardware that keeps its keys): it is pinned first, so a
+ * failure leaves the old MR as it was, then takes the old one's place in
+ * the MR table. The core deregisters the old one, whose holders fail from
+ * then on (sroce_dereg_mr() leaves the new entry alone).
  *
  * Return: the new MR, or an ERR_PTR (as sroce_reg_user_mr(); -EOPNOTSUPP
  * for a DMA or fast-registration MR).
@@ -236,18 +262,30 @@ struct ib_mr *sroce_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start, u64 
 				  u64 iova, int access, struct ib_pd *pd,
 				  struct ib_udata *udata)
 {
-	struct sroce_mr *mr = to_smr(ibmr);
+	struct sroce_mr *mr = to_smr(ibmr), *nmr, *old;
 
 	if (!mr->umem || (flags & ~IB_MR_REREG_SUPPORTED))
 		return ERR_PTR(-EOPNOTSUPP);
 	if (!(flags & IB_MR_REREG_TRANS)) {
 		start = mr->umem->address;
-		length = ibmr->length;
-		iova = ibmr->iova;
+		length = mr->len;
+		iova = mr->iova;
 	}
 	if (!(flags & IB_MR_REREG_ACCESS))
 		access = mr->access;
-	return sroce_reg_user_mr(pd, start, length, iova, access, udata);
+	nmr = sroce_user_mr_create(pd, start, length, iova, access);
+	if (IS_ERR(nmr))
+		return ERR_CAST(nmr);
+	refcount_set(&nmr->ref, 1);
+	nmr->ibmr.lkey = ibmr->lkey;
+	nmr->ibmr.rkey = ibmr->rkey;
+	nmr->key = mr->key;
+	old = xa_cmpxchg(&to_sdev(ibmr->device)->mr_xa, mr->key >> 8, mr, nmr, GFP_KERNEL);
+	if (old != mr) {
+		sroce_user_mr_free(nmr);
+		return ERR_PTR(xa_is_err(old) ? xa_err(old) : -EINVAL);
+	}
+	return &nmr->ibmr;
 }
 
 /**
@@ -272,7 +310,8 @@ int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	u64 *pbl = mr->pbl;
 
 	WRITE_ONCE(mr->dead, true);
-	xa_erase(&to_sdev(ibmr->device)->mr_xa, ibmr->lkey >> 8);
+	/* a rereg may have put its successor (same keys) in our slot */
+	xa_cmpxchg(&to_sdev(ibmr->device)->mr_xa, mr->key >> 8, mr, NULL, 0);
 	/*
 	 * Our reference was the last one: nobody can copy any more (lookups
 	 * fail on a zero count). Otherwise a holder may be copying right now.
@@ -457,7 +496,9 @@ static bool sroce_mr_in_bounds(const struct sroce_mr *mr, u64 iova, u64 len)
 		return false;
 	if (!mr->umem && !mr->frmr)
 		return true;	/* DMA MR: all kernel memory */
-	return iova >= mr->ibmr.iova && end <= mr->ibmr.iova + mr->ibmr.length;
+	if (mr->frmr)	/* ib_sg_to_pages() set the range */
+		return iova >= mr->ibmr.iova && end <= mr->ibmr.iova + mr->ibmr.length;
+	return iova >= mr->iova && end <= mr->iova + mr->len;
 }
 
 /* May @pd's QP access [@iova, @iova + @len) of @mr with @need_access? */
@@ -631,7 +672,7 @@ int sroce_mr_copy(struct sroce_mr *mr, u32 gen, u64 iova, void *buf, u32 len,
 		goto out_unlock;
 	}
 
-	pos = iova - mr->ibmr.iova + mr->offset;
+	pos = iova - mr->iova + mr->offset;
 	while (len) {
 		unsigned int off = pos & ~PAGE_MASK;
 		u32 n = min_t(u32, len, PAGE_SIZE - off);
@@ -704,7 +745,7 @@ int sroce_mr_atomic(struct sroce_mr *mr, u32 gen, u64 iova, bool fetch_add,
 			err = -EACCES;
 		read_unlock(&mr->lock);
 	} else if (mr->umem) {
-		u64 pos = iova - mr->ibmr.iova + mr->offset;
+		u64 pos = iova - mr->iova + mr->offset;
 
 		if (pos & 7) {		/* the MR's pages start misaligned */
 			err = -EINVAL;

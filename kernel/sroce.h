@@ -159,6 +159,9 @@ void sroce_qp_sync_cq(struct ib_cq *ibcq);
  * @npages: entries in @pages
  * @offset: byte offset of the MR's first byte in @pages[0]
  * @access: IB_ACCESS_* granted
+ * @iova: a user MR's first address; our copy: the core rewrites
+ *	ibmr.iova (rereg without IB_MR_REREG_TRANS hands it 0)
+ * @len: a user MR's length (our copy, as @iova)
  * @key: the key lookups accept: the lkey/rkey given at creation, or the
  *	last fast registration's (the core's ibmr.lkey/rkey belong to the
  *	consumer, who changes them before posting IB_WR_REG_MR)
@@ -184,6 +187,8 @@ struct sroce_mr {
 	unsigned long npages;
 	unsigned int offset;
 	int access;
+	u64 iova;
+	u64 len;
 	u32 key;
 	bool frmr;
 	bool valid;

@@ -217,3 +217,37 @@ out:
 	pthread_spin_unlock(&cq->lock);
 	return ret;
 }
+
+/*
+ * A QP went to RESET: its completions still in the CQ go (as on hardware
+ * that cleans the CQ on reset). Under the CQ lock, the entries between our
+ * consumer index and the kernel's producer index are compacted towards the
+ * producer end and the consumer index moves past the removed ones; the
+ * kernel only ever writes at or after the producer index.
+ */
+void sroce_cq_clean(struct sroce_cq *cq, uint32_t qpn)
+{
+	struct sroce_ring *r = &cq->ring;
+	uint32_t cons, prod, i, keep;
+
+	pthread_spin_lock(&cq->lock);
+	cons = r->own;
+	prod = sroce_load_acquire(&r->hdr->producer);
+	if (prod - cons > r->num_entries)
+		goto out;	/* a corrupt index: leave the ring to poll_cq */
+	keep = prod;
+	for (i = prod; i != cons;) {
+		const struct sroce_cqe *e = sroce_ring_slot(r, --i);
+
+		if (e->qp_num == qpn)
+			continue;
+		if (--keep != i)
+			memcpy(sroce_ring_slot(r, keep), e, r->entry_size);
+	}
+	if (keep != cons) {
+		r->own = keep;
+		sroce_store_release(&r->hdr->consumer, keep);
+	}
+out:
+	pthread_spin_unlock(&cq->lock);
+}

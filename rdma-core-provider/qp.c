@@ -220,6 +220,11 @@ int sroce_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 	if ((attr_mask & IBV_QP_STATE) && attr->qp_state == IBV_QPS_RESET) {
 		sroce_wq_resync(&qp->sq);
 		sroce_wq_resync(&qp->rq);
+		/* no completion of the QP's past survives the reset */
+		if (ibqp->send_cq)
+			sroce_cq_clean(to_scq(ibqp->send_cq), ibqp->qp_num);
+		if (ibqp->recv_cq && ibqp->recv_cq != ibqp->send_cq)
+			sroce_cq_clean(to_scq(ibqp->recv_cq), ibqp->qp_num);
 	}
 	return 0;
 }

@@ -161,6 +161,7 @@ struct ibv_ah *sroce_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr);
 int sroce_destroy_ah(struct ibv_ah *ibah);
 
 /* cq.c */
+void sroce_cq_clean(struct sroce_cq *cq, uint32_t qpn);
 struct ibv_cq *sroce_create_cq(struct ibv_context *ibctx, int cqe,
 			       struct ibv_comp_channel *channel,
 			       int comp_vector);

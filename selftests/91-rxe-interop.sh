@@ -53,12 +53,15 @@ v6() {
 	wait "$s"
 }
 
-ktap_header 23
+ktap_header 21
 dmesg_mark
 ktap_result "topology up (sroce in a netns, rxe in init_net)" topo_up rxe
 capture_start
+# one-packet messages are the same at either MTU: 1 B at 1024 only
 for m in 1024 4096; do
-	for s in 1 4097 1048576; do
+	ms="1 4097 1048576"
+	[ "$m" = 4096 ] && ms="4097 1048576"
+	for s in $ms; do
 		ktap_result "pingpong mtu $m $s B, sroce responds" pp sroce9 peer rxe8 192.0.2.2 -m "$m" -s "$s"
 		ktap_result "pingpong mtu $m $s B, sroce requests" pp rxe8 init sroce9 192.0.2.1 -m "$m" -s "$s"
 	done

@@ -3,7 +3,8 @@
 # sroce-timeout: 600
 # libfabric's verbs provider on sroce, unmodified, between two sroce
 # devices in two namespaces: fi_pingpong over a MSG endpoint (rdma_cm
-# connection, SEND/RECV) and over RDM (ofi_rxm on verbs MSG endpoints),
+# connection, SEND/RECV; 4 KiB and 256 KiB) and over RDM (ofi_rxm on
+# verbs MSG endpoints; 4 KiB and 64 KiB),
 # with libfabric's data integrity checks (-c). A row passes when both
 # sides complete; numbers are printed, not judged.
 . "$(dirname "$0")/lib.sh"
@@ -21,9 +22,9 @@ fab() {
 	local ep=$1 prov=$2 size=$3 s c
 	shift 3
 	bg_start s 90 "$LOG.s" ip netns exec srpeer env "$@" \
-		fi_pingpong -p "$prov" -e "$ep" -c -I 20 -S "$size"
+		fi_pingpong -p "$prov" -e "$ep" -c -I 10 -S "$size"
 	sleep 2
-	bg_start c 80 "$LOG.c" env "$@" fi_pingpong -p "$prov" -e "$ep" -c -I 20 -S "$size" 192.0.2.2
+	bg_start c 80 "$LOG.c" env "$@" fi_pingpong -p "$prov" -e "$ep" -c -I 10 -S "$size" 192.0.2.2
 	bg_wait_both "$c" "$s" "client" "server"
 	if [ "$BG_RC_A" -ne 0 ] || [ "$BG_RC_B" -ne 0 ]; then
 		echo "client $BG_RC_A, server $BG_RC_B"
@@ -37,11 +38,11 @@ ktap_header 6
 dmesg_mark
 ktap_result "topology up (sroce in two namespaces)" topo_up sroce
 ktap_result "fi_pingpong -p verbs -e msg -c, 4 KiB" fab msg verbs 4096
-ktap_result "fi_pingpong -p verbs -e msg -c, 1 MiB" fab msg verbs 1048576
+ktap_result "fi_pingpong -p verbs -e msg -c, 256 KiB" fab msg verbs 262144
 # rxm sizes its MSG CQs by the universe size: keep them within max_cqe
 ktap_result "fi_pingpong -p 'verbs;ofi_rxm' -e rdm -c, 4 KiB" \
 	fab rdm "verbs;ofi_rxm" 4096 FI_UNIVERSE_SIZE=16
-ktap_result "fi_pingpong -p 'verbs;ofi_rxm' -e rdm -c, 256 KiB" \
-	fab rdm "verbs;ofi_rxm" 262144 FI_UNIVERSE_SIZE=16
+ktap_result "fi_pingpong -p 'verbs;ofi_rxm' -e rdm -c, 64 KiB" \
+	fab rdm "verbs;ofi_rxm" 65536 FI_UNIVERSE_SIZE=16
 ktap_result "dmesg clean" dmesg_clean_since_mark
 ktap_finish
