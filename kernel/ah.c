@@ -27,7 +27,7 @@
 /* The AH id a kernel WQE carries (kpost.c) */
 u32 sroce_ah_id(struct ib_ah *ibah)
 {
-	return to_sah(ibah)->id;
+	return sroce_to_ah(ibah)->id;
 }
 
 void sroce_ah_init_dev(struct sroce_dev *sdev)
@@ -99,9 +99,9 @@ int sroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 		    struct ib_udata *udata)
 {
 	gfp_t gfp = (init->flags & RDMA_CREATE_AH_SLEEPABLE) ? GFP_KERNEL : GFP_ATOMIC;
-	struct sroce_dev *sdev = to_sdev(ibah->device);
+	struct sroce_dev *sdev = sroce_to_dev(ibah->device);
 	struct sroce_create_ah_resp resp = {};
-	struct sroce_ah *ah = to_sah(ibah);
+	struct sroce_ah *ah = sroce_to_ah(ibah);
 	struct sroce_ah_info *info;
 	unsigned long flags;
 	u32 id;
@@ -161,8 +161,8 @@ err_free_info:
  */
 int sroce_destroy_ah(struct ib_ah *ibah, u32 flags)
 {
-	struct sroce_dev *sdev = to_sdev(ibah->device);
-	struct sroce_ah *ah = to_sah(ibah);
+	struct sroce_dev *sdev = sroce_to_dev(ibah->device);
+	struct sroce_ah *ah = sroce_to_ah(ibah);
 	unsigned long irqflags;
 
 	xa_lock_irqsave(&sdev->ah_xa, irqflags);

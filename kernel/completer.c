@@ -54,7 +54,7 @@ static void sroce_req_fail(struct sroce_qp *qp, enum ib_wc_status status)
 {
 	if (sroce_req_busy(&qp->req))
 		sroce_req_retire(qp, status);
-	sroce_qp_error(qp);
+	sroce_qp_set_error(qp);
 }
 
 /* Progress: reset the retry budgets, restart or stop the timer. */

@@ -43,7 +43,7 @@ struct rdma_hw_stats *sroce_alloc_hw_port_stats(struct ib_device *ibdev, u32 por
 int sroce_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 		       u32 port, int index)
 {
-	struct sroce_dev *sdev = to_sdev(ibdev);
+	struct sroce_dev *sdev = sroce_to_dev(ibdev);
 	int i;
 
 	for (i = 0; i < SROCE_STAT_MAX; i++)

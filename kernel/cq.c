@@ -34,9 +34,9 @@ int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		    SROCE_CREATE_CQ_ARG *arg)
 {
 	struct ib_udata *udata = sroce_cq_udata(arg);
-	struct sroce_dev *sdev = to_sdev(ibcq->device);
+	struct sroce_dev *sdev = sroce_to_dev(ibcq->device);
 	struct sroce_create_cq_resp resp = {};
-	struct sroce_cq *cq = to_scq(ibcq);
+	struct sroce_cq *cq = sroce_to_cq(ibcq);
 	u32 n;
 	int err;
 
@@ -83,11 +83,11 @@ err_dec_count:
 
 int sroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 {
-	struct sroce_cq *cq = to_scq(ibcq);
+	struct sroce_cq *cq = sroce_to_cq(ibcq);
 
 	sroce_queue_destroy(cq->queue);
 	cq->queue = NULL;
-	atomic_dec(&to_sdev(ibcq->device)->cq_count);
+	atomic_dec(&sroce_to_dev(ibcq->device)->cq_count);
 	return 0;
 }
 
@@ -115,7 +115,7 @@ static u32 sroce_cq_consumer(struct sroce_cq *cq)
 int sroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 {
 	struct sroce_resize_cq_resp resp = {};
-	struct sroce_cq *cq = to_scq(ibcq);
+	struct sroce_cq *cq = sroce_to_cq(ibcq);
 	struct sroce_queue *nq, *oq;
 	unsigned long flags;
 	u32 n, cons, i;
@@ -218,8 +218,8 @@ static void sroce_cqe_to_wc(struct sroce_dev *sdev, const struct sroce_cqe *cqe,
  */
 int sroce_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 {
-	struct sroce_dev *sdev = to_sdev(ibcq->device);
-	struct sroce_cq *cq = to_scq(ibcq);
+	struct sroce_dev *sdev = sroce_to_dev(ibcq->device);
+	struct sroce_cq *cq = sroce_to_cq(ibcq);
 	struct sroce_queue *q;
 	unsigned long flags;
 	int avail, i;
@@ -252,7 +252,7 @@ int sroce_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
  */
 int sroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 {
-	struct sroce_cq *cq = to_scq(ibcq);
+	struct sroce_cq *cq = sroce_to_cq(ibcq);
 	unsigned long irqflags;
 	int pending = 0;
 

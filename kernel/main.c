@@ -57,7 +57,7 @@ static struct sroce_dev *sroce_find_by_ndev(struct net_device *ndev)
  */
 void sroce_dealloc_driver(struct ib_device *ibdev)
 {
-	struct sroce_dev *sdev = to_sdev(ibdev);
+	struct sroce_dev *sdev = sroce_to_dev(ibdev);
 
 	sroce_mr_cleanup_dev(sdev);
 	sroce_ah_cleanup_dev(sdev);
@@ -243,12 +243,13 @@ static int __init sroce_init(void)
 {
 	int err;
 
-	err = sroce_qp_init_module();
+	err = sroce_sched_init_module();
 	if (err)
 		return err;
+	sroce_debugfs_init();
 	err = sroce_net_init();
 	if (err)
-		goto err_qp_exit;
+		goto err_sched_exit;
 	err = register_netdevice_notifier(&sroce_netdev_nb);
 	if (err)
 		goto err_net_exit;
@@ -257,8 +258,9 @@ static int __init sroce_init(void)
 
 err_net_exit:
 	sroce_net_exit();
-err_qp_exit:
-	sroce_qp_exit_module();
+err_sched_exit:
+	sroce_debugfs_exit();
+	sroce_sched_exit_module();
 	return err;
 }
 
@@ -268,7 +270,8 @@ static void __exit sroce_exit(void)
 	unregister_netdevice_notifier(&sroce_netdev_nb);
 	sroce_reap(true);
 	sroce_net_exit();
-	sroce_qp_exit_module();
+	sroce_debugfs_exit();
+	sroce_sched_exit_module();
 }
 
 module_init(sroce_init);

@@ -123,7 +123,7 @@ struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access)
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
 	mr->access = access;
-	err = sroce_mr_add(to_sdev(ibpd->device), mr);
+	err = sroce_mr_add(sroce_to_dev(ibpd->device), mr);
 	if (err) {
 		kfree(mr);
 		return ERR_PTR(err);
@@ -156,7 +156,7 @@ static int sroce_mr_fill_pages(struct sroce_mr *mr)
 static struct sroce_mr *sroce_user_mr_create(struct ib_pd *ibpd, u64 start, u64 length,
 					     u64 iova, int access)
 {
-	struct sroce_dev *sdev = to_sdev(ibpd->device);
+	struct sroce_dev *sdev = sroce_to_dev(ibpd->device);
 	struct sroce_mr *mr;
 	struct ib_umem *umem;
 	u64 end;
@@ -230,7 +230,7 @@ struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 
 	if (IS_ERR(mr))
 		return ERR_CAST(mr);
-	err = sroce_mr_add(to_sdev(ibpd->device), mr);
+	err = sroce_mr_add(sroce_to_dev(ibpd->device), mr);
 	if (err) {
 		sroce_user_mr_free(mr);
 		return ERR_PTR(err);
@@ -262,7 +262,7 @@ struct ib_mr *sroce_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start, u64 
 				  u64 iova, int access, struct ib_pd *pd,
 				  struct ib_udata *udata)
 {
-	struct sroce_mr *mr = to_smr(ibmr), *nmr, *old;
+	struct sroce_mr *mr = sroce_to_mr(ibmr), *nmr, *old;
 
 	if (!mr->umem || (flags & ~IB_MR_REREG_SUPPORTED))
 		return ERR_PTR(-EOPNOTSUPP);
@@ -280,7 +280,7 @@ struct ib_mr *sroce_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start, u64 
 	nmr->ibmr.lkey = ibmr->lkey;
 	nmr->ibmr.rkey = ibmr->rkey;
 	nmr->key = mr->key;
-	old = xa_cmpxchg(&to_sdev(ibmr->device)->mr_xa, mr->key >> 8, mr, nmr, GFP_KERNEL);
+	old = xa_cmpxchg(&sroce_to_dev(ibmr->device)->mr_xa, mr->key >> 8, mr, nmr, GFP_KERNEL);
 	if (old != mr) {
 		sroce_user_mr_free(nmr);
 		return ERR_PTR(xa_is_err(old) ? xa_err(old) : -EINVAL);
@@ -304,14 +304,14 @@ struct ib_mr *sroce_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start, u64 
  */
 int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
-	struct sroce_mr *mr = to_smr(ibmr);
+	struct sroce_mr *mr = sroce_to_mr(ibmr);
 	struct ib_umem *umem = mr->umem;
 	struct page **pages = mr->pages;
 	u64 *pbl = mr->pbl;
 
 	WRITE_ONCE(mr->dead, true);
 	/* a rereg may have put its successor (same keys) in our slot */
-	xa_cmpxchg(&to_sdev(ibmr->device)->mr_xa, mr->key >> 8, mr, NULL, 0);
+	xa_cmpxchg(&sroce_to_dev(ibmr->device)->mr_xa, mr->key >> 8, mr, NULL, 0);
 	/*
 	 * Our reference was the last one: nobody can copy any more (lookups
 	 * fail on a zero count). Otherwise a holder may be copying right now.
@@ -357,7 +357,7 @@ struct ib_mr *sroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type, u32 max_n
 	mr->frmr = true;
 	mr->max_pbl = max_num_sg;
 	rwlock_init(&mr->lock);
-	err = sroce_mr_add(to_sdev(ibpd->device), mr);
+	err = sroce_mr_add(sroce_to_dev(ibpd->device), mr);
 	if (err) {
 		kfree(mr->pbl);
 		kfree(mr);
@@ -368,7 +368,7 @@ struct ib_mr *sroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type, u32 max_n
 
 static int sroce_mr_set_page(struct ib_mr *ibmr, u64 addr)
 {
-	struct sroce_mr *mr = to_smr(ibmr);
+	struct sroce_mr *mr = sroce_to_mr(ibmr);
 
 	if (mr->npbl == mr->max_pbl)
 		return -ENOMEM;
@@ -388,7 +388,7 @@ static int sroce_mr_set_page(struct ib_mr *ibmr, u64 addr)
 int sroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		    unsigned int *sg_offset)
 {
-	struct sroce_mr *mr = to_smr(ibmr);
+	struct sroce_mr *mr = sroce_to_mr(ibmr);
 	int n;
 
 	if (!mr->frmr)

@@ -78,14 +78,22 @@ static int sroce_rcv(struct net *net, struct sk_buff *skb, const u8 *iph, bool v
 	enum ib_qp_state state;
 	enum sroce_drop why;
 	struct sroce_qp *qp;
+	int err;
 
-	if (sroce_pkt_parse(skb->data + sizeof(struct udphdr),
-			    skb->len - sizeof(struct udphdr), &hdr)) {
+	err = sroce_pkt_parse(skb->data + sizeof(struct udphdr),
+			      skb->len - sizeof(struct udphdr), &hdr);
+	if (err) {
+		net_dbg_ratelimited("sroce: dropped a packet: %s\n",
+				    sroce_pkt_strerror(err));
 		sroce_rx_drop(skb, SROCE_DROP_HDR);
 		return 0;
 	}
-	if (hdr.info->flags & SROCE_OPF_UD)
-		return sroce_ud_rcv(net, skb, &hdr, iph, v6);
+	if (hdr.info->flags & SROCE_OPF_UD) {
+		qp = sroce_ud_accept(net, skb, &hdr, iph, v6);
+		if (qp)
+			goto queue;
+		return 0;
+	}
 
 	qp = sroce_qp_get_net(net, hdr.bth.dqpn);
 	if (!qp) {
@@ -108,8 +116,8 @@ static int sroce_rcv(struct net *net, struct sk_buff *skb, const u8 *iph, bool v
 		why = SROCE_DROP_BACKLOG;
 		goto drop_put;
 	}
-	skb_queue_tail(&qp->rxq, skb);
-	sroce_qp_kick(qp);
+queue:
+	sroce_sched_rx(qp, skb);
 	sroce_qp_put(qp);
 	return 0;
 

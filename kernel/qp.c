@@ -1,11 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * sroce QPs: the object, the IBTA state machine, QPN lookup for the receive
- * path, and the per-QP worker that runs the RC transport.
+ * sroce QPs: the object, the IBTA state machine and QPN lookup for the
+ * receive path. What runs a QP's transport is in sched.c.
  */
-#include <linux/debugfs.h>
 #include <linux/module.h>
-#include <linux/seq_file.h>
 #include <linux/xarray.h>
 #include <net/addrconf.h>
 #include <net/ipv6.h>
@@ -26,7 +24,6 @@
  */
 static DEFINE_XARRAY_ALLOC(sroce_qp_xa);
 static u32 sroce_next_qpn;
-struct workqueue_struct *sroce_wq;
 
 /**
  * sroce_qp_get_net() - find a QP for a received packet
@@ -92,50 +89,25 @@ bool sroce_qp_peer_ok(struct sroce_qp *qp, const u8 *iph, bool v6)
 			       &qp->path.daddr6);
 }
 
-/* The next QP at or after *@index completing to @ibcq, referenced */
-static struct sroce_qp *sroce_qp_next_of_cq(struct ib_cq *ibcq,
-					    unsigned long *index)
+/**
+ * sroce_qp_next() - iterate over the published QPs
+ * @ibcq: only QPs completing to this CQ (send or receive), or NULL for all
+ * @index: QPN to start at; set to the QPN of the QP returned
+ *
+ * Return: the next QP at or after *@index, with a reference, or NULL.
+ */
+struct sroce_qp *sroce_qp_next(struct ib_cq *ibcq, unsigned long *index)
 {
 	struct sroce_qp *qp;
 
 	rcu_read_lock();
 	xa_for_each_start(&sroce_qp_xa, *index, qp, *index) {
-		if ((qp->ibqp.send_cq == ibcq || qp->ibqp.recv_cq == ibcq) &&
+		if ((!ibcq || qp->ibqp.send_cq == ibcq || qp->ibqp.recv_cq == ibcq) &&
 		    refcount_inc_not_zero(&qp->ref))
 			break;
 	}
 	rcu_read_unlock();
 	return qp;
-}
-
-/**
- * sroce_qp_sync_cq() - let every QP completing to @ibcq catch up with its
- *	rings
- * @ibcq: the CQ
- *
- * Flushes the worker of each QP whose send or receive CQ is @ibcq, so
- * completions of work posted (and doorbelled) before the call are in the
- * CQ when it returns. resize_cq uses it to judge how many CQEs are really
- * outstanding. (The GSI QP is not in the QPN table: its CQs are ib_mad's,
- * which never resizes them.)
- *
- * Context: process, may sleep.
- */
-void sroce_qp_sync_cq(struct ib_cq *ibcq)
-{
-	unsigned long index = 0;
-	struct sroce_qp *qp;
-
-	while ((qp = sroce_qp_next_of_cq(ibcq, &index))) {
-		flush_work(&qp->work);
-		sroce_qp_put(qp);
-		index++;
-	}
-}
-
-void sroce_qp_sched(struct sroce_qp *qp)
-{
-	queue_work(sroce_wq, &qp->work);
 }
 
 /* Raise an affiliated asynchronous event of @qp. */
@@ -151,11 +123,18 @@ void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type type)
 		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
 }
 
-/* Move to ERR from any context that holds no QP lock; the worker flushes. */
-void sroce_qp_error(struct sroce_qp *qp)
+/**
+ * sroce_qp_set_error() - move the QP to ERR and raise IB_EVENT_QP_FATAL
+ * @qp: the QP, its transport running here (qp->lock held)
+ *
+ * The scheduler flushes the QP's work requests when the round ends.
+ */
+void sroce_qp_set_error(struct sroce_qp *qp)
 {
 	unsigned long flags;
 	bool changed;
+
+	lockdep_assert_held(&qp->lock);
 
 	spin_lock_irqsave(&qp->state_lock, flags);
 	changed = qp->state != IB_QPS_ERR && qp->state != IB_QPS_RESET;
@@ -164,220 +143,8 @@ void sroce_qp_error(struct sroce_qp *qp)
 		qp->attr.qp_state = IB_QPS_ERR;
 	}
 	spin_unlock_irqrestore(&qp->state_lock, flags);
-	if (changed) {
+	if (changed)
 		sroce_qp_event(qp, IB_EVENT_QP_FATAL);
-		sroce_qp_sched(qp);
-	}
-}
-
-static void sroce_retrans_timer(struct timer_list *t)
-{
-	struct sroce_qp *qp = from_timer(qp, t, retrans_timer);
-
-	set_bit(SROCE_QP_EV_TIMEOUT, &qp->events);
-	sroce_qp_sched(qp);
-}
-
-static void sroce_rnr_timer(struct timer_list *t)
-{
-	struct sroce_qp *qp = from_timer(qp, t, rnr_timer);
-
-	set_bit(SROCE_QP_EV_RNR_DONE, &qp->events);
-	sroce_qp_sched(qp);
-}
-
-/**
- * sroce_qp_drain_rx() - hand the queued received packets to @rx, in order
- * @qp: the QP
- * @rx: the transport's receive handler
- *
- * At most 256 packets per call; the caller reschedules if more are left.
- */
-void sroce_qp_drain_rx(struct sroce_qp *qp,
-		       void (*rx)(struct sroce_qp *qp, struct sk_buff *skb,
-				  const struct sroce_pkt_hdr *hdr))
-{
-	struct sroce_pkt_hdr hdr;
-	struct sk_buff *skb;
-	int budget = 256;
-
-	lockdep_assert_held(&qp->lock);
-
-	while (budget-- && (skb = skb_dequeue(&qp->rxq))) {
-		sroce_stat_inc(qp->sdev, SROCE_STAT_RX_PKTS);
-		/* parsed and checked on arrival; parse again for the fields */
-		if (!sroce_pkt_parse(skb->data + sizeof(struct udphdr),
-				     skb->len - sizeof(struct udphdr), &hdr))
-			rx(qp, skb, &hdr);
-		kfree_skb(skb);
-	}
-}
-
-static void sroce_rc_rx(struct sroce_qp *qp, struct sk_buff *skb,
-			const struct sroce_pkt_hdr *hdr)
-{
-	const u8 *iph = skb_network_header(skb);
-
-	/* qp->path changes under qp->lock (modify_qp): check it here */
-	if (!sroce_qp_peer_ok(qp, iph, (iph[0] >> 4) == 6)) {
-		atomic64_inc(&sroce_rx_drops[SROCE_DROP_HDR]);
-		return;
-	}
-	if (hdr->info->flags & (SROCE_OPF_RESP | SROCE_OPF_ACK))
-		sroce_completer_rx(qp, skb, hdr);
-	else
-		sroce_responder_rx(qp, skb, hdr);
-}
-
-/**
- * sroce_qp_process() - the QP's transport: receive, timers, send
- * @qp: the QP
- * @budget: request packets the requester may send in this run
- *
- * Drains qp->rxq in arrival order (responder and completer), handles the
- * timer events, then lets the requester send within the windows.
- */
-static void sroce_qp_process(struct sroce_qp *qp, int budget)
-{
-	lockdep_assert_held(&qp->lock);
-
-	sroce_qp_drain_rx(qp, sroce_rc_rx);
-	sroce_responder_flush_acks(qp);
-	if (test_and_clear_bit(SROCE_QP_EV_TIMEOUT, &qp->events))
-		sroce_completer_timeout(qp);
-	if (test_and_clear_bit(SROCE_QP_EV_RNR_DONE, &qp->events))
-		sroce_completer_rnr_done(qp);
-
-	switch (READ_ONCE(qp->state)) {
-	case IB_QPS_RTS:
-		sroce_responder_send_reads(qp);
-		sroce_requester(qp, budget);
-		break;
-	case IB_QPS_SQD:
-		sroce_responder_send_reads(qp);
-		sroce_requester(qp, budget);
-		/* drained: every message started before SQD is acknowledged */
-		if (!qp->sq_drained_sent && !sroce_req_busy(&qp->req)) {
-			qp->sq_drained_sent = true;
-			sroce_qp_event(qp, IB_EVENT_SQ_DRAINED);
-		}
-		break;
-	case IB_QPS_RTR:
-		sroce_responder_send_reads(qp);
-		break;
-	case IB_QPS_ERR:
-		sroce_flush(qp);
-		break;
-	default:
-		break;
-	}
-}
-
-/* Request packets per run: the work item may send more than a softirq. */
-#define SROCE_WORK_BUDGET	64
-#define SROCE_KICK_BUDGET	32
-
-unsigned int sroce_sq_poll_us;	/* off: see Documentation/transport.rst */
-module_param_named(sq_poll_us, sroce_sq_poll_us, uint, 0644);
-MODULE_PARM_DESC(sq_poll_us,
-		 "microseconds a streaming QP waits for the next post before asking for a doorbell (0: always ask)");
-
-/* Arm the polling grace's end: the transport runs again then. */
-static void sroce_qp_arm_poll(struct sroce_qp *qp, u64 until)
-{
-	u64 now = ktime_get_ns();
-
-	hrtimer_start(&qp->poll_timer, ns_to_ktime(until > now ? until - now : 0),
-		      HRTIMER_MODE_REL_SOFT);
-}
-
-static enum hrtimer_restart sroce_poll_timer(struct hrtimer *t)
-{
-	struct sroce_qp *qp = container_of(t, struct sroce_qp, poll_timer);
-
-	sroce_qp_kick(qp);
-	return HRTIMER_NORESTART;
-}
-
-/* Rounds one context runs a QP for others before handing it to the worker */
-#define SROCE_KICK_ROUNDS	8
-
-/**
- * sroce_qp_run_unlock() - run the transport, drop the lock, follow up
- * @qp: the QP, its lock held
- * @budget: request packets per round
- *
- * A context that found the lock taken (sroce_qp_kick()) leaves
- * SROCE_QP_EV_KICK set and returns: the holder runs another round for it
- * here, up to SROCE_KICK_ROUNDS, then hands the QP to the work item. A
- * round that leaves received packets queued (past the receive budget) also
- * ends in the work item, so no context holds the QP for long.
- */
-static void sroce_qp_run_unlock(struct sroce_qp *qp, int budget)
-	__releases(&qp->lock)
-{
-	int rounds = SROCE_KICK_ROUNDS;
-	bool poll;
-	u64 until;
-
-	for (;;) {
-		lockdep_assert_held(&qp->lock);
-		/* ordered: what a kicker queued before setting the bit is seen */
-		test_and_clear_bit(SROCE_QP_EV_KICK, &qp->events);
-		sroce_qp_process(qp, budget);
-		poll = qp->req.want_poll;
-		qp->req.want_poll = false;
-		until = qp->req.poll_until;
-		spin_unlock_bh(&qp->lock);
-		if (poll)
-			sroce_qp_arm_poll(qp, until);
-		/* pairs with sroce_qp_kick(): it sees the lock free or we see the bit */
-		smp_mb();
-		if (!test_bit(SROCE_QP_EV_KICK, &qp->events)) {
-			/* left over past the receive budget, nobody kicked: go on later */
-			if (!skb_queue_empty(&qp->rxq))
-				sroce_qp_sched(qp);
-			return;
-		}
-		if (!--rounds) {
-			sroce_qp_sched(qp);
-			return;
-		}
-		/* taken meanwhile: that context clears the bit and runs the round */
-		if (!spin_trylock_bh(&qp->lock))
-			return;
-	}
-}
-
-static void sroce_qp_work(struct work_struct *w)
-{
-	struct sroce_qp *qp = container_of(w, struct sroce_qp, work);
-
-	spin_lock_bh(&qp->lock);
-	sroce_qp_run_unlock(qp, SROCE_WORK_BUDGET);
-}
-
-/**
- * sroce_qp_kick() - run the QP's transport here if nobody else is
- * @qp: the QP (a reference held by the caller)
- *
- * Softirq (a packet was queued to qp->rxq) or process context (doorbell).
- * When another context holds the lock, the kick is left for it as
- * SROCE_QP_EV_KICK: the holder runs another round before it lets go, so
- * neither a work item wakeup nor spinning is needed.
- */
-void sroce_qp_kick(struct sroce_qp *qp)
-{
-	/* UD and GSI QPs run in their work item only (sroce_ud_work()) */
-	if (qp->ibqp.qp_type != IB_QPT_RC && qp->ibqp.qp_type != IB_QPT_UC) {
-		sroce_qp_sched(qp);
-		return;
-	}
-	set_bit(SROCE_QP_EV_KICK, &qp->events);
-	/* pairs with sroce_qp_run_unlock() and sroce_modify_qp() */
-	smp_mb__after_atomic();
-	if (spin_trylock_bh(&qp->lock))
-		sroce_qp_run_unlock(qp, SROCE_KICK_BUDGET);
 }
 
 /* ---- create / destroy ------------------------------------------------ */
@@ -419,8 +186,8 @@ static int sroce_qp_check_init(struct sroce_dev *sdev, struct ib_qp_init_attr *i
 int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		    struct ib_udata *udata)
 {
-	struct sroce_dev *sdev = to_sdev(ibqp->device);
-	struct sroce_qp *qp = to_sqp(ibqp);
+	struct sroce_dev *sdev = sroce_to_dev(ibqp->device);
+	struct sroce_qp *qp = sroce_to_qp(ibqp);
 	struct sroce_create_qp_resp resp = {};
 	struct ib_qp_cap *cap = &init->cap;
 	u32 qpn, ssge, rsge;
@@ -450,7 +217,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 			      rsge * sizeof(struct sroce_sge), 16);
 	if (init->srq) {
 		/* an RQ of one entry nobody posts to; receives come from the SRQ */
-		qp->srq = to_ssrq(init->srq);
+		qp->srq = sroce_to_srq(init->srq);
 		qp->rq_entries = 1;
 		qp->rq_stride = qp->srq->stride;
 		rsge = qp->srq->max_sge;
@@ -490,13 +257,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->attr.path_mtu = IB_MTU_1024;
 	qp->mtu = 1024;
 	spin_lock_init(&qp->kpost_lock);
-	INIT_WORK(&qp->work, init->qp_type == IB_QPT_RC || init->qp_type == IB_QPT_UC ?
-		  sroce_qp_work : sroce_ud_work);
-	skb_queue_head_init(&qp->rxq);
-	timer_setup(&qp->retrans_timer, sroce_retrans_timer, 0);
-	timer_setup(&qp->rnr_timer, sroce_rnr_timer, 0);
-	hrtimer_init(&qp->poll_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
-	qp->poll_timer.function = sroce_poll_timer;
+	sroce_sched_init_qp(qp, init->qp_type);
 	refcount_set(&qp->ref, 1);
 	init_completion(&qp->freed);
 	/* the first post must ring the doorbell */
@@ -564,7 +325,7 @@ err_dec_count:
 
 int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 {
-	struct sroce_qp *qp = to_sqp(ibqp);
+	struct sroce_qp *qp = sroce_to_qp(ibqp);
 
 	spin_lock_irq(&qp->state_lock);
 	qp->state = IB_QPS_RESET;
@@ -583,17 +344,7 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	sroce_qp_put(qp);
 	wait_for_completion(&qp->freed);
 
-	timer_shutdown_sync(&qp->retrans_timer);
-	timer_shutdown_sync(&qp->rnr_timer);
-	/*
-	 * The poll timer and the work item may start each other; in RESET
-	 * neither does any more, so one more round stops both for good.
-	 */
-	hrtimer_cancel(&qp->poll_timer);
-	cancel_work_sync(&qp->work);
-	hrtimer_cancel(&qp->poll_timer);
-	cancel_work_sync(&qp->work);
-	skb_queue_purge(&qp->rxq);
+	sroce_sched_stop_qp(qp);
 	sroce_responder_release(qp);
 
 	dst_cache_destroy(&qp->dst_cache);
@@ -708,7 +459,7 @@ static void sroce_qp_reset_transport(struct sroce_qp *qp)
 int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		    struct ib_udata *udata)
 {
-	struct sroce_qp *qp = to_sqp(ibqp);
+	struct sroce_qp *qp = sroce_to_qp(ibqp);
 	enum ib_qp_state cur, next;
 	bool may_priv_qkey;
 	int err;
@@ -821,7 +572,7 @@ out_unlock:
 int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		   struct ib_qp_init_attr *init)
 {
-	struct sroce_qp *qp = to_sqp(ibqp);
+	struct sroce_qp *qp = sroce_to_qp(ibqp);
 
 	spin_lock_irq(&qp->state_lock);
 	*attr = qp->attr;
@@ -844,99 +595,3 @@ int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	return 0;
 }
 
-/* ---- posting ------------------------------------------------------- */
-
-/*
- * User QPs post into the mmapped rings; a post_send that reaches the
- * kernel is the doorbell (the provider sends it with no WRs when the
- * worker asked for it with SROCE_RING_F_NEED_WAKEUP).
- */
-int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
-		    const struct ib_send_wr **bad_wr)
-{
-	struct sroce_qp *qp = to_sqp(ibqp);
-	struct sroce_ring_hdr *h = qp->sq->hdr;
-
-	if (wr && !qp->sq->mmap)
-		return sroce_kpost_send(qp, wr, bad_wr);
-	if (wr) {
-		*bad_wr = wr;
-		return -EOPNOTSUPP;
-	}
-	WRITE_ONCE(h->doorbells, READ_ONCE(h->doorbells) + 1);
-	sroce_stat_inc(qp->sdev, SROCE_STAT_DOORBELLS);
-	sroce_req_doorbell(qp);
-	sroce_qp_kick(qp);
-	return 0;
-}
-
-int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
-		    const struct ib_recv_wr **bad_wr)
-{
-	struct sroce_qp *qp = to_sqp(ibqp);
-
-	if (wr && !qp->rq->mmap)
-		return sroce_kpost_recv(qp, wr, bad_wr);
-	if (wr) {
-		*bad_wr = wr;
-		return -EOPNOTSUPP;
-	}
-	/* a doorbell on the RQ: only needed to flush posts made in ERR */
-	sroce_qp_kick(qp);
-	return 0;
-}
-
-/* ---- debugfs: /sys/kernel/debug/sroce/qps ------------------------- */
-
-static struct dentry *sroce_debugfs;
-
-/* One line of transport state per QP; racy snapshot, for debugging only. */
-static int sroce_qps_show(struct seq_file *m, void *v)
-{
-	struct sroce_qp *qp;
-	unsigned long qpn;
-
-	rcu_read_lock();
-	xa_for_each(&sroce_qp_xa, qpn, qp) {
-		const struct sroce_req *rq = &qp->req;
-
-		seq_printf(m, "%s qpn %lu state %d psn %u una %u send %u/%u comp %u started %u fetched %u prod %u flags %#x rd %u rdgap %d rnr %d retry %d left %u | epsn %u msn %u ackp %d reads %u nakd %d | rxq %u work %d timer %d ev %#lx\n",
-			   dev_name(&qp->sdev->ib_dev.dev), qpn, READ_ONCE(qp->state),
-			   rq->psn, rq->una_psn, rq->send_idx, rq->send_off,
-			   rq->comp_idx, rq->started, rq->fetched,
-			   qp->sq ? READ_ONCE(qp->sq->hdr->producer) : 0,
-			   qp->sq ? READ_ONCE(qp->sq->hdr->flags) : 0,
-			   rq->rd_outstanding, rq->rd_gap, rq->rnr_wait, rq->need_retry,
-			   rq->retry_left, qp->resp.psn, qp->resp.msn, qp->resp.ack_pending,
-			   qp->resp.rd_tail - qp->resp.rd_head, qp->resp.nak_deferred,
-			   skb_queue_len(&qp->rxq), work_pending(&qp->work),
-			   timer_pending(&qp->retrans_timer), READ_ONCE(qp->events));
-	}
-	rcu_read_unlock();
-	return 0;
-}
-DEFINE_SHOW_ATTRIBUTE(sroce_qps);
-
-int sroce_qp_init_module(void)
-{
-	/*
-	 * Per-CPU, not unbound: a QP's work item runs on the CPU that queued
-	 * it, so a burst that a system call or softirq started and the work
-	 * item continues enters the network stack from one CPU. Over veth
-	 * and lo each CPU has its own receive backlog: two CPUs sending one
-	 * QP's packets reorder them, which RC pays for with NAKs and resends
-	 * and UC with lost messages.
-	 */
-	sroce_wq = alloc_workqueue("sroce", WQ_HIGHPRI, 0);
-	if (!sroce_wq)
-		return -ENOMEM;
-	sroce_debugfs = debugfs_create_dir("sroce", NULL);
-	debugfs_create_file("qps", 0400, sroce_debugfs, NULL, &sroce_qps_fops);
-	return 0;
-}
-
-void sroce_qp_exit_module(void)
-{
-	debugfs_remove_recursive(sroce_debugfs);
-	destroy_workqueue(sroce_wq);
-}

@@ -4,12 +4,10 @@
  *
  * The requester, the responder and the completer of a QP run under
  * qp->lock (a BH-disabling spinlock), in whichever context has something
- * for them: the softirq that received a packet, the system call that rang
- * the doorbell, or the QP's work item on sroce_wq. Received packets are
- * queued to qp->rxq first; whoever gets the lock drains the queue in
- * order, and whoever cannot get it schedules the work item, which takes
- * the lock and finds the packets (sroce_qp_kick()). Timers only schedule
- * the work.
+ * for them (sched.c): the softirq that received a packet, the system call
+ * that rang the doorbell, or the QP's work item on sroce_wq. Received
+ * packets are queued to qp->rxq first; whoever gets the lock drains the
+ * queue in order (sroce_qp_kick()). Timers only schedule the work.
  */
 #ifndef SROCE_QP_H
 #define SROCE_QP_H
@@ -50,6 +48,7 @@ enum {
 	SROCE_QP_EV_TIMEOUT,
 	SROCE_QP_EV_RNR_DONE,
 	SROCE_QP_EV_KICK,	/* work arrived while another context ran the QP */
+	SROCE_QP_EV_YIELD,	/* a role left work for another round */
 };
 
 /* Where the QP's packets go: resolved at RTR from the address vector. */
@@ -87,7 +86,7 @@ struct sroce_ah {
 	struct sroce_ah_info *info;
 };
 
-static inline struct sroce_ah *to_sah(struct ib_ah *ibah)
+static inline struct sroce_ah *sroce_to_ah(struct ib_ah *ibah)
 {
 	return container_of(ibah, struct sroce_ah, ibah);
 }
@@ -216,7 +215,7 @@ struct sroce_qp {
 	struct list_head gsi_node;	/* GSI QP: on the GSI list (ud.c) */
 };
 
-static inline struct sroce_qp *to_sqp(struct ib_qp *ibqp)
+static inline struct sroce_qp *sroce_to_qp(struct ib_qp *ibqp)
 {
 	return container_of(ibqp, struct sroce_qp, ibqp);
 }
@@ -233,13 +232,13 @@ static inline struct sroce_swqe *sroce_swqe(struct sroce_qp *qp, u32 idx)
 	return &qp->swqe[idx & (qp->sq_entries - 1)];
 }
 
-/* Has the requester sent anything that is not completed yet? */
 /* UC: connected like RC, but nothing is acknowledged or resent */
 static inline bool sroce_qp_is_uc(const struct sroce_qp *qp)
 {
 	return qp->ibqp.qp_type == IB_QPT_UC;
 }
 
+/* Has the requester sent anything that is not completed yet? */
 static inline bool sroce_req_busy(const struct sroce_req *req)
 {
 	return req->comp_idx != req->started;
@@ -256,22 +255,47 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		   struct ib_qp_init_attr *init);
 int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
-int sroce_qp_init_module(void);
-void sroce_qp_exit_module(void);
-int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
-		    const struct ib_send_wr **bad_wr);
-int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
-		    const struct ib_recv_wr **bad_wr);
 struct sroce_qp *sroce_qp_get_net(struct net *net, u32 qpn);
+struct sroce_qp *sroce_qp_next(struct ib_cq *ibcq, unsigned long *index);
 bool sroce_qp_peer_ok(struct sroce_qp *qp, const u8 *iph, bool v6);
 void sroce_qp_put(struct sroce_qp *qp);
-void sroce_qp_error(struct sroce_qp *qp);
+void sroce_qp_set_error(struct sroce_qp *qp);
 void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type type);
+
+/**
+ * sroce_qp_yield() - ask the scheduler for another round of this QP
+ * @qp: the QP, its transport running here
+ *
+ * A role that stops at a budget with work left calls it; the scheduler
+ * queues the QP's work item when the round ends.
+ */
+static inline void sroce_qp_yield(struct sroce_qp *qp)
+{
+	lockdep_assert_held(&qp->lock);
+	set_bit(SROCE_QP_EV_YIELD, &qp->events);
+}
+
+/* sched.c */
+extern struct workqueue_struct *sroce_wq;
+extern unsigned int sroce_sq_poll_us;
+int sroce_sched_init_module(void);
+void sroce_sched_exit_module(void);
+void sroce_sched_init_qp(struct sroce_qp *qp, enum ib_qp_type type);
+void sroce_sched_stop_qp(struct sroce_qp *qp);
+void sroce_sched_rx(struct sroce_qp *qp, struct sk_buff *skb);
 void sroce_qp_sched(struct sroce_qp *qp);
 void sroce_qp_kick(struct sroce_qp *qp);
 void sroce_qp_drain_rx(struct sroce_qp *qp,
 		       void (*rx)(struct sroce_qp *qp, struct sk_buff *skb,
 				  const struct sroce_pkt_hdr *hdr));
+int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		    const struct ib_send_wr **bad_wr);
+int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		    const struct ib_recv_wr **bad_wr);
+
+/* debugfs.c */
+void sroce_debugfs_init(void);
+void sroce_debugfs_exit(void);
 
 /* kpost.c */
 int sroce_kpost_send(struct sroce_qp *qp, const struct ib_send_wr *wr,
@@ -287,9 +311,11 @@ bool sroce_ah_path(struct sroce_dev *sdev, struct ib_pd *pd, u32 id,
 
 /* ud.c */
 #define SROCE_GSI_QPN		1
-void sroce_ud_work(struct work_struct *w);
-int sroce_ud_rcv(struct net *net, struct sk_buff *skb,
-		 const struct sroce_pkt_hdr *hdr, const u8 *iph, bool v6);
+struct sroce_qp *sroce_ud_accept(struct net *net, struct sk_buff *skb,
+				  const struct sroce_pkt_hdr *hdr, const u8 *iph, bool v6);
+void sroce_ud_rx(struct sroce_qp *qp, struct sk_buff *skb,
+		 const struct sroce_pkt_hdr *hdr);
+void sroce_ud_send(struct sroce_qp *qp);
 int sroce_gsi_add(struct sroce_qp *qp);
 void sroce_gsi_del(struct sroce_qp *qp);
 

@@ -36,7 +36,7 @@ struct sroce_mmap_entry {
 	void *buf;
 };
 
-static struct sroce_mmap_entry *to_smmap(struct rdma_user_mmap_entry *e)
+static struct sroce_mmap_entry *sroce_to_mmap(struct rdma_user_mmap_entry *e)
 {
 	return container_of(e, struct sroce_mmap_entry, rdma);
 }
@@ -197,7 +197,7 @@ int sroce_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
 	e = rdma_user_mmap_entry_get(ibuc, vma);
 	if (!e)
 		return -EINVAL;
-	buf = to_smmap(e)->buf;
+	buf = sroce_to_mmap(e)->buf;
 	for (off = 0; off < vma->vm_end - vma->vm_start && !err; off += PAGE_SIZE)
 		err = vm_insert_page(vma, vma->vm_start + off, vmalloc_to_page(buf + off));
 	if (!err)
@@ -213,7 +213,7 @@ int sroce_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
  */
 void sroce_mmap_free(struct rdma_user_mmap_entry *rdma_entry)
 {
-	struct sroce_mmap_entry *me = to_smmap(rdma_entry);
+	struct sroce_mmap_entry *me = sroce_to_mmap(rdma_entry);
 
 	vfree(me->buf);
 	kfree(me);

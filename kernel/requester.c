@@ -296,6 +296,8 @@ void sroce_req_arm_timer(struct sroce_qp *qp)
 {
 	u64 ns = sroce_local_ack_timeout_ns(qp->attr.timeout);
 
+	lockdep_assert_held(&qp->lock);
+
 	if (!ns || !sroce_req_busy(&qp->req) || sroce_qp_is_uc(qp))
 		return;
 	ns <<= qp->req.backoff;
@@ -358,6 +360,8 @@ void sroce_req_complete(struct sroce_qp *qp, u32 idx, enum ib_wc_status status)
 	struct sroce_swqe *sw = sroce_swqe(qp, idx);
 	struct sroce_cqe cqe = {};
 
+	lockdep_assert_held(&qp->lock);
+
 	if (status == IB_WC_SUCCESS && !qp->sig_all &&
 	    !(wqe->send_flags & SROCE_SEND_SIGNALED))
 		return;
@@ -389,8 +393,8 @@ void sroce_req_complete(struct sroce_qp *qp, u32 idx, enum ib_wc_status status)
 		cqe.opcode = IB_UVERBS_WC_SEND;
 		break;
 	}
-	if (sroce_cq_post(to_scq(qp->ibqp.send_cq), &cqe, false))
-		sroce_qp_error(qp);
+	if (sroce_cq_post(sroce_to_cq(qp->ibqp.send_cq), &cqe, false))
+		sroce_qp_set_error(qp);
 }
 
 /**
@@ -528,7 +532,7 @@ static void sroce_req_fail_head(struct sroce_qp *qp, enum ib_wc_status status)
 	if (req->comp_idx != req->send_idx)
 		return;		/* earlier entries first: the completer re-runs us */
 	sroce_req_retire(qp, status);
-	sroce_qp_error(qp);
+	sroce_qp_set_error(qp);
 }
 
 /**
@@ -560,7 +564,7 @@ void sroce_requester(struct sroce_qp *qp, int budget)
 	WRITE_ONCE(h->flags, 0);
 	while (budget--) {
 		if (req->send_idx == req->fetched && sroce_req_fetch(qp)) {
-			sroce_qp_error(qp);
+			sroce_qp_set_error(qp);
 			return;
 		}
 		if (req->send_idx == req->fetched) {
@@ -614,11 +618,11 @@ void sroce_requester(struct sroce_qp *qp, int budget)
 		}
 		if (sroce_req_send_one(qp)) {
 			sroce_req_fail_head(qp, IB_WC_LOC_PROT_ERR);
-			sroce_qp_error(qp);
+			sroce_qp_set_error(qp);
 			return;
 		}
 	}
-	sroce_qp_sched(qp);	/* more to send: yield, come back */
+	sroce_qp_yield(qp);	/* more to send: come back in another round */
 }
 
 /**
@@ -635,6 +639,8 @@ void sroce_flush(struct sroce_qp *qp)
 	struct sroce_recv_wqe rqe;
 	u32 prod;
 	int n;
+
+	lockdep_assert_held(&qp->lock);
 
 	timer_delete(&qp->retrans_timer);
 	prod = smp_load_acquire(&qp->sq->hdr->producer);
@@ -669,7 +675,7 @@ void sroce_flush(struct sroce_qp *qp)
 		cqe.opcode = IB_WC_RECV;
 		cqe.qp_num = qp->ibqp.qp_num;
 		sroce_queue_consumed(qp->rq, 1);
-		if (sroce_cq_post(to_scq(qp->ibqp.recv_cq), &cqe, false))
+		if (sroce_cq_post(sroce_to_cq(qp->ibqp.recv_cq), &cqe, false))
 			break;
 	}
 	/* a buffer taken out of the SRQ is the QP's to complete */
@@ -680,7 +686,7 @@ void sroce_flush(struct sroce_qp *qp)
 		cqe.status = IB_WC_WR_FLUSH_ERR;
 		cqe.opcode = IB_WC_RECV;
 		cqe.qp_num = qp->ibqp.qp_num;
-		sroce_cq_post(to_scq(qp->ibqp.recv_cq), &cqe, false);
+		sroce_cq_post(sroce_to_cq(qp->ibqp.recv_cq), &cqe, false);
 	}
 	qp->resp.rqe_valid = false;
 	/* IBTA: an SRQ's QP in ERR takes nothing more from it */

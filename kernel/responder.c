@@ -24,6 +24,8 @@ int sroce_send_ack(struct sroce_qp *qp, u8 syndrome, u32 psn)
 	struct sroce_pkt_hdr hdr = {};
 	struct sk_buff *skb;
 
+	lockdep_assert_held(&qp->lock);
+
 	hdr.bth.opcode = SROCE_OP_RC_ACKNOWLEDGE;
 	hdr.bth.pkey = 0xffff;
 	hdr.bth.dqpn = qp->attr.dest_qp_num;
@@ -94,7 +96,7 @@ static void sroce_resp_fatal(struct sroce_qp *qp, enum sroce_nak_code code)
 		return;
 	}
 	sroce_nak(qp, code);
-	sroce_qp_error(qp);
+	sroce_qp_set_error(qp);
 }
 
 /*
@@ -209,7 +211,7 @@ void sroce_responder_send_reads(struct sroce_qp *qp)
 		}
 	}
 	if (sroce_reads_queued(resp))
-		sroce_qp_sched(qp);
+		sroce_qp_yield(qp);
 	else
 		sroce_responder_flush_acks(qp);	/* what waited behind them */
 }
@@ -286,7 +288,7 @@ static int sroce_resp_complete_recv(struct sroce_qp *qp, const struct sroce_pkt_
 	}
 	qp->resp.rqe_valid = false;
 	sroce_recv_done(qp);
-	return sroce_cq_post(to_scq(qp->ibqp.recv_cq), &cqe, hdr->bth.se);
+	return sroce_cq_post(sroce_to_cq(qp->ibqp.recv_cq), &cqe, hdr->bth.se);
 }
 
 /* Opcode sequence check (IBTA 9.8.3): what may follow what. */
@@ -335,7 +337,7 @@ static int sroce_resp_send(struct sroce_qp *qp, struct sk_buff *skb,
 	}
 	resp->msn++;
 	if (sroce_resp_complete_recv(qp, hdr, IB_WC_SUCCESS, resp->recv_off))
-		sroce_qp_error(qp);
+		sroce_qp_set_error(qp);
 	return 0;
 }
 
@@ -395,7 +397,7 @@ static int sroce_resp_write(struct sroce_qp *qp, struct sk_buff *skb,
 		resp->msn++;
 		if ((flags & SROCE_OPF_IMMDT) &&
 		    sroce_resp_complete_recv(qp, hdr, IB_WC_SUCCESS, resp->wlen))
-			sroce_qp_error(qp);
+			sroce_qp_set_error(qp);
 	}
 	return 0;
 
@@ -663,6 +665,8 @@ invalid:
 /* Forget responder state (RESET/INIT). */
 void sroce_responder_reset(struct sroce_qp *qp)
 {
+	lockdep_assert_held(&qp->lock);
+
 	sroce_responder_release(qp);
 	memset(&qp->resp, 0, offsetof(struct sroce_resp, rqe));
 }

@@ -100,7 +100,7 @@ struct sroce_ucontext {
 	struct ib_ucontext ibuc;
 };
 
-static inline struct sroce_dev *to_sdev(struct ib_device *ibdev)
+static inline struct sroce_dev *sroce_to_dev(struct ib_device *ibdev)
 {
 	return container_of(ibdev, struct sroce_dev, ib_dev);
 }
@@ -129,7 +129,7 @@ struct sroce_cq {
 	bool user;
 };
 
-static inline struct sroce_cq *to_scq(struct ib_cq *ibcq)
+static inline struct sroce_cq *sroce_to_cq(struct ib_cq *ibcq)
 {
 	return container_of(ibcq, struct sroce_cq, ibcq);
 }
@@ -201,7 +201,7 @@ struct sroce_mr {
 
 #define SROCE_MAX_FR_PAGES	512	/* max_fast_reg_page_list_len */
 
-static inline struct sroce_mr *to_smr(struct ib_mr *ibmr)
+static inline struct sroce_mr *sroce_to_mr(struct ib_mr *ibmr)
 {
 	return container_of(ibmr, struct sroce_mr, ibmr);
 }

@@ -26,8 +26,8 @@ static u32 sroce_srq_stride(u32 max_sge)
 int sroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		     struct ib_udata *udata)
 {
-	struct sroce_dev *sdev = to_sdev(ibsrq->device);
-	struct sroce_srq *srq = to_ssrq(ibsrq);
+	struct sroce_dev *sdev = sroce_to_dev(ibsrq->device);
+	struct sroce_srq *srq = sroce_to_srq(ibsrq);
 	struct sroce_create_srq_resp resp = {};
 	struct ib_srq_attr *attr = &init->attr;
 	u32 sge, n;
@@ -87,7 +87,7 @@ err_dec_count:
 int sroce_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 		     enum ib_srq_attr_mask mask, struct ib_udata *udata)
 {
-	struct sroce_srq *srq = to_ssrq(ibsrq);
+	struct sroce_srq *srq = sroce_to_srq(ibsrq);
 
 	if (mask & ~(IB_SRQ_MAX_WR | IB_SRQ_LIMIT))
 		return -EINVAL;
@@ -105,7 +105,7 @@ int sroce_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 
 int sroce_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
 {
-	struct sroce_srq *srq = to_ssrq(ibsrq);
+	struct sroce_srq *srq = sroce_to_srq(ibsrq);
 
 	attr->max_wr = srq->rq->num_entries;
 	attr->max_sge = srq->max_sge;
@@ -115,12 +115,12 @@ int sroce_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
 
 int sroce_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 {
-	struct sroce_srq *srq = to_ssrq(ibsrq);
+	struct sroce_srq *srq = sroce_to_srq(ibsrq);
 
 	/* the core destroys the SRQ's QPs first (usecnt) */
 	sroce_queue_destroy(srq->rq);
 	srq->rq = NULL;
-	atomic_dec(&to_sdev(ibsrq->device)->srq_count);
+	atomic_dec(&sroce_to_dev(ibsrq->device)->srq_count);
 	return 0;
 }
 
@@ -136,7 +136,7 @@ int sroce_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 int sroce_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 			const struct ib_recv_wr **bad_wr)
 {
-	struct sroce_srq *srq = to_ssrq(ibsrq);
+	struct sroce_srq *srq = sroce_to_srq(ibsrq);
 	struct sroce_queue *q = srq->rq;
 	struct sroce_recv_wqe *w;
 	unsigned long flags;

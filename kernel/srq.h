@@ -36,7 +36,7 @@ struct sroce_srq {
 	u32 limit;
 };
 
-static inline struct sroce_srq *to_ssrq(struct ib_srq *ibsrq)
+static inline struct sroce_srq *sroce_to_srq(struct ib_srq *ibsrq)
 {
 	return container_of(ibsrq, struct sroce_srq, ibsrq);
 }

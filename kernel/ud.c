@@ -9,7 +9,7 @@
  * the network stack.
  *
  * UD and GSI QPs use the same rings, shadow SQ and worker plumbing as RC
- * (qp.c), with their own work function, sroce_ud_work(). A UD QP has no
+ * (sched.c), with their own work function, sroce_ud_work(). A UD QP has no
  * fixed path: before building each packet the worker loads the WQE's AH
  * path into qp->path, which only the worker reads for a UD QP.
  *
@@ -125,34 +125,28 @@ static struct sroce_qp *sroce_gsi_get(struct net *net, struct sk_buff *skb,
 	return found;
 }
 
-static int sroce_ud_drop(struct sk_buff *skb, enum sroce_drop why)
-{
-	atomic64_inc(&sroce_rx_drops[why]);
-	kfree_skb(skb);
-	return 0;
-}
-
 /**
- * sroce_ud_rcv() - a UD packet arrived (net.c, after the ICRC and header
- *	checks)
+ * sroce_ud_accept() - find and check the QP a UD packet is for
  * @net: namespace of the receiving socket
- * @skb: the datagram, data at the UDP header
+ * @skb: the datagram, data at the UDP header (after the ICRC and header
+ *	checks in net.c)
  * @hdr: its parsed transport header (a UD opcode)
  * @iph: its IP header
  * @v6: @iph is IPv6
  *
- * Finds the destination UD or GSI QP, checks the P_Key, the Q_Key and the
- * length (at most 4096 bytes, the largest MTU) and queues the packet to the
- * QP's worker. Failures are counted and the packet dropped.
+ * Finds the destination UD or GSI QP and checks the P_Key, the Q_Key, the
+ * length (at most 4096 bytes, the largest MTU) and the QP's backlog. A
+ * failure is counted and the packet dropped.
  *
- * Context: softirq. Return: 0, the skb is consumed.
+ * Context: softirq. Return: the QP with a reference (the caller queues
+ * @skb to it), or NULL when @skb was dropped.
  */
-int sroce_ud_rcv(struct net *net, struct sk_buff *skb,
-		 const struct sroce_pkt_hdr *hdr, const u8 *iph, bool v6)
+struct sroce_qp *sroce_ud_accept(struct net *net, struct sk_buff *skb,
+				  const struct sroce_pkt_hdr *hdr, const u8 *iph, bool v6)
 {
+	enum sroce_drop why = SROCE_DROP_MAX;
 	u32 dqpn = hdr->bth.dqpn;
 	struct sroce_qp *qp;
-	enum sroce_drop why;
 
 	if (dqpn == SROCE_GSI_QPN)
 		qp = sroce_gsi_get(net, skb, iph, v6);
@@ -161,9 +155,8 @@ int sroce_ud_rcv(struct net *net, struct sk_buff *skb,
 	else
 		qp = NULL;
 	if (!qp)
-		return sroce_ud_drop(skb, SROCE_DROP_NO_QP);
-
-	if (qp->ibqp.qp_type != IB_QPT_UD && qp->ibqp.qp_type != IB_QPT_GSI)
+		why = SROCE_DROP_NO_QP;
+	else if (qp->ibqp.qp_type != IB_QPT_UD && qp->ibqp.qp_type != IB_QPT_GSI)
 		why = SROCE_DROP_HDR;
 	else if (hdr->payload_len > SROCE_UD_MAX_PAYLOAD)
 		why = SROCE_DROP_LEN;
@@ -173,16 +166,13 @@ int sroce_ud_rcv(struct net *net, struct sk_buff *skb,
 		why = SROCE_DROP_QKEY;
 	else if (skb_queue_len(&qp->rxq) >= SROCE_UD_RXQ_MAX)
 		why = SROCE_DROP_NO_RQE;
-	else
-		why = SROCE_DROP_MAX;
-	if (why != SROCE_DROP_MAX) {
+	if (why == SROCE_DROP_MAX)
+		return qp;
+	if (qp)
 		sroce_qp_put(qp);
-		return sroce_ud_drop(skb, why);
-	}
-	skb_queue_tail(&qp->rxq, skb);
-	sroce_qp_sched(qp);
-	sroce_qp_put(qp);
-	return 0;
+	atomic64_inc(&sroce_rx_drops[why]);
+	kfree_skb(skb);
+	return NULL;
 }
 
 /* ---- receive (worker) ------------------------------------------------ */
@@ -209,8 +199,8 @@ static void sroce_ud_complete_recv(struct sroce_qp *qp, const struct sroce_pkt_h
 	cqe.port_num = SROCE_PORT;
 	cqe.network_hdr_type = v6 ? RDMA_NETWORK_IPV6 : RDMA_NETWORK_IPV4;
 	sroce_recv_done(qp);
-	if (sroce_cq_post(to_scq(qp->ibqp.recv_cq), &cqe, hdr->bth.se))
-		sroce_qp_error(qp);
+	if (sroce_cq_post(sroce_to_cq(qp->ibqp.recv_cq), &cqe, hdr->bth.se))
+		sroce_qp_set_error(qp);
 }
 
 /**
@@ -224,7 +214,7 @@ static void sroce_ud_complete_recv(struct sroce_qp *qp, const struct sroce_pkt_h
  * to break it). A corrupt RQ (user space wrote a bad producer index or
  * entry) moves the QP to ERR.
  */
-static void sroce_ud_rx(struct sroce_qp *qp, struct sk_buff *skb,
+void sroce_ud_rx(struct sroce_qp *qp, struct sk_buff *skb,
 			const struct sroce_pkt_hdr *hdr)
 {
 	const u8 *iph = skb_network_header(skb);
@@ -234,6 +224,8 @@ static void sroce_ud_rx(struct sroce_qp *qp, struct sk_buff *skb,
 	enum ib_wc_status status = IB_WC_SUCCESS;
 	const u8 *payload;
 	int err;
+
+	lockdep_assert_held(&qp->lock);
 
 	switch (READ_ONCE(qp->state)) {
 	case IB_QPS_RTR:
@@ -255,13 +247,13 @@ static void sroce_ud_rx(struct sroce_qp *qp, struct sk_buff *skb,
 		return;
 	}
 	if (err == -EOVERFLOW) {
-		sroce_qp_error(qp);
+		sroce_qp_set_error(qp);
 		return;
 	}
 	if (err) {
 		rqe->num_sge = 0;
 		sroce_ud_complete_recv(qp, hdr, IB_WC_LOC_QP_OP_ERR, 0, v6);
-		sroce_qp_error(qp);
+		sroce_qp_set_error(qp);
 		return;
 	}
 
@@ -283,7 +275,7 @@ static void sroce_ud_rx(struct sroce_qp *qp, struct sk_buff *skb,
 		status = IB_WC_LOC_PROT_ERR;
 	sroce_ud_complete_recv(qp, hdr, status, SROCE_GRH_LEN + hdr->payload_len, v6);
 	if (status == IB_WC_LOC_PROT_ERR)
-		sroce_qp_error(qp);	/* our own buffer is bad */
+		sroce_qp_set_error(qp);	/* our own buffer is bad */
 }
 
 /* ---- send (worker) --------------------------------------------------- */
@@ -385,7 +377,7 @@ static enum ib_wc_status sroce_ud_send_one(struct sroce_qp *qp, u32 idx)
  * error and moves the QP to ERR. The doorbell protocol is the RC
  * requester's (see sroce_requester()).
  */
-static void sroce_ud_send(struct sroce_qp *qp)
+void sroce_ud_send(struct sroce_qp *qp)
 {
 	struct sroce_ring_hdr *h = qp->sq->hdr;
 	struct sroce_req *req = &qp->req;
@@ -393,11 +385,13 @@ static void sroce_ud_send(struct sroce_qp *qp)
 	int budget = 64;
 	u32 prod;
 
+	lockdep_assert_held(&qp->lock);
+
 	WRITE_ONCE(h->flags, 0);
 	while (budget--) {
 		prod = smp_load_acquire(&h->producer);
 		if (prod - req->comp_idx > qp->sq_entries) {
-			sroce_qp_error(qp);	/* hostile producer index */
+			sroce_qp_set_error(qp);	/* hostile producer index */
 			return;
 		}
 		if (prod == req->comp_idx) {
@@ -423,38 +417,9 @@ static void sroce_ud_send(struct sroce_qp *qp)
 		req->send_idx = req->comp_idx;
 		req->fetched = req->comp_idx;
 		if (status != IB_WC_SUCCESS) {
-			sroce_qp_error(qp);
+			sroce_qp_set_error(qp);
 			return;
 		}
 	}
-	sroce_qp_sched(qp);	/* more to send: yield, come back */
-}
-
-/**
- * sroce_ud_work() - the work function of UD and GSI QPs
- * @w: qp->work
- *
- * Runs on sroce_wq, under qp->lock like the RC transport; UD and GSI QPs
- * always run here (sroce_qp_kick() defers to this work item).
- */
-void sroce_ud_work(struct work_struct *w)
-{
-	struct sroce_qp *qp = container_of(w, struct sroce_qp, work);
-
-	spin_lock_bh(&qp->lock);
-	sroce_qp_drain_rx(qp, sroce_ud_rx);
-	switch (READ_ONCE(qp->state)) {
-	case IB_QPS_RTS:
-	case IB_QPS_SQD:
-		sroce_ud_send(qp);
-		break;
-	case IB_QPS_ERR:
-		sroce_flush(qp);
-		break;
-	default:
-		break;
-	}
-	spin_unlock_bh(&qp->lock);
-	if (!skb_queue_empty(&qp->rxq))
-		sroce_qp_sched(qp);
+	sroce_qp_yield(qp);	/* more to send: come back in another round */
 }

@@ -75,7 +75,7 @@ static int sroce_query_device(struct ib_device *ibdev,
 static int sroce_query_port(struct ib_device *ibdev, u32 port,
 			    struct ib_port_attr *attr)
 {
-	struct sroce_dev *sdev = to_sdev(ibdev);
+	struct sroce_dev *sdev = sroce_to_dev(ibdev);
 	int mtu;
 
 	/* the core zeroes *attr and validates @port */
@@ -205,6 +205,9 @@ static const struct attribute_group sroce_dev_attr_group = {
 
 const struct ib_device_ops sroce_dev_ops = {
 	.owner = THIS_MODULE,
+	/* out of tree: enum rdma_driver_id has no entry for us; the provider
+	 * matches the device by name (VERBS_NAME_MATCH)
+	 */
 	.driver_id = RDMA_DRIVER_UNKNOWN,
 	.uverbs_abi_ver = SROCE_UVERBS_ABI_VERSION,
 

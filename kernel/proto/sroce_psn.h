@@ -20,12 +20,6 @@ extern "C" {
 /* Half the PSN space: the largest forward distance still "after" */
 #define SROCE_PSN_HALF		0x800000u
 
-/** sroce_psn_mask() - reduce any integer to a 24-bit PSN */
-static inline u32 sroce_psn_mask(u32 psn)
-{
-	return psn & SROCE_PSN_MASK;
-}
-
 /** sroce_psn_add() - @psn advanced by @n, wrapping at 2^24 */
 static inline u32 sroce_psn_add(u32 psn, u32 n)
 {
@@ -53,30 +47,6 @@ static inline int sroce_psn_diff(u32 a, u32 b)
 	if (d & SROCE_PSN_HALF)
 		return (int)d - (int)(SROCE_PSN_MASK + 1);
 	return (int)d;
-}
-
-/** sroce_psn_before() - true when @a precedes @b in the circular order */
-static inline bool sroce_psn_before(u32 a, u32 b)
-{
-	return sroce_psn_diff(a, b) < 0;
-}
-
-/** sroce_psn_after() - true when @a follows @b in the circular order */
-static inline bool sroce_psn_after(u32 a, u32 b)
-{
-	return sroce_psn_diff(a, b) > 0;
-}
-
-/**
- * sroce_psn_in_window() - is @psn in [@start, @start + @len) modulo 2^24?
- * @psn: PSN to test
- * @start: first PSN of the window
- * @len: window size in packets; 0 is an empty window, values above 2^24
- *       cover the whole space
- */
-static inline bool sroce_psn_in_window(u32 psn, u32 start, u32 len)
-{
-	return ((psn - start) & SROCE_PSN_MASK) < len;
 }
 
 #ifdef __cplusplus

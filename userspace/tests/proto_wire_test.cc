@@ -458,7 +458,6 @@ TEST(Psn, Wrap)
 	EXPECT_EQ(sroce_psn_inc(0xffffff), 0u);
 	EXPECT_EQ(sroce_psn_add(0xfffff0, 0x20), 0x10u);
 	EXPECT_EQ(sroce_psn_add(5, 0xffffff), 4u);	// + (2^24 - 1) == - 1
-	EXPECT_EQ(sroce_psn_mask(0xff123456), 0x123456u);
 }
 
 TEST(Psn, Diff)
@@ -478,27 +477,6 @@ TEST(Psn, Diff)
 		int d = static_cast<int>(rng() % 0x1000000) - 0x800000;
 		EXPECT_EQ(sroce_psn_diff(sroce_psn_add(a, static_cast<std::uint32_t>(d)), a), d);
 	}
-}
-
-TEST(Psn, Order)
-{
-	EXPECT_TRUE(sroce_psn_before(0xffffff, 0));
-	EXPECT_TRUE(sroce_psn_after(0, 0xffffff));
-	EXPECT_FALSE(sroce_psn_before(5, 5));
-	EXPECT_FALSE(sroce_psn_after(5, 5));
-	EXPECT_TRUE(sroce_psn_before(1, 2));
-	EXPECT_TRUE(sroce_psn_after(0x7fffff, 0));
-	EXPECT_TRUE(sroce_psn_before(0x800000, 0));
-}
-
-TEST(Psn, Window)
-{
-	EXPECT_TRUE(sroce_psn_in_window(0xfffffe, 0xfffffe, 4));
-	EXPECT_TRUE(sroce_psn_in_window(0x000001, 0xfffffe, 4));
-	EXPECT_FALSE(sroce_psn_in_window(0x000002, 0xfffffe, 4));
-	EXPECT_FALSE(sroce_psn_in_window(0xfffffd, 0xfffffe, 4));
-	EXPECT_FALSE(sroce_psn_in_window(7, 7, 0));
-	EXPECT_TRUE(sroce_psn_in_window(6, 7, 0x1000000));
 }
 
 // --- AETH and timers ----------------------------------------------------------

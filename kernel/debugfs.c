@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sroce debugfs: /sys/kernel/debug/sroce/qps, one line of transport state
+ * per QP (the hang watchdog of the selftests prints it).
+ */
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+
+#include "sroce.h"
+#include "qp.h"
+#include "queue.h"
+
+static struct dentry *sroce_debugfs;
+
+/* One line of transport state per QP; racy snapshot, for debugging only. */
+static int sroce_qps_show(struct seq_file *m, void *v)
+{
+	unsigned long qpn = 0;
+	struct sroce_qp *qp;
+
+	while ((qp = sroce_qp_next(NULL, &qpn))) {
+		const struct sroce_req *rq = &qp->req;
+
+		seq_printf(m, "%s qpn %lu state %d psn %u una %u send %u/%u comp %u started %u fetched %u prod %u flags %#x rd %u rdgap %d rnr %d retry %d left %u | epsn %u msn %u ackp %d reads %u nakd %d | rxq %u work %d timer %d ev %#lx\n",
+			   dev_name(&qp->sdev->ib_dev.dev), qpn, READ_ONCE(qp->state),
+			   rq->psn, rq->una_psn, rq->send_idx, rq->send_off,
+			   rq->comp_idx, rq->started, rq->fetched,
+			   qp->sq ? READ_ONCE(qp->sq->hdr->producer) : 0,
+			   qp->sq ? READ_ONCE(qp->sq->hdr->flags) : 0,
+			   rq->rd_outstanding, rq->rd_gap, rq->rnr_wait, rq->need_retry,
+			   rq->retry_left, qp->resp.psn, qp->resp.msn, qp->resp.ack_pending,
+			   qp->resp.rd_tail - qp->resp.rd_head, qp->resp.nak_deferred,
+			   skb_queue_len(&qp->rxq), work_pending(&qp->work),
+			   timer_pending(&qp->retrans_timer), READ_ONCE(qp->events));
+		sroce_qp_put(qp);
+		qpn++;
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(sroce_qps);
+
+void sroce_debugfs_init(void)
+{
+	sroce_debugfs = debugfs_create_dir("sroce", NULL);
+	debugfs_create_file("qps", 0400, sroce_debugfs, NULL, &sroce_qps_fops);
+}
+
+void sroce_debugfs_exit(void)
+{
+	debugfs_remove_recursive(sroce_debugfs);
+}

@@ -1,0 +1,413 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sroce transport scheduler: who runs a QP's transport, and when.
+ *
+ * The requester, responder and completer of an RC or UC QP run under
+ * qp->lock in whichever context has work for them: the softirq that
+ * received a packet (sroce_sched_rx()), the system call that rang a
+ * doorbell (sroce_post_send()), or the QP's work item on sroce_wq, which
+ * timers, yields and contended kicks use. UD and GSI QPs always run in
+ * their work item.
+ *
+ * Layering: the network receive path and the verbs entry points call the
+ * scheduler; the scheduler calls the roles (requester, responder,
+ * completer, ud); the roles use the objects (qp, mr, cq, srq, queue) and
+ * transmit through net.c. A role never schedules: it fails a QP with
+ * sroce_qp_set_error() and asks for another round with sroce_qp_yield(),
+ * and the scheduler acts on both when the round ends.
+ */
+#include <linux/module.h>
+
+#include "sroce.h"
+#include "qp.h"
+#include "queue.h"
+#include "srq.h"
+
+struct workqueue_struct *sroce_wq;
+
+void sroce_qp_sched(struct sroce_qp *qp)
+{
+	queue_work(sroce_wq, &qp->work);
+}
+
+/**
+ * sroce_qp_sync_cq() - let every QP completing to @ibcq catch up with its
+ *	rings
+ * @ibcq: the CQ
+ *
+ * Flushes the worker of each QP whose send or receive CQ is @ibcq, so
+ * completions of work posted (and doorbelled) before the call are in the
+ * CQ when it returns. resize_cq uses it to judge how many CQEs are really
+ * outstanding. (The GSI QP is not in the QPN table: its CQs are ib_mad's,
+ * which never resizes them.)
+ *
+ * Context: process, may sleep.
+ */
+void sroce_qp_sync_cq(struct ib_cq *ibcq)
+{
+	unsigned long index = 0;
+	struct sroce_qp *qp;
+
+	while ((qp = sroce_qp_next(ibcq, &index))) {
+		flush_work(&qp->work);
+		sroce_qp_put(qp);
+		index++;
+	}
+}
+
+static void sroce_retrans_timer(struct timer_list *t)
+{
+	struct sroce_qp *qp = from_timer(qp, t, retrans_timer);
+
+	set_bit(SROCE_QP_EV_TIMEOUT, &qp->events);
+	sroce_qp_sched(qp);
+}
+
+static void sroce_rnr_timer(struct timer_list *t)
+{
+	struct sroce_qp *qp = from_timer(qp, t, rnr_timer);
+
+	set_bit(SROCE_QP_EV_RNR_DONE, &qp->events);
+	sroce_qp_sched(qp);
+}
+
+/**
+ * sroce_qp_drain_rx() - hand the queued received packets to @rx, in order
+ * @qp: the QP
+ * @rx: the transport's receive handler
+ *
+ * At most 256 packets per call; the caller reschedules if more are left.
+ */
+void sroce_qp_drain_rx(struct sroce_qp *qp,
+		       void (*rx)(struct sroce_qp *qp, struct sk_buff *skb,
+				  const struct sroce_pkt_hdr *hdr))
+{
+	struct sroce_pkt_hdr hdr;
+	struct sk_buff *skb;
+	int budget = 256;
+
+	lockdep_assert_held(&qp->lock);
+
+	while (budget-- && (skb = skb_dequeue(&qp->rxq))) {
+		sroce_stat_inc(qp->sdev, SROCE_STAT_RX_PKTS);
+		/* parsed and checked on arrival; parse again for the fields */
+		if (!sroce_pkt_parse(skb->data + sizeof(struct udphdr),
+				     skb->len - sizeof(struct udphdr), &hdr))
+			rx(qp, skb, &hdr);
+		kfree_skb(skb);
+	}
+}
+
+static void sroce_rc_rx(struct sroce_qp *qp, struct sk_buff *skb,
+			const struct sroce_pkt_hdr *hdr)
+{
+	const u8 *iph = skb_network_header(skb);
+
+	/* qp->path changes under qp->lock (modify_qp): check it here */
+	if (!sroce_qp_peer_ok(qp, iph, (iph[0] >> 4) == 6)) {
+		atomic64_inc(&sroce_rx_drops[SROCE_DROP_HDR]);
+		return;
+	}
+	if (hdr->info->flags & (SROCE_OPF_RESP | SROCE_OPF_ACK))
+		sroce_completer_rx(qp, skb, hdr);
+	else
+		sroce_responder_rx(qp, skb, hdr);
+}
+
+/**
+ * sroce_rc_process() - the RC/UC QP's transport: receive, timers, send
+ * @qp: the QP
+ * @budget: request packets the requester may send in this run
+ *
+ * Drains qp->rxq in arrival order (responder and completer), handles the
+ * timer events, then lets the requester send within the windows.
+ */
+static void sroce_rc_process(struct sroce_qp *qp, int budget)
+{
+	lockdep_assert_held(&qp->lock);
+
+	sroce_qp_drain_rx(qp, sroce_rc_rx);
+	sroce_responder_flush_acks(qp);
+	if (test_and_clear_bit(SROCE_QP_EV_TIMEOUT, &qp->events))
+		sroce_completer_timeout(qp);
+	if (test_and_clear_bit(SROCE_QP_EV_RNR_DONE, &qp->events))
+		sroce_completer_rnr_done(qp);
+
+	switch (READ_ONCE(qp->state)) {
+	case IB_QPS_RTS:
+		sroce_responder_send_reads(qp);
+		sroce_requester(qp, budget);
+		break;
+	case IB_QPS_SQD:
+		sroce_responder_send_reads(qp);
+		sroce_requester(qp, budget);
+		/* drained: every message started before SQD is acknowledged */
+		if (!qp->sq_drained_sent && !sroce_req_busy(&qp->req)) {
+			qp->sq_drained_sent = true;
+			sroce_qp_event(qp, IB_EVENT_SQ_DRAINED);
+		}
+		break;
+	case IB_QPS_RTR:
+		sroce_responder_send_reads(qp);
+		break;
+	default:
+		break;
+	}
+	/* a role that failed the QP left it in ERR: flush in this round */
+	if (READ_ONCE(qp->state) == IB_QPS_ERR)
+		sroce_flush(qp);
+}
+
+/* Request packets per run: the work item may send more than a softirq. */
+#define SROCE_WORK_BUDGET	64
+#define SROCE_KICK_BUDGET	32
+
+unsigned int sroce_sq_poll_us;	/* off: see Documentation/transport.rst */
+module_param_named(sq_poll_us, sroce_sq_poll_us, uint, 0644);
+MODULE_PARM_DESC(sq_poll_us,
+		 "microseconds a streaming QP waits for the next post before asking for a doorbell (0: always ask)");
+
+/* Arm the polling grace's end: the transport runs again then. */
+static void sroce_qp_arm_poll(struct sroce_qp *qp, u64 until)
+{
+	u64 now = ktime_get_ns();
+
+	hrtimer_start(&qp->poll_timer, ns_to_ktime(until > now ? until - now : 0),
+		      HRTIMER_MODE_REL_SOFT);
+}
+
+static enum hrtimer_restart sroce_poll_timer(struct hrtimer *t)
+{
+	struct sroce_qp *qp = container_of(t, struct sroce_qp, poll_timer);
+
+	sroce_qp_kick(qp);
+	return HRTIMER_NORESTART;
+}
+
+/* Rounds one context runs a QP for others before handing it to the worker */
+#define SROCE_KICK_ROUNDS	8
+
+/**
+ * sroce_qp_run_unlock() - run the transport, drop the lock, follow up
+ * @qp: the QP, its lock held
+ * @budget: request packets per round
+ *
+ * A context that found the lock taken (sroce_qp_kick()) leaves
+ * SROCE_QP_EV_KICK set and returns: the holder runs another round for it
+ * here, up to SROCE_KICK_ROUNDS, then hands the QP to the work item. A
+ * round that leaves received packets queued (past the receive budget) also
+ * ends in the work item, so no context holds the QP for long.
+ */
+static void sroce_qp_run_unlock(struct sroce_qp *qp, int budget)
+	__releases(&qp->lock)
+{
+	int rounds = SROCE_KICK_ROUNDS;
+	bool poll;
+	u64 until;
+
+	for (;;) {
+		lockdep_assert_held(&qp->lock);
+		/* ordered: what a kicker queued before setting the bit is seen */
+		test_and_clear_bit(SROCE_QP_EV_KICK, &qp->events);
+		clear_bit(SROCE_QP_EV_YIELD, &qp->events);
+		sroce_rc_process(qp, budget);
+		poll = qp->req.want_poll;
+		qp->req.want_poll = false;
+		until = qp->req.poll_until;
+		spin_unlock_bh(&qp->lock);
+		if (poll)
+			sroce_qp_arm_poll(qp, until);
+		/* pairs with sroce_qp_kick(): it sees the lock free or we see the bit */
+		smp_mb();
+		if (!test_bit(SROCE_QP_EV_KICK, &qp->events)) {
+			/* left over past a budget, nobody kicked: go on later */
+			if (test_bit(SROCE_QP_EV_YIELD, &qp->events) ||
+			    !skb_queue_empty(&qp->rxq))
+				sroce_qp_sched(qp);
+			return;
+		}
+		if (!--rounds) {
+			sroce_qp_sched(qp);
+			return;
+		}
+		/* taken meanwhile: that context clears the bit and runs the round */
+		if (!spin_trylock_bh(&qp->lock))
+			return;
+	}
+}
+
+static void sroce_qp_work(struct work_struct *w)
+{
+	struct sroce_qp *qp = container_of(w, struct sroce_qp, work);
+
+	spin_lock_bh(&qp->lock);
+	sroce_qp_run_unlock(qp, SROCE_WORK_BUDGET);
+}
+
+/**
+ * sroce_qp_kick() - run the QP's transport here if nobody else is
+ * @qp: the QP (a reference held by the caller)
+ *
+ * Softirq (a packet was queued to qp->rxq) or process context (doorbell).
+ * When another context holds the lock, the kick is left for it as
+ * SROCE_QP_EV_KICK: the holder runs another round before it lets go, so
+ * neither a work item wakeup nor spinning is needed.
+ */
+void sroce_qp_kick(struct sroce_qp *qp)
+{
+	/* UD and GSI QPs run in their work item only (sroce_ud_work()) */
+	if (qp->ibqp.qp_type != IB_QPT_RC && qp->ibqp.qp_type != IB_QPT_UC) {
+		sroce_qp_sched(qp);
+		return;
+	}
+	set_bit(SROCE_QP_EV_KICK, &qp->events);
+	/* pairs with sroce_qp_run_unlock() and sroce_modify_qp() */
+	smp_mb__after_atomic();
+	if (spin_trylock_bh(&qp->lock))
+		sroce_qp_run_unlock(qp, SROCE_KICK_BUDGET);
+}
+
+/**
+ * sroce_sched_rx() - queue a received packet to its QP and run the QP
+ * @qp: the destination QP (the caller's reference stays the caller's)
+ * @skb: the packet, checked for this QP's type and state
+ *
+ * RC and UC QPs run here unless another context is running them; UD and
+ * GSI QPs in their work item.
+ *
+ * Context: softirq, or BH disabled.
+ */
+void sroce_sched_rx(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	skb_queue_tail(&qp->rxq, skb);
+	sroce_qp_kick(qp);
+}
+
+/**
+ * sroce_ud_work() - the work function of UD and GSI QPs
+ * @w: qp->work
+ *
+ * Runs on sroce_wq, under qp->lock like the RC transport.
+ */
+static void sroce_ud_work(struct work_struct *w)
+{
+	struct sroce_qp *qp = container_of(w, struct sroce_qp, work);
+
+	spin_lock_bh(&qp->lock);
+	clear_bit(SROCE_QP_EV_YIELD, &qp->events);
+	sroce_qp_drain_rx(qp, sroce_ud_rx);
+	switch (READ_ONCE(qp->state)) {
+	case IB_QPS_RTS:
+	case IB_QPS_SQD:
+		sroce_ud_send(qp);
+		break;
+	default:
+		break;
+	}
+	if (READ_ONCE(qp->state) == IB_QPS_ERR)
+		sroce_flush(qp);
+	spin_unlock_bh(&qp->lock);
+	if (test_bit(SROCE_QP_EV_YIELD, &qp->events) || !skb_queue_empty(&qp->rxq))
+		sroce_qp_sched(qp);
+}
+
+/**
+ * sroce_sched_init_qp() - set up a new QP's work item and timers
+ * @qp: the QP, not yet published
+ * @type: its type
+ */
+void sroce_sched_init_qp(struct sroce_qp *qp, enum ib_qp_type type)
+{
+	bool connected = type == IB_QPT_RC || type == IB_QPT_UC;
+
+	INIT_WORK(&qp->work, connected ? sroce_qp_work : sroce_ud_work);
+	skb_queue_head_init(&qp->rxq);
+	timer_setup(&qp->retrans_timer, sroce_retrans_timer, 0);
+	timer_setup(&qp->rnr_timer, sroce_rnr_timer, 0);
+	hrtimer_init(&qp->poll_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
+	qp->poll_timer.function = sroce_poll_timer;
+}
+
+/**
+ * sroce_sched_stop_qp() - stop everything that could run a QP again
+ * @qp: the QP, in RESET, unpublished, its last reference gone
+ *
+ * Context: process, may sleep.
+ */
+void sroce_sched_stop_qp(struct sroce_qp *qp)
+{
+	timer_shutdown_sync(&qp->retrans_timer);
+	timer_shutdown_sync(&qp->rnr_timer);
+	/*
+	 * The poll timer and the work item may start each other; in RESET
+	 * neither does any more, so one more round stops both for good.
+	 */
+	hrtimer_cancel(&qp->poll_timer);
+	cancel_work_sync(&qp->work);
+	hrtimer_cancel(&qp->poll_timer);
+	cancel_work_sync(&qp->work);
+	skb_queue_purge(&qp->rxq);
+}
+
+/* ---- doorbells --------------------------------------------------- */
+
+/*
+ * User QPs post into the mmapped rings; a post_send that reaches the
+ * kernel is the doorbell (the provider sends it with no WRs when the
+ * worker asked for it with SROCE_RING_F_NEED_WAKEUP).
+ */
+int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		    const struct ib_send_wr **bad_wr)
+{
+	struct sroce_qp *qp = sroce_to_qp(ibqp);
+	struct sroce_ring_hdr *h = qp->sq->hdr;
+
+	if (wr && !qp->sq->mmap)
+		return sroce_kpost_send(qp, wr, bad_wr);
+	if (wr) {
+		*bad_wr = wr;
+		return -EOPNOTSUPP;
+	}
+	WRITE_ONCE(h->doorbells, READ_ONCE(h->doorbells) + 1);
+	sroce_stat_inc(qp->sdev, SROCE_STAT_DOORBELLS);
+	sroce_req_doorbell(qp);
+	sroce_qp_kick(qp);
+	return 0;
+}
+
+int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		    const struct ib_recv_wr **bad_wr)
+{
+	struct sroce_qp *qp = sroce_to_qp(ibqp);
+
+	if (wr && !qp->rq->mmap)
+		return sroce_kpost_recv(qp, wr, bad_wr);
+	if (wr) {
+		*bad_wr = wr;
+		return -EOPNOTSUPP;
+	}
+	/* a doorbell on the RQ: only needed to flush posts made in ERR */
+	sroce_qp_kick(qp);
+	return 0;
+}
+
+int sroce_sched_init_module(void)
+{
+	/*
+	 * Per-CPU, not unbound: a QP's work item runs on the CPU that queued
+	 * it, so a burst that a system call or softirq started and the work
+	 * item continues enters the network stack from one CPU. Over veth
+	 * and lo each CPU has its own receive backlog: two CPUs sending one
+	 * QP's packets reorder them, which RC pays for with NAKs and resends
+	 * and UC with lost messages.
+	 */
+	sroce_wq = alloc_workqueue("sroce", WQ_HIGHPRI, 0);
+	if (!sroce_wq)
+		return -ENOMEM;
+	return 0;
+}
+
+void sroce_sched_exit_module(void)
+{
+	destroy_workqueue(sroce_wq);
+}
