@@ -26,6 +26,7 @@
 
 #include "sroce.h"
 #include "qp.h"
+#include "mw.h"
 
 MODULE_AUTHOR("sroce developers");
 MODULE_DESCRIPTION("sroce: software RoCEv2 RDMA device");
@@ -60,6 +61,7 @@ void sroce_dealloc_driver(struct ib_device *ibdev)
 	struct sroce_dev *sdev = sroce_to_dev(ibdev);
 
 	sroce_mr_cleanup_dev(sdev);
+	sroce_mw_cleanup_dev(sdev);
 	sroce_ah_cleanup_dev(sdev);
 	if (sdev->udp)
 		sroce_udp_put(sdev->udp);

@@ -32,7 +32,8 @@
 #include "sroce.h"
 
 #define SROCE_MR_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
-			 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC)
+			 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC | \
+			 IB_ACCESS_MW_BIND)
 
 /**
  * sroce_mr_init_dev() - initialise a device's MR table
@@ -55,8 +56,8 @@ void sroce_mr_cleanup_dev(struct sroce_dev *sdev)
 }
 
 /*
- * Access flags: unknown bits -EINVAL, known but unsupported ones (memory
- * windows, zero-based, on-demand paging, ...) -EOPNOTSUPP; optional hints
+ * Access flags: unknown bits -EINVAL, known but unsupported ones
+ * (zero-based, on-demand paging, ...) -EOPNOTSUPP; optional hints
  * (relaxed ordering) are ignored. Remote write and atomic require local
  * write (IBTA o10-36.2.1).
  */

@@ -11,6 +11,7 @@
 #include <linux/module.h>
 
 #include "sroce.h"
+#include "mw.h"
 #include "qp.h"
 #include "queue.h"
 
@@ -37,10 +38,11 @@ bool sroce_wqe_has_response(const struct sroce_send_wqe *wqe)
 	return sroce_wqe_is_read(wqe) || sroce_wqe_is_atomic(wqe);
 }
 
-/* A local operation (fast registration, local invalidation): no packet */
+/* A local operation (fast registration, local invalidation, MW bind): no packet */
 bool sroce_wqe_is_local(const struct sroce_send_wqe *wqe)
 {
-	return wqe->opcode == SROCE_WR_REG_MR || wqe->opcode == IB_UVERBS_WR_LOCAL_INV;
+	return wqe->opcode == SROCE_WR_REG_MR || wqe->opcode == IB_UVERBS_WR_LOCAL_INV ||
+	       wqe->opcode == IB_UVERBS_WR_BIND_MW;
 }
 
 /* packets a message of @len bytes takes at @mtu (a 0-byte message: one) */
@@ -102,10 +104,12 @@ static enum ib_wc_status sroce_fetch_wqe(struct sroce_qp *qp, u32 idx)
 			return IB_WC_LOC_QP_OP_ERR;
 		break;
 	case SROCE_WR_REG_MR:
-	case IB_UVERBS_WR_LOCAL_INV:
 		/* kernel consumers only: user space has no FR MRs */
 		if (qp->sq->mmap)
 			return IB_WC_LOC_QP_OP_ERR;
+		fallthrough;
+	case IB_UVERBS_WR_LOCAL_INV:
+	case IB_UVERBS_WR_BIND_MW:
 		sw->length = 0;
 		sw->npkts = 0;
 		return IB_WC_SUCCESS;
@@ -389,6 +393,9 @@ void sroce_req_complete(struct sroce_qp *qp, u32 idx, enum ib_wc_status status)
 	case SROCE_WR_REG_MR:
 		cqe.opcode = IB_WC_REG_MR;
 		break;
+	case IB_UVERBS_WR_BIND_MW:
+		cqe.opcode = IB_UVERBS_WC_BIND_MW;
+		break;
 	default:
 		cqe.opcode = IB_UVERBS_WC_SEND;
 		break;
@@ -488,6 +495,30 @@ void sroce_req_retire_local(struct sroce_qp *qp)
 		sroce_req_retire(qp, IB_WC_SUCCESS);
 }
 
+/* Carry out a local operation. Return: IB_WC_SUCCESS or its error status. */
+static enum ib_wc_status sroce_req_local_exec(struct sroce_qp *qp,
+					      const struct sroce_send_wqe *wqe)
+{
+	struct sroce_bind b;
+
+	switch (wqe->opcode) {
+	case SROCE_WR_REG_MR:
+		return sroce_mr_fast_reg(qp->sdev, qp->ibqp.pd, wqe->wr.reg.key,
+					 wqe->wr.reg.access) ? IB_WC_LOC_PROT_ERR : IB_WC_SUCCESS;
+	case IB_UVERBS_WR_BIND_MW:
+		b.mw_key = wqe->wr.bind.mw_rkey;
+		b.new_key = wqe->wr.bind.new_rkey;
+		b.mr_key = wqe->wr.bind.mr_lkey;
+		b.va = wqe->wr.bind.addr;
+		b.len = wqe->wr.bind.length;
+		b.access = wqe->wr.bind.access;
+		return sroce_mw_bind(qp->sdev, &qp->ibqp, &b) ? IB_WC_MW_BIND_ERR : IB_WC_SUCCESS;
+	default:	/* LOCAL_INV */
+		return sroce_key_invalidate(qp->sdev, qp->ibqp.pd, 0, (__force u32)wqe->ex) ?
+		       IB_WC_LOC_PROT_ERR : IB_WC_SUCCESS;
+	}
+}
+
 /*
  * Execute the local operation at send_idx (once: a go-back over it only
  * passes it again). It occupies no PSN: its "last PSN" is the one before,
@@ -499,18 +530,11 @@ static void sroce_req_local_op(struct sroce_qp *qp)
 	struct sroce_req *req = &qp->req;
 	struct sroce_send_wqe *wqe = sroce_shadow(qp, req->send_idx);
 	struct sroce_swqe *sw = sroce_swqe(qp, req->send_idx);
-	int err;
 
 	if (!sw->local_done) {
-		if (wqe->opcode == SROCE_WR_REG_MR)
-			err = sroce_mr_fast_reg(qp->sdev, qp->ibqp.pd, wqe->wr.reg.key,
-						wqe->wr.reg.access);
-		else
-			err = sroce_mr_invalidate(qp->sdev, qp->ibqp.pd, (__force u32)wqe->ex);
-		if (err) {
-			sw->bad = IB_WC_LOC_PROT_ERR;
+		sw->bad = sroce_req_local_exec(qp, wqe);
+		if (sw->bad)
 			return;
-		}
 		sw->local_done = true;
 	}
 	if (req->send_idx == req->started)

@@ -7,6 +7,7 @@
 #include <linux/module.h>
 
 #include "sroce.h"
+#include "mw.h"
 #include "qp.h"
 #include "queue.h"
 #include "srq.h"
@@ -328,9 +329,9 @@ static int sroce_resp_send(struct sroce_qp *qp, struct sk_buff *skb,
 	resp->in_send = !(flags & (SROCE_OPF_LAST | SROCE_OPF_ONLY));
 	if (resp->in_send)
 		return 0;
-	/* SEND with Invalidate: the rkey of a FR MR of our PD, registered */
+	/* SEND with Invalidate: a FR MR or type 2 MW of ours, valid */
 	if ((flags & SROCE_OPF_IETH) &&
-	    sroce_mr_invalidate(qp->sdev, qp->ibqp.pd, hdr->ieth_rkey)) {
+	    sroce_key_invalidate(qp->sdev, qp->ibqp.pd, qp->ibqp.qp_num, hdr->ieth_rkey)) {
 		sroce_resp_complete_recv(qp, hdr, IB_WC_LOC_ACCESS_ERR, resp->recv_off);
 		sroce_resp_fatal(qp, SROCE_NAK_REM_ACCESS);
 		return -EACCES;
@@ -363,9 +364,9 @@ static int sroce_resp_write(struct sroce_qp *qp, struct sk_buff *skb,
 		if (!(qp->attr.qp_access_flags & IB_ACCESS_REMOTE_WRITE))
 			goto access_err;
 		if (hdr->reth.dma_len) {
-			mr = sroce_mr_lookup(qp->sdev, hdr->reth.rkey, qp->ibqp.pd,
-					     IB_ACCESS_REMOTE_WRITE, hdr->reth.va,
-					     hdr->reth.dma_len, &gen);
+			mr = sroce_rkey_lookup(qp->sdev, hdr->reth.rkey, qp->ibqp.pd,
+					       qp->ibqp.qp_num, IB_ACCESS_REMOTE_WRITE,
+					       hdr->reth.va, hdr->reth.dma_len, &gen);
 			if (IS_ERR(mr))
 				goto access_err;
 		}
@@ -459,8 +460,8 @@ static int sroce_resp_read(struct sroce_qp *qp, const struct sroce_pkt_hdr *hdr,
 	if (dup)
 		sroce_resp_drop_reads_from(qp, hdr->bth.psn);
 	if (len) {
-		mr = sroce_mr_lookup(qp->sdev, hdr->reth.rkey, qp->ibqp.pd,
-				     IB_ACCESS_REMOTE_READ, hdr->reth.va, len, &gen);
+		mr = sroce_rkey_lookup(qp->sdev, hdr->reth.rkey, qp->ibqp.pd, qp->ibqp.qp_num,
+				       IB_ACCESS_REMOTE_READ, hdr->reth.va, len, &gen);
 		if (IS_ERR(mr))
 			goto access_err;
 	}
@@ -533,8 +534,8 @@ static int sroce_resp_atomic(struct sroce_qp *qp, const struct sroce_pkt_hdr *hd
 		sroce_resp_fatal(qp, SROCE_NAK_INVALID_REQ);
 		return -EINVAL;
 	}
-	mr = sroce_mr_lookup(qp->sdev, atm->rkey, qp->ibqp.pd, IB_ACCESS_REMOTE_ATOMIC,
-			     atm->va, 8, &gen);
+	mr = sroce_rkey_lookup(qp->sdev, atm->rkey, qp->ibqp.pd, qp->ibqp.qp_num,
+			       IB_ACCESS_REMOTE_ATOMIC, atm->va, 8, &gen);
 	if (IS_ERR(mr))
 		goto access_err;
 	rd = sroce_resp_slot(qp, false);

@@ -70,6 +70,10 @@ enum sroce_stat {
  * @mr_next: cyclic allocation hint for @mr_xa
  * @ah_xa: address handles by id (the handle a WQE names); lookups under RCU
  * @ah_next: cyclic allocation hint for @ah_xa
+ * @mw_xa: memory windows by key index (without SROCE_MW_INDEX_BIT); lookups
+ *	under RCU (mw.c)
+ * @mw_next: cyclic allocation hint for @mw_xa
+ * @mw_count: MWs allocated, at most SROCE_MAX_MW
  * @gsi_qp: the device's GSI QP (QP1), NULL when none; see ud.c
  */
 struct sroce_dev {
@@ -89,6 +93,9 @@ struct sroce_dev {
 	u32 mr_next;
 	struct xarray ah_xa;
 	u32 ah_next;
+	struct xarray mw_xa;
+	u32 mw_next;
+	atomic_t mw_count;
 	struct sroce_qp *gsi_qp;
 };
 

@@ -16,6 +16,7 @@
 #include "qp.h"
 #include "queue.h"
 #include "srq.h"
+#include "mw.h"
 
 /**
  * sroce_port_state() - IB port state derived from the netdev
@@ -50,6 +51,7 @@ static int sroce_query_device(struct ib_device *ibdev,
 	attr->max_cq = SROCE_MAX_CQ;
 	attr->max_cqe = SROCE_MAX_CQE;
 	attr->max_mr = SROCE_MAX_MR;
+	attr->max_mw = SROCE_MAX_MW;
 	attr->max_qp = SROCE_MAX_QP;
 	attr->max_qp_wr = SROCE_MAX_QP_WR;
 	attr->max_send_sge = SROCE_MAX_SGE;
@@ -68,7 +70,8 @@ static int sroce_query_device(struct ib_device *ibdev,
 	attr->max_fast_reg_page_list_len = SROCE_MAX_FR_PAGES;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	attr->device_cap_flags = IB_DEVICE_SYS_IMAGE_GUID | IB_DEVICE_RC_RNR_NAK_GEN |
-				 IB_DEVICE_MEM_MGT_EXTENSIONS;
+				 IB_DEVICE_MEM_MGT_EXTENSIONS | IB_DEVICE_MEM_WINDOW |
+				 IB_DEVICE_MEM_WINDOW_TYPE_2B;
 	return 0;
 }
 
@@ -213,6 +216,7 @@ const struct ib_device_ops sroce_dev_ops = {
 
 	.alloc_hw_port_stats = sroce_alloc_hw_port_stats,
 	.alloc_mr = sroce_alloc_mr,
+	.alloc_mw = sroce_alloc_mw,
 	.alloc_pd = sroce_alloc_pd,
 	.alloc_ucontext = sroce_alloc_ucontext,
 	.create_ah = sroce_create_ah,
@@ -221,6 +225,7 @@ const struct ib_device_ops sroce_dev_ops = {
 	.create_srq = sroce_create_srq,
 	.create_user_ah = sroce_create_ah,
 	.dealloc_driver = sroce_dealloc_driver,
+	.dealloc_mw = sroce_dealloc_mw,
 	.dealloc_pd = sroce_dealloc_pd,
 	.dealloc_ucontext = sroce_dealloc_ucontext,
 	.dereg_mr = sroce_dereg_mr,
@@ -255,6 +260,7 @@ const struct ib_device_ops sroce_dev_ops = {
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, sroce_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, sroce_cq, ibcq),
+	INIT_RDMA_OBJ_SIZE(ib_mw, sroce_mw, ibmw),
 	INIT_RDMA_OBJ_SIZE(ib_pd, sroce_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, sroce_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_srq, sroce_srq, ibsrq),
@@ -294,5 +300,6 @@ void sroce_init_ib_dev(struct sroce_dev *sdev)
 	ibdev->dev.parent = ndev->dev.parent;
 	ib_set_device_ops(ibdev, &sroce_dev_ops);
 	sroce_mr_init_dev(sdev);
+	sroce_mw_init_dev(sdev);
 	sroce_ah_init_dev(sdev);
 }

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * sroce userspace provider: memory regions. The kernel pins the pages and
- * hands out the keys; the provider only keeps the verbs_mr.
+ * sroce userspace provider: memory regions and memory windows. The kernel
+ * pins the pages and hands out the keys; the provider only keeps the
+ * verbs_mr / ibv_mw. A window is bound by a BIND_MW entry in the SQ, which
+ * the kernel executes in order with the QP's other work requests.
  */
 #include <config.h>
 
@@ -55,4 +57,56 @@ int sroce_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
 
 	return ibv_cmd_rereg_mr(vmr, flags, addr, length, (uintptr_t)addr, access, pd,
 				&cmd, sizeof(cmd), &resp, sizeof(resp));
+}
+
+struct ibv_mw *sroce_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
+{
+	struct ib_uverbs_alloc_mw_resp resp;
+	struct ibv_alloc_mw cmd;
+	struct ibv_mw *mw;
+	int ret;
+
+	mw = calloc(1, sizeof(*mw));
+	if (!mw)
+		return NULL;
+	ret = ibv_cmd_alloc_mw(pd, type, mw, &cmd, sizeof(cmd), &resp, sizeof(resp));
+	if (ret) {
+		free(mw);
+		errno = ret;
+		return NULL;
+	}
+	return mw;
+}
+
+int sroce_dealloc_mw(struct ibv_mw *mw)
+{
+	int ret;
+
+	ret = ibv_cmd_dealloc_mw(mw);
+	if (ret)
+		return ret;
+	free(mw);
+	return 0;
+}
+
+/*
+ * ibv_bind_mw() (type 1; libibverbs checked the type and the PDs): a
+ * BIND_MW work request with the next rkey, which the MW takes once the
+ * request is posted (the kernel executes it before anything posted later).
+ */
+int sroce_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw, struct ibv_mw_bind *mw_bind)
+{
+	struct ibv_send_wr wr = {}, *bad;
+	int ret;
+
+	wr.wr_id = mw_bind->wr_id;
+	wr.opcode = IBV_WR_BIND_MW;
+	wr.send_flags = mw_bind->send_flags;
+	wr.bind_mw.mw = mw;
+	wr.bind_mw.rkey = ibv_inc_rkey(mw->rkey);
+	wr.bind_mw.bind_info = mw_bind->bind_info;
+	ret = sroce_post_send(qp, &wr, &bad);
+	if (!ret)
+		mw->rkey = wr.bind_mw.rkey;
+	return ret;
 }

@@ -277,6 +277,8 @@ static int sroce_check_send_wr(const struct sroce_qp *qp,
 		return EINVAL;
 	if (qp->vqp.qp.qp_type == IBV_QPT_UD && !wr->wr.ud.ah)
 		return EINVAL;
+	if (wr->opcode == IBV_WR_BIND_MW)
+		return wr->bind_mw.mw ? 0 : EINVAL;
 	if (sroce_opcode_is_atomic(wr->opcode) &&
 	    (wr->num_sge != 1 || wr->sg_list[0].length != 8))
 		return EINVAL;
@@ -301,9 +303,15 @@ static void sroce_write_send_wqe(const struct sroce_qp *qp, void *slot,
 		w->ex = wr->imm_data;
 		break;
 	case IBV_WR_SEND_WITH_INV:
+	case IBV_WR_LOCAL_INV:
 		/* bit for bit, as uverbs passes ib_uverbs_send_wr.ex */
 		w->ex = (__be32)wr->invalidate_rkey;
 		break;
+	case IBV_WR_BIND_MW:
+		/* no data: the bind is the whole request */
+		sroce_wqe_set_bind(w, wr->bind_mw.mw, wr->bind_mw.rkey,
+				   &wr->bind_mw.bind_info);
+		return;
 	default:
 		break;
 	}

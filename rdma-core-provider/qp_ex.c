@@ -27,8 +27,7 @@
 
 /*
  * send_ops_flags this provider can offer, and the opcode each one posts.
- * Not offered: SEND_WITH_INV, LOCAL_INV and BIND_MW (no memory windows or
- * fast registration), TSO, FLUSH and ATOMIC_WRITE.
+ * Not offered: TSO, FLUSH and ATOMIC_WRITE.
  */
 static const struct {
 	uint64_t flag;
@@ -41,6 +40,9 @@ static const struct {
 	{ IBV_QP_EX_WITH_RDMA_READ, IBV_WR_RDMA_READ },
 	{ IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP, IBV_WR_ATOMIC_CMP_AND_SWP },
 	{ IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD, IBV_WR_ATOMIC_FETCH_AND_ADD },
+	{ IBV_QP_EX_WITH_SEND_WITH_INV, IBV_WR_SEND_WITH_INV },
+	{ IBV_QP_EX_WITH_LOCAL_INV, IBV_WR_LOCAL_INV },
+	{ IBV_QP_EX_WITH_BIND_MW, IBV_WR_BIND_MW },
 };
 
 /* Atomics are offered only once the device says it executes them. */
@@ -228,6 +230,36 @@ static void sroce_wr_atomic_fetch_add(struct ibv_qp_ex *qpx, uint32_t rkey,
 		sroce_wqe_set_atomic(w, rkey, remote_addr, add, 0);
 }
 
+static void sroce_wr_send_inv(struct ibv_qp_ex *qpx, uint32_t invalidate_rkey)
+{
+	struct sroce_send_wqe *w = sroce_wr_begin(qpx, IBV_WR_SEND_WITH_INV);
+
+	if (w)
+		w->ex = (__be32)invalidate_rkey;	/* bit for bit, as post_send */
+}
+
+static void sroce_wr_local_inv(struct ibv_qp_ex *qpx, uint32_t invalidate_rkey)
+{
+	struct sroce_send_wqe *w = sroce_wr_begin(qpx, IBV_WR_LOCAL_INV);
+
+	if (w)
+		w->ex = (__be32)invalidate_rkey;
+}
+
+static void sroce_wr_bind_mw(struct ibv_qp_ex *qpx, struct ibv_mw *mw, uint32_t rkey,
+			     const struct ibv_mw_bind_info *info)
+{
+	struct sroce_send_wqe *w;
+
+	if (!mw) {
+		sroce_batch_fail(&qpx_to_sqp(qpx)->batch, EINVAL);
+		return;
+	}
+	w = sroce_wr_begin(qpx, IBV_WR_BIND_MW);
+	if (w)
+		sroce_wqe_set_bind(w, mw, rkey, info);
+}
+
 /* --- setters for the WR being built -------------------------------------- */
 
 static void sroce_wr_set_ud_addr(struct ibv_qp_ex *qpx, struct ibv_ah *ah,
@@ -378,4 +410,10 @@ void sroce_qpx_init(struct sroce_qp *qp, uint64_t send_ops_flags)
 		qpx->wr_atomic_cmp_swp = sroce_wr_atomic_cmp_swp;
 	if (send_ops_flags & IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
 		qpx->wr_atomic_fetch_add = sroce_wr_atomic_fetch_add;
+	if (send_ops_flags & IBV_QP_EX_WITH_SEND_WITH_INV)
+		qpx->wr_send_inv = sroce_wr_send_inv;
+	if (send_ops_flags & IBV_QP_EX_WITH_LOCAL_INV)
+		qpx->wr_local_inv = sroce_wr_local_inv;
+	if (send_ops_flags & IBV_QP_EX_WITH_BIND_MW)
+		qpx->wr_bind_mw = sroce_wr_bind_mw;
 }

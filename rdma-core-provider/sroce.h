@@ -184,6 +184,9 @@ struct ibv_cq_ex *sroce_create_cq_ex(struct ibv_context *ibctx,
 struct ibv_mr *sroce_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 			    uint64_t hca_va, int access);
 int sroce_dereg_mr(struct verbs_mr *vmr);
+struct ibv_mw *sroce_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
+int sroce_dealloc_mw(struct ibv_mw *mw);
+int sroce_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw, struct ibv_mw_bind *mw_bind);
 
 /* qp.c */
 struct ibv_qp *sroce_create_qp(struct ibv_pd *pd,

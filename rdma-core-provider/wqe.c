@@ -26,6 +26,9 @@ bool sroce_opcode_ok(enum ibv_qp_type type, enum ibv_wr_opcode op)
 	case IBV_WR_RDMA_WRITE:
 	case IBV_WR_RDMA_WRITE_WITH_IMM:
 		return type == IBV_QPT_RC || type == IBV_QPT_UC;
+	case IBV_WR_BIND_MW:
+	case IBV_WR_LOCAL_INV:
+		return type == IBV_QPT_RC || type == IBV_QPT_UC;
 	case IBV_WR_RDMA_READ:
 	case IBV_WR_ATOMIC_CMP_AND_SWP:
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
@@ -101,6 +104,17 @@ void sroce_wqe_set_atomic(struct sroce_send_wqe *w, uint32_t rkey,
 	w->wr.atomic.compare_add = compare_add;
 	w->wr.atomic.swap = swap;
 	w->wr.atomic.rkey = rkey;
+}
+
+void sroce_wqe_set_bind(struct sroce_send_wqe *w, struct ibv_mw *mw, uint32_t rkey,
+			const struct ibv_mw_bind_info *info)
+{
+	w->wr.bind.addr = info->addr;
+	w->wr.bind.length = info->length;
+	w->wr.bind.mr_lkey = info->mr ? info->mr->lkey : 0;
+	w->wr.bind.mw_rkey = mw->rkey;
+	w->wr.bind.new_rkey = rkey;
+	w->wr.bind.access = info->mw_access_flags;
 }
 
 void sroce_wqe_set_ud(struct sroce_send_wqe *w, struct ibv_ah *ah,

@@ -45,6 +45,9 @@ void sroce_wqe_set_rdma(struct sroce_send_wqe *w, uint32_t rkey,
 void sroce_wqe_set_atomic(struct sroce_send_wqe *w, uint32_t rkey,
 			  uint64_t remote_addr, uint64_t compare_add,
 			  uint64_t swap);
+/* an MW bind: @mw gets @rkey once bound to @info's range */
+void sroce_wqe_set_bind(struct sroce_send_wqe *w, struct ibv_mw *mw, uint32_t rkey,
+			const struct ibv_mw_bind_info *info);
 void sroce_wqe_set_ud(struct sroce_send_wqe *w, struct ibv_ah *ah,
 		      uint32_t remote_qpn, uint32_t remote_qkey);
 /* Replace the WQE's data with @n SGEs (drops any inline data). */

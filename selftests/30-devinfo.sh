@@ -21,15 +21,16 @@ listed() { ibv_devices | grep -qw sroce0; }
 guid_ok() { [ "$(field node_guid)" = "$(expected_guid)" ]; }
 gid_v2() { info | grep -E 'GID\[ *0\]' | grep -q 'RoCE v2'; }
 v4_gid() { info | grep -q '::ffff:192.0.2.7'; }
-# verbs not implemented yet must be refused with EOPNOTSUPP (memory
-# windows); SRQs and UC QPs are created
+# verbs not implemented yet must be refused with EOPNOTSUPP (on-demand
+# paging); memory windows (type 1 and 2), SRQs and UC QPs are created, an
+# MW of an unknown type is refused
 eopnotsupp() {
 	python3 - <<'PY'
 import errno, sys
 from pyverbs.device import Context
 from pyverbs.pd import PD
 from pyverbs.cq import CQ
-from pyverbs.mr import MW
+from pyverbs.mr import MR, MW
 from pyverbs.srq import SRQ, SrqInitAttr, SrqAttr
 from pyverbs.qp import QP, QPInitAttr, QPCap
 from pyverbs.pyverbs_error import PyverbsRDMAError
@@ -47,8 +48,15 @@ def refused(what, make):
         return False
     print('%s: created' % what)
     return False
-ok = refused('MW type 1', lambda: MW(pd, e.IBV_MW_TYPE_1))
-ok &= refused('MW type 2', lambda: MW(pd, e.IBV_MW_TYPE_2))
+ok = refused('ODP MR', lambda: MR(pd, 4096, e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_ON_DEMAND))
+MW(pd, e.IBV_MW_TYPE_1)
+MW(pd, e.IBV_MW_TYPE_2)
+try:
+    MW(pd, 3)
+    print('MW type 3: created')
+    ok = False
+except PyverbsRDMAError:
+    pass
 SRQ(pd, SrqInitAttr(SrqAttr(max_wr=4, max_sge=1)))
 QP(pd, QPInitAttr(qp_type=e.IBV_QPT_UC, scq=cq, rcq=cq, cap=QPCap(max_send_wr=4, max_recv_wr=4)))
 sys.exit(0 if ok else 1)
@@ -64,7 +72,7 @@ rdma link add sroce0 type sroce netdev eth0
 if ! ls "$SROCE_TOP"/build/provider/libsroce-rdmav*.so >/dev/null 2>&1; then
 	for t in "ibv_devices lists sroce0" "transport InfiniBand" "link_layer Ethernet" \
 		 "PORT_ACTIVE" "node_guid is the MAC's EUI-64" "GID 0 is RoCE v2" \
-		 "IPv4 GID present" "max_mtu 4096" "SRQ and UC QP refused with EOPNOTSUPP" \
+		 "IPv4 GID present" "max_mtu 4096" "ODP refused with EOPNOTSUPP; MW, SRQ and UC QP created" \
 		 "rdma dev show"; do
 		ktap_skip "$t" "provider not built (build/provider)"
 	done
@@ -77,7 +85,7 @@ else
 	ktap_result "GID 0 is RoCE v2" gid_v2
 	ktap_result "IPv4 GID present" v4_gid
 	ktap_result "max_mtu 4096" test "$(field max_mtu)" = "4096 (5)"
-	ktap_result "memory windows refused with EOPNOTSUPP; SRQ and UC QP created" eopnotsupp
+	ktap_result "ODP refused with EOPNOTSUPP; MW, SRQ and UC QP created" eopnotsupp
 	ktap_result "rdma dev show" sh -c 'rdma dev show sroce0 | grep -q "node_type ca"'
 fi
 ktap_result "dmesg clean" dmesg_clean_since_mark

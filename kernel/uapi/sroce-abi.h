@@ -92,7 +92,8 @@ struct sroce_sge {
 /*
  * Kernel QPs only (never valid in a user ring): fast registration of the
  * FR MR whose index the key names (wr.reg), the value of IB_WR_REG_MR.
- * LOCAL_INV (ex: the rkey) is also kernel-only.
+ * LOCAL_INV (ex: the rkey) invalidates a FR MR (kernel QPs) or a type 2
+ * memory window (any QP).
  */
 #define SROCE_WR_REG_MR		0x20
 
@@ -122,6 +123,18 @@ struct sroce_send_wqe {
 			__u32 key;	/* the new lkey/rkey */
 			__u32 access;	/* IB_ACCESS_* */
 		} reg;
+		/*
+		 * IB_UVERBS_WR_BIND_MW (ibv_bind_mw() for type 1, a BIND_MW
+		 * work request for type 2): the MW is the one both rkeys name
+		 */
+		struct {
+			__aligned_u64 addr;	/* first byte of the window */
+			__aligned_u64 length;	/* 0: unbind (type 1) */
+			__u32 mr_lkey;		/* the MR the window is in */
+			__u32 mw_rkey;		/* the MW's rkey now */
+			__u32 new_rkey;		/* its rkey once bound */
+			__u32 access;		/* IBV_ACCESS_REMOTE_* */
+		} bind;
 		struct {
 			__u32 ah;	/* AH id from create_ah (sroce_create_ah_resp) */
 			__u32 remote_qpn;

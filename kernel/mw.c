@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sroce memory windows (IBTA 10.6.7).
+ *
+ * A window grants remote access to a range of an MR that was registered
+ * with IB_ACCESS_MW_BIND, under its own rkey. Type 1 windows are bound
+ * with ibv_bind_mw() and serve any QP of their PD; type 2 (2B) windows are
+ * bound by a BIND_MW work request, serve only the QP that bound them and
+ * are invalidated with LOCAL_INV or a SEND with Invalidate. Both binds run
+ * in the requester, in order with the QP's other work requests.
+ *
+ * Keys share the MR key format (index << 8 | 8-bit key); a window's index
+ * has SROCE_MW_INDEX_BIT set, so the responder tells a window's rkey from
+ * an MR's by the key alone. The table entry (struct sroce_win) is freed
+ * after an RCU grace period; a bound window holds a reference on its MR,
+ * and a remote access through it takes one more for the transfer, exactly
+ * as an MR lookup does, so deregistering the MR or deallocating the window
+ * never waits for a transfer (its next copy fails, see mr.c).
+ */
+#include <linux/random.h>
+#include <linux/overflow.h>
+
+#include "sroce.h"
+#include "mw.h"
+
+#define SROCE_MW_ACCESS	(IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE | \
+			 IB_ACCESS_REMOTE_ATOMIC)
+
+void sroce_mw_init_dev(struct sroce_dev *sdev)
+{
+	xa_init_flags(&sdev->mw_xa, XA_FLAGS_ALLOC);
+	sdev->mw_next = 1;
+}
+
+void sroce_mw_cleanup_dev(struct sroce_dev *sdev)
+{
+	WARN_ON_ONCE(!xa_empty(&sdev->mw_xa));
+	xa_destroy(&sdev->mw_xa);
+}
+
+static inline struct sroce_mw *sroce_to_mw(struct ib_mw *ibmw)
+{
+	return container_of(ibmw, struct sroce_mw, ibmw);
+}
+
+/**
+ * sroce_alloc_mw() - ib_device_ops.alloc_mw
+ * @ibmw: the core's MW (type and PD set)
+ * @udata: user data (none expected)
+ *
+ * Return: 0 with ibmw->rkey set, -EINVAL for a type other than 1 or 2,
+ * -ENOMEM when the device has SROCE_MAX_MW windows.
+ */
+int sroce_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
+{
+	struct sroce_dev *sdev = sroce_to_dev(ibmw->device);
+	struct sroce_mw *mw = sroce_to_mw(ibmw);
+	struct sroce_win *win;
+	u32 idx;
+	int err;
+
+	if (ibmw->type != IB_MW_TYPE_1 && ibmw->type != IB_MW_TYPE_2)
+		return -EINVAL;
+	if (udata && udata->inlen && !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EINVAL;
+	if (atomic_inc_return(&sdev->mw_count) > SROCE_MAX_MW) {
+		err = -ENOMEM;
+		goto err_dec_count;
+	}
+	win = kzalloc(sizeof(*win), GFP_KERNEL_ACCOUNT);
+	if (!win) {
+		err = -ENOMEM;
+		goto err_dec_count;
+	}
+	spin_lock_init(&win->lock);
+	win->type = ibmw->type;
+	win->pd = ibmw->pd;
+
+	err = xa_alloc_cyclic(&sdev->mw_xa, &idx, NULL, XA_LIMIT(1, SROCE_MAX_MW),
+			      &sdev->mw_next, GFP_KERNEL);
+	if (err < 0) {
+		err = err == -EBUSY ? -ENOMEM : err;
+		goto err_free_win;
+	}
+	win->key = ((SROCE_MW_INDEX_BIT | idx) << 8) | (get_random_u32() & 0xff);
+	ibmw->rkey = win->key;
+	mw->win = win;
+	/* a reserved entry reads as NULL; this store publishes the window */
+	err = xa_err(xa_store(&sdev->mw_xa, idx, win, GFP_KERNEL));
+	if (err)
+		goto err_erase;
+	return 0;
+
+err_erase:
+	xa_erase(&sdev->mw_xa, idx);
+err_free_win:
+	kfree(win);
+err_dec_count:
+	atomic_dec(&sdev->mw_count);
+	return err;
+}
+
+/* Forget the binding; returns the MR reference to drop (after the lock). */
+static struct sroce_mr *sroce_win_unbind(struct sroce_win *win)
+{
+	struct sroce_mr *mr = win->mr;
+
+	lockdep_assert_held(&win->lock);
+	win->mr = NULL;
+	win->va = 0;
+	win->len = 0;
+	win->access = 0;
+	return mr;
+}
+
+/**
+ * sroce_dealloc_mw() - ib_device_ops.dealloc_mw
+ * @ibmw: the MW
+ *
+ * Never waits for a transfer through the window: one already under way
+ * holds its own MR reference. Return: 0.
+ */
+int sroce_dealloc_mw(struct ib_mw *ibmw)
+{
+	struct sroce_dev *sdev = sroce_to_dev(ibmw->device);
+	struct sroce_win *win = sroce_to_mw(ibmw)->win;
+	struct sroce_mr *mr;
+
+	xa_erase(&sdev->mw_xa, (win->key >> 8) & ~SROCE_MW_INDEX_BIT);
+	spin_lock_bh(&win->lock);
+	win->dead = true;
+	mr = sroce_win_unbind(win);
+	spin_unlock_bh(&win->lock);
+	if (mr)
+		sroce_mr_put(mr);
+	kfree_rcu(win, rcu);
+	atomic_dec(&sdev->mw_count);
+	return 0;
+}
+
+/*
+ * The window @key names, or NULL; the caller holds rcu_read_lock() and
+ * must check win->dead under win->lock.
+ */
+static struct sroce_win *sroce_win_find(struct sroce_dev *sdev, u32 key)
+{
+	if (!sroce_key_is_mw(key))
+		return NULL;
+	return xa_load(&sdev->mw_xa, (key >> 8) & ~SROCE_MW_INDEX_BIT);
+}
+
+/**
+ * sroce_mw_bind() - execute a bind (type 1 or 2) posted on @ibqp
+ * @sdev: the device
+ * @ibqp: the QP the bind was posted on
+ * @b: the bind
+ *
+ * IBTA 10.6.7.2: the window and the MR belong to the QP's PD, the MR was
+ * registered with IB_ACCESS_MW_BIND and holds the whole window, a window
+ * granting remote write or atomic access needs an MR with local write, and
+ * a type 2 window must be invalid (unbound) to be bound. A type 1 window
+ * bound with length 0 is unbound.
+ *
+ * Context: transport (BH disabled). Return: 0 or -EINVAL (the bind
+ * completes with IB_WC_MW_BIND_ERR).
+ */
+int sroce_mw_bind(struct sroce_dev *sdev, struct ib_qp *ibqp, const struct sroce_bind *b)
+{
+	struct sroce_mr *mr = NULL, *old;
+	struct sroce_win *win;
+	u64 end;
+	u32 gen;
+	int err = -EINVAL;
+
+	/* local write may come along (it means nothing for a window) */
+	if ((b->new_key >> 8) != (b->mw_key >> 8) ||
+	    (b->access & ~(SROCE_MW_ACCESS | IB_ACCESS_LOCAL_WRITE)))
+		return -EINVAL;
+	if (check_add_overflow(b->va, b->len, &end))
+		return -EINVAL;
+	if (b->len) {
+		int need = IB_ACCESS_MW_BIND;
+
+		if (b->access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC))
+			need |= IB_ACCESS_LOCAL_WRITE;
+		mr = sroce_mr_lookup(sdev, b->mr_key, ibqp->pd, need, b->va, b->len, &gen);
+		if (IS_ERR(mr))
+			return -EINVAL;
+		if (mr->frmr || !mr->umem) {	/* user MRs only */
+			sroce_mr_put(mr);
+			return -EINVAL;
+		}
+	}
+	rcu_read_lock();
+	win = sroce_win_find(sdev, b->mw_key);
+	if (win) {
+		spin_lock_bh(&win->lock);
+		if (!win->dead && win->pd == ibqp->pd &&
+		    (win->type == IB_MW_TYPE_1 || (!win->mr && b->len))) {
+			old = sroce_win_unbind(win);
+			win->mr = mr;
+			win->va = b->va;
+			win->len = b->len;
+			win->access = b->access & SROCE_MW_ACCESS;
+			win->qpn = ibqp->qp_num;
+			WRITE_ONCE(win->key, b->new_key);
+			mr = old;
+			err = 0;
+		}
+		spin_unlock_bh(&win->lock);
+	}
+	rcu_read_unlock();
+	if (mr)
+		sroce_mr_put(mr);
+	return err;
+}
+
+/**
+ * sroce_mw_invalidate() - local (LOCAL_INV) or remote (SEND with
+ *	Invalidate) invalidation of a type 2 window
+ * @sdev: the device
+ * @pd: the PD of the QP asking
+ * @qpn: remote invalidation: the QP it arrived on (the window's QP must be
+ *	that one); 0 for a local invalidation
+ * @key: the window's current rkey
+ *
+ * Context: transport (BH disabled). Return: 0 or -EINVAL.
+ */
+int sroce_mw_invalidate(struct sroce_dev *sdev, struct ib_pd *pd, u32 qpn, u32 key)
+{
+	struct sroce_mr *mr = NULL;
+	struct sroce_win *win;
+	int err = -EINVAL;
+
+	rcu_read_lock();
+	win = sroce_win_find(sdev, key);
+	if (win) {
+		spin_lock_bh(&win->lock);
+		if (!win->dead && win->type == IB_MW_TYPE_2 && win->mr &&
+		    win->key == key && win->pd == pd && (!qpn || win->qpn == qpn)) {
+			mr = sroce_win_unbind(win);
+			err = 0;
+		}
+		spin_unlock_bh(&win->lock);
+	}
+	rcu_read_unlock();
+	if (mr)
+		sroce_mr_put(mr);
+	return err;
+}
+
+/* Does @win serve this access? Its MR (no reference taken) or an ERR_PTR. */
+static struct sroce_mr *sroce_win_check(struct sroce_win *win, u32 key, struct ib_pd *pd,
+					u32 qpn, int need_access, u64 iova, u64 len)
+{
+	u64 end;
+
+	lockdep_assert_held(&win->lock);
+	if (win->dead || !win->mr || win->key != key)
+		return ERR_PTR(-ENOENT);
+	if (win->pd != pd || (need_access & ~win->access) ||
+	    (win->type == IB_MW_TYPE_2 && win->qpn != qpn))
+		return ERR_PTR(-EACCES);
+	if (check_add_overflow(iova, len, &end) || iova < win->va ||
+	    end > win->va + win->len)
+		return ERR_PTR(-EINVAL);
+	return win->mr;
+}
+
+/**
+ * sroce_mw_lookup() - resolve a remote access through a window
+ * @sdev: the device
+ * @key: the rkey (an MW's: sroce_key_is_mw())
+ * @pd: the PD of the QP the request arrived on
+ * @qpn: that QP's number (a type 2 window serves only its own QP)
+ * @need_access: IB_ACCESS_REMOTE_* the request needs
+ * @iova: first byte accessed
+ * @len: bytes accessed
+ * @gen: set to the MR's generation, for sroce_mr_copy()
+ *
+ * Return: the window's MR with a reference (sroce_mr_put()), or an
+ * ERR_PTR: -ENOENT no such window or not bound, -EACCES wrong PD or QP or
+ * missing access right, -EINVAL range outside the window.
+ */
+struct sroce_mr *sroce_mw_lookup(struct sroce_dev *sdev, u32 key, struct ib_pd *pd,
+				 u32 qpn, int need_access, u64 iova, u64 len, u32 *gen)
+{
+	struct sroce_mr *mr = ERR_PTR(-ENOENT);
+	struct sroce_win *win;
+
+	rcu_read_lock();
+	win = sroce_win_find(sdev, key);
+	if (win) {
+		spin_lock_bh(&win->lock);
+		mr = sroce_win_check(win, key, pd, qpn, need_access, iova, len);
+		if (!IS_ERR(mr))
+			refcount_inc(&mr->ref);	/* the window's own keeps it above 0 */
+		spin_unlock_bh(&win->lock);
+	}
+	rcu_read_unlock();
+	*gen = 0;	/* user MRs only: no generations */
+	return mr;
+}
+
+/**
+ * sroce_key_invalidate() - LOCAL_INV or SEND with Invalidate of @key
+ * @sdev: the device
+ * @pd: the PD of the QP asking
+ * @qpn: remote invalidation: the QP it arrived on; 0 for a local one
+ * @key: a FR MR's key or a type 2 window's rkey
+ *
+ * Return: 0 or -EINVAL.
+ */
+int sroce_key_invalidate(struct sroce_dev *sdev, struct ib_pd *pd, u32 qpn, u32 key)
+{
+	if (sroce_key_is_mw(key))
+		return sroce_mw_invalidate(sdev, pd, qpn, key);
+	return sroce_mr_invalidate(sdev, pd, key);
+}
+
+/**
+ * sroce_rkey_lookup() - sroce_mr_lookup() for an rkey, which may also name
+ *	a memory window (sroce_mw_lookup())
+ * @sdev: the device
+ * @key: the rkey
+ * @pd: the PD of the QP the request arrived on
+ * @qpn: that QP's number
+ * @need_access: IB_ACCESS_REMOTE_* the request needs
+ * @iova: first byte accessed
+ * @len: bytes accessed
+ * @gen: set to the MR's generation, for sroce_mr_copy()
+ */
+struct sroce_mr *sroce_rkey_lookup(struct sroce_dev *sdev, u32 key, struct ib_pd *pd,
+				   u32 qpn, int need_access, u64 iova, u64 len, u32 *gen)
+{
+	if (sroce_key_is_mw(key))
+		return sroce_mw_lookup(sdev, key, pd, qpn, need_access, iova, len, gen);
+	return sroce_mr_lookup(sdev, key, pd, need_access, iova, len, gen);
+}

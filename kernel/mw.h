@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * sroce memory windows (IBTA 10.6.7): types 1 and 2B.
+ */
+#ifndef SROCE_MW_H
+#define SROCE_MW_H
+
+#include "sroce.h"
+
+#define SROCE_MAX_MW		0x10000		/* MW table indices 1..this */
+/*
+ * An MW's key index has this bit set; MR indices never reach it
+ * (SROCE_MAX_MR), so an rkey names an MR or an MW by its index alone.
+ */
+#define SROCE_MW_INDEX_BIT	0x800000u
+
+static inline bool sroce_key_is_mw(u32 key)
+{
+	return (key >> 8) & SROCE_MW_INDEX_BIT;
+}
+
+/**
+ * struct sroce_win - a memory window's table entry
+ * @rcu: freed after readers of the MW table are gone
+ * @lock: bind, invalidation and deallocation against remote lookups
+ * @dead: deallocated: no lookup succeeds any more
+ * @type: IB_MW_TYPE_1 or IB_MW_TYPE_2 (2B: bound to a QP and its PD)
+ * @pd: the MW's PD
+ * @key: the rkey the window answers to now
+ * @mr: the MR it is bound to (a reference), NULL when unbound
+ * @va: first byte of the window (in @mr's address space)
+ * @len: bytes in the window
+ * @access: IB_ACCESS_REMOTE_* granted through the window
+ * @qpn: type 2: the QP it was bound through, the only one it serves
+ */
+struct sroce_win {
+	struct rcu_head rcu;
+	spinlock_t lock;
+	bool dead;
+	enum ib_mw_type type;
+	struct ib_pd *pd;
+	u32 key;
+	struct sroce_mr *mr;
+	u64 va;
+	u64 len;
+	int access;
+	u32 qpn;
+};
+
+/**
+ * struct sroce_mw - memory window
+ * @ibmw: the core's MW; must be first for INIT_RDMA_OBJ_SIZE
+ * @win: its table entry, which may outlive the core's object (RCU)
+ */
+struct sroce_mw {
+	struct ib_mw ibmw;
+	struct sroce_win *win;
+};
+
+/**
+ * struct sroce_bind - an MW bind work request, as the transport sees it
+ * @mw_key: the MW's rkey when the bind was posted (names the MW)
+ * @new_key: the rkey after the bind (same index, new 8-bit key)
+ * @mr_key: lkey of the MR to bind to (0: unbind, with @len 0)
+ * @va: first byte of the window
+ * @len: bytes in the window
+ * @access: IB_ACCESS_* for the window
+ */
+struct sroce_bind {
+	u32 mw_key;
+	u32 new_key;
+	u32 mr_key;
+	u64 va;
+	u64 len;
+	int access;
+};
+
+void sroce_mw_init_dev(struct sroce_dev *sdev);
+void sroce_mw_cleanup_dev(struct sroce_dev *sdev);
+int sroce_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
+int sroce_dealloc_mw(struct ib_mw *ibmw);
+int sroce_mw_bind(struct sroce_dev *sdev, struct ib_qp *ibqp, const struct sroce_bind *b);
+int sroce_mw_invalidate(struct sroce_dev *sdev, struct ib_pd *pd, u32 qpn, u32 key);
+int sroce_key_invalidate(struct sroce_dev *sdev, struct ib_pd *pd, u32 qpn, u32 key);
+struct sroce_mr *sroce_rkey_lookup(struct sroce_dev *sdev, u32 key, struct ib_pd *pd,
+				   u32 qpn, int need_access, u64 iova, u64 len, u32 *gen);
+struct sroce_mr *sroce_mw_lookup(struct sroce_dev *sdev, u32 key, struct ib_pd *pd,
+				 u32 qpn, int need_access, u64 iova, u64 len, u32 *gen);
+
+#endif /* SROCE_MW_H */
