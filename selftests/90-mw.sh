@@ -15,7 +15,7 @@ here=$(dirname "$0")
 trap topo_down EXIT
 
 CASES="type1 type2 bounds rights other_qp bind_errors invalidate teardown"
-case_ok() { timeout 60 python3 "$here/mw_verbs.py" sroce8 1 "$1"; }
+case_ok() { timeout 60 python3 "$here/mw_verbs.py" sroce8 "$1"; }
 caps() {
 	local out
 	out=$(ibv_devinfo -v -d sroce8) || return 1

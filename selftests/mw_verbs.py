@@ -2,77 +2,40 @@
 """Memory windows (IBTA 10.6.7) on one sroce device (loopback), one case per
 run:
 
-    python3 mw_verbs.py DEVICE GID_INDEX CASE
+    python3 mw_verbs.py DEVICE CASE
 
+(GID index 1, the IPv4-mapped one, as rc_verbs.py.)
 Two RC QPs, A (requester) and B (owner of the window), connected to each
 other; for the cases that need a stranger, a third pair C <-> D in the same
 PD. Every transfer through a window is checked byte for byte, every refused
 one must complete with the IBTA status and leave the target untouched.
 Exit 0 when the case behaves so, 1 (with a message) otherwise.
 """
-import random
 import sys
-import time
 
 import pyverbs.enums as e
-from pyverbs.addr import AHAttr, GlobalRoute
-from pyverbs.cq import CQ
 from pyverbs.device import Context
 from pyverbs.mr import MR, MW, MWBind, MWBindInfo
 from pyverbs.pd import PD
 from pyverbs.pyverbs_error import PyverbsRDMAError
-from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
 from pyverbs.wr import RecvWR, SendWR, SGE
 
-QP_ACCESS = (e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE |
-             e.IBV_ACCESS_REMOTE_READ)
+import rc_verbs
+from rc_verbs import Fail, pattern
+
 MR_BIND = e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_MW_BIND
 MR_SIZE = 1 << 16
 WIN_OFF, WIN_LEN = 4096, 8192        # the window: [buf + 4096, buf + 12288)
 RW = e.IBV_ACCESS_REMOTE_WRITE | e.IBV_ACCESS_REMOTE_READ
 
 
-class Fail(Exception):
-    pass
+class Rc(rc_verbs.Rc):
+    """rc_verbs' RC QP, its MR registered for binding windows only."""
 
-
-class Rc:
-    def __init__(self, ctx, pd, mr_access=MR_BIND):
-        self.cq = CQ(ctx, 64)
-        self.qp = QP(pd, QPInitAttr(qp_type=e.IBV_QPT_RC, scq=self.cq, rcq=self.cq,
-                                    cap=QPCap(max_send_wr=16, max_recv_wr=16)))
-        self.mr = MR(pd, MR_SIZE, mr_access)
-
-    def connect(self, gid, gid_index, dqpn):
-        a = QPAttr()
-        a.qp_access_flags = QP_ACCESS
-        self.qp.to_init(a)
-        a = QPAttr()
-        a.path_mtu = e.IBV_MTU_1024
-        a.dest_qp_num = dqpn
-        a.rq_psn = 0
-        a.max_dest_rd_atomic = 4
-        a.min_rnr_timer = 1
-        a.ah_attr = AHAttr(gr=GlobalRoute(dgid=gid, sgid_index=gid_index), is_global=1,
-                           port_num=1)
-        self.qp.to_rtr(a)
-        a = QPAttr()
-        a.sq_psn = 0
-        a.timeout = 14
-        a.retry_cnt = 3
-        a.rnr_retry = 3
-        a.max_rd_atomic = 4
-        self.qp.to_rts(a)
-
-    def poll(self, n=1, secs=10.0):
-        got, end = [], time.time() + secs
-        while len(got) < n and time.time() < end:
-            cnt, wcs = self.cq.poll(num_entries=8)
-            if cnt:
-                got += list(wcs[:cnt])
-            else:
-                time.sleep(0.001)
-        return got
+    def __init__(self, ctx, pd):
+        super().__init__(ctx, pd, size=MR_SIZE, depth=16)
+        self.mr.close()
+        self.mr = MR(pd, MR_SIZE, MR_BIND)
 
     def rdma(self, op, length, raddr, rkey, off=0):
         w = SendWR(wr_id=1, opcode=op, num_sge=1, send_flags=e.IBV_SEND_SIGNALED,
@@ -115,7 +78,7 @@ def win_addr(b):
 
 def through(a, b, rkey, what, seed=1):
     """WRITE into the window, READ it back: both byte for byte."""
-    data = random.Random(seed).randbytes(WIN_LEN)
+    data = pattern(seed, WIN_LEN)
     a.mr.write(data, WIN_LEN, 0)
     b.mr.write(bytes(MR_SIZE), MR_SIZE, 0)
     status(a.rdma(e.IBV_WR_RDMA_WRITE, WIN_LEN, win_addr(b), rkey), what + ' WRITE',
@@ -283,19 +246,18 @@ def case_teardown(w):
 
 
 class World:
-    def __init__(self, dev, gid_index):
+    def __init__(self, dev):
         self.ctx = Context(name=dev)
         self.pd = PD(self.ctx)
-        self.gid_index = gid_index
-        self.gid = self.ctx.query_gid(1, gid_index)
+        self.gid = self.ctx.query_gid(1, rc_verbs.GID_INDEX)
 
     def pair(self, b=None):
         """A fresh connected pair (a refused request leaves QPs in ERR)."""
         a, nb = Rc(self.ctx, self.pd), Rc(self.ctx, self.pd)
         if b is not None:
             nb.mr = b.mr
-        a.connect(self.gid, self.gid_index, nb.qp.qp_num)
-        nb.connect(self.gid, self.gid_index, a.qp.qp_num)
+        a.connect(self.gid, nb.qpn, 0, 0, retry=3, rd=4)
+        nb.connect(self.gid, a.qpn, 0, 0, retry=3, rd=4)
         return a, nb
 
 
@@ -306,9 +268,9 @@ CASES = {'type1': case_type1, 'type2': case_type2, 'bounds': case_bounds,
 
 
 def main():
-    dev, gid_index, case = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+    dev, case = sys.argv[1], sys.argv[2]
     try:
-        CASES[case](World(dev, gid_index))
+        CASES[case](World(dev))
     except (Fail, PyverbsRDMAError) as ex:
         print('%s: %s' % (case, ex))
         return 1

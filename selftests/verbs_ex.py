@@ -256,9 +256,13 @@ def case_refused(dev, gid_index):
 
     qp(e.IBV_QPT_RC, OPS, 0)            # create_flags 0 is fine
     qp(e.IBV_QPT_UD, e.IBV_QP_EX_WITH_SEND | e.IBV_QP_EX_WITH_SEND_WITH_IMM)
-    for name, qpt, ops in (('BIND_MW', e.IBV_QPT_RC, e.IBV_QP_EX_WITH_BIND_MW),
-                           ('LOCAL_INV', e.IBV_QPT_RC, e.IBV_QP_EX_WITH_LOCAL_INV),
-                           ('SEND_WITH_INV', e.IBV_QPT_RC, e.IBV_QP_EX_WITH_SEND_WITH_INV),
+    # memory windows and invalidation: RC (and UC but for SEND_WITH_INV)
+    qp(e.IBV_QPT_RC, e.IBV_QP_EX_WITH_BIND_MW | e.IBV_QP_EX_WITH_LOCAL_INV |
+       e.IBV_QP_EX_WITH_SEND_WITH_INV)
+    qp(e.IBV_QPT_UC, e.IBV_QP_EX_WITH_BIND_MW | e.IBV_QP_EX_WITH_LOCAL_INV)
+    for name, qpt, ops in (('UD BIND_MW', e.IBV_QPT_UD, e.IBV_QP_EX_WITH_BIND_MW),
+                           ('UD LOCAL_INV', e.IBV_QPT_UD, e.IBV_QP_EX_WITH_LOCAL_INV),
+                           ('UC SEND_WITH_INV', e.IBV_QPT_UC, e.IBV_QP_EX_WITH_SEND_WITH_INV),
                            ('TSO', e.IBV_QPT_RC, e.IBV_QP_EX_WITH_TSO),
                            ('UD RDMA_WRITE', e.IBV_QPT_UD, e.IBV_QP_EX_WITH_RDMA_WRITE),
                            ('UD RDMA_READ', e.IBV_QPT_UD, e.IBV_QP_EX_WITH_RDMA_READ)):
