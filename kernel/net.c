@@ -21,6 +21,7 @@
 #include <net/udp_tunnel.h>
 
 #include "sroce.h"
+#include "mcast.h"
 #include "qp.h"
 #include "sroce_icrc.h"
 #include "sroce_wire.h"
@@ -58,6 +59,49 @@ static void sroce_rx_drop(struct sk_buff *skb, enum sroce_drop why)
 }
 
 /**
+ * sroce_mc_rcv() - hand a multicast UD datagram to every QP attached to its
+ *	group on the device it arrived on
+ * @skb: the datagram (consumed)
+ * @hdr: its parsed transport header (UD, DQPN 0xFFFFFF)
+ * @iph: its IP header
+ * @v6: @iph is IPv6
+ *
+ * Each QP checks the packet as a unicast one (sroce_ud_check()) and gets a
+ * clone. Context: softirq. Return: 0.
+ */
+static int sroce_mc_rcv(struct sk_buff *skb, const struct sroce_pkt_hdr *hdr,
+			const u8 *iph, bool v6)
+{
+	struct sroce_qp *qps[SROCE_MAX_MCAST_QP_ATTACH];
+	enum sroce_drop why = SROCE_DROP_NO_QP;
+	union ib_gid mgid;
+	struct sk_buff *c;
+	int i, n;
+
+	if (v6)
+		memcpy(mgid.raw, &((const struct ipv6hdr *)iph)->daddr, sizeof(mgid.raw));
+	else
+		ipv6_addr_set_v4mapped(((const struct iphdr *)iph)->daddr,
+				       (struct in6_addr *)mgid.raw);
+	n = sroce_mc_get_qps(skb->dev, &mgid, qps, ARRAY_SIZE(qps));
+	for (i = 0; i < n; i++) {
+		why = sroce_ud_check(qps[i], hdr);
+		if (why == SROCE_DROP_MAX) {
+			c = skb_clone(skb, GFP_ATOMIC);
+			if (c)
+				sroce_sched_rx(qps[i], c);
+		} else {
+			atomic64_inc(&sroce_rx_drops[why]);
+		}
+		sroce_qp_put(qps[i]);
+	}
+	if (!n)
+		atomic64_inc(&sroce_rx_drops[why]);
+	kfree_skb(skb);
+	return 0;
+}
+
+/**
  * sroce_rcv() - hand a checked RoCEv2 datagram to its QP
  * @net: the namespace it arrived in
  * @skb: the datagram, data at the UDP header, ICRC checked (or never on a
@@ -88,6 +132,8 @@ static int sroce_rcv(struct net *net, struct sk_buff *skb, const u8 *iph, bool v
 		sroce_rx_drop(skb, SROCE_DROP_HDR);
 		return 0;
 	}
+	if ((hdr.info->flags & SROCE_OPF_UD) && hdr.bth.dqpn == SROCE_MCAST_QPN)
+		return sroce_mc_rcv(skb, &hdr, iph, v6);
 	if (hdr.info->flags & SROCE_OPF_UD) {
 		qp = sroce_ud_accept(net, skb, &hdr, iph, v6);
 		if (qp)

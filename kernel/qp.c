@@ -14,6 +14,7 @@
 #include "qp.h"
 #include "queue.h"
 #include "srq.h"
+#include "mcast.h"
 #include "sroce_psn.h"
 
 #define SROCE_QPN_MIN		16
@@ -335,6 +336,7 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 		sroce_gsi_del(qp);
 	else
 		xa_erase(&sroce_qp_xa, ibqp->qp_num);
+	sroce_mc_qp_gone(qp);	/* a kernel consumer may not have detached */
 	/*
 	 * The receive path looks QPs up under RCU: once a grace period has
 	 * passed no reader can still be about to take a reference, and the

@@ -361,6 +361,8 @@ enum sroce_drop {
 	SROCE_DROP_MAX
 };
 extern atomic64_t sroce_rx_drops[SROCE_DROP_MAX];
+/* ud.c, needs enum sroce_drop */
+enum sroce_drop sroce_ud_check(struct sroce_qp *qp, const struct sroce_pkt_hdr *hdr);
 struct sk_buff *sroce_pkt_alloc(struct sroce_qp *qp, u32 len);
 int sroce_pkt_xmit(struct sroce_qp *qp, struct sk_buff *skb, u32 payload);
 

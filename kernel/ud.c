@@ -126,6 +126,31 @@ static struct sroce_qp *sroce_gsi_get(struct net *net, struct sk_buff *skb,
 }
 
 /**
+ * sroce_ud_check() - may @qp take the UD packet @hdr describes?
+ * @qp: the destination UD or GSI QP
+ * @hdr: the packet's parsed transport header
+ *
+ * Checks the QP type, the length (at most 4096 bytes, the largest MTU), the
+ * P_Key, the Q_Key and the QP's backlog.
+ *
+ * Return: SROCE_DROP_MAX when it may, else why the packet is dropped.
+ */
+enum sroce_drop sroce_ud_check(struct sroce_qp *qp, const struct sroce_pkt_hdr *hdr)
+{
+	if (qp->ibqp.qp_type != IB_QPT_UD && qp->ibqp.qp_type != IB_QPT_GSI)
+		return SROCE_DROP_HDR;
+	if (hdr->payload_len > SROCE_UD_MAX_PAYLOAD)
+		return SROCE_DROP_LEN;
+	if ((hdr->bth.pkey & 0x7fff) != (SROCE_DEFAULT_PKEY & 0x7fff))
+		return SROCE_DROP_HDR;
+	if (hdr->deth.qkey != READ_ONCE(qp->attr.qkey))
+		return SROCE_DROP_QKEY;
+	if (skb_queue_len(&qp->rxq) >= SROCE_UD_RXQ_MAX)
+		return SROCE_DROP_NO_RQE;
+	return SROCE_DROP_MAX;
+}
+
+/**
  * sroce_ud_accept() - find and check the QP a UD packet is for
  * @net: namespace of the receiving socket
  * @skb: the datagram, data at the UDP header (after the ICRC and header
@@ -134,9 +159,8 @@ static struct sroce_qp *sroce_gsi_get(struct net *net, struct sk_buff *skb,
  * @iph: its IP header
  * @v6: @iph is IPv6
  *
- * Finds the destination UD or GSI QP and checks the P_Key, the Q_Key, the
- * length (at most 4096 bytes, the largest MTU) and the QP's backlog. A
- * failure is counted and the packet dropped.
+ * Finds the destination UD or GSI QP and checks the packet against it
+ * (sroce_ud_check()). A failure is counted and the packet dropped.
  *
  * Context: softirq. Return: the QP with a reference (the caller queues
  * @skb to it), or NULL when @skb was dropped.
@@ -144,8 +168,8 @@ static struct sroce_qp *sroce_gsi_get(struct net *net, struct sk_buff *skb,
 struct sroce_qp *sroce_ud_accept(struct net *net, struct sk_buff *skb,
 				  const struct sroce_pkt_hdr *hdr, const u8 *iph, bool v6)
 {
-	enum sroce_drop why = SROCE_DROP_MAX;
 	u32 dqpn = hdr->bth.dqpn;
+	enum sroce_drop why;
 	struct sroce_qp *qp;
 
 	if (dqpn == SROCE_GSI_QPN)
@@ -154,18 +178,7 @@ struct sroce_qp *sroce_ud_accept(struct net *net, struct sk_buff *skb,
 		qp = sroce_qp_get_net(net, dqpn);
 	else
 		qp = NULL;
-	if (!qp)
-		why = SROCE_DROP_NO_QP;
-	else if (qp->ibqp.qp_type != IB_QPT_UD && qp->ibqp.qp_type != IB_QPT_GSI)
-		why = SROCE_DROP_HDR;
-	else if (hdr->payload_len > SROCE_UD_MAX_PAYLOAD)
-		why = SROCE_DROP_LEN;
-	else if ((hdr->bth.pkey & 0x7fff) != (SROCE_DEFAULT_PKEY & 0x7fff))
-		why = SROCE_DROP_HDR;
-	else if (hdr->deth.qkey != READ_ONCE(qp->attr.qkey))
-		why = SROCE_DROP_QKEY;
-	else if (skb_queue_len(&qp->rxq) >= SROCE_UD_RXQ_MAX)
-		why = SROCE_DROP_NO_RQE;
+	why = qp ? sroce_ud_check(qp, hdr) : SROCE_DROP_NO_QP;
 	if (why == SROCE_DROP_MAX)
 		return qp;
 	if (qp)

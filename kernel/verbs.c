@@ -17,6 +17,7 @@
 #include "queue.h"
 #include "srq.h"
 #include "mw.h"
+#include "mcast.h"
 
 /**
  * sroce_port_state() - IB port state derived from the netdev
@@ -52,6 +53,9 @@ static int sroce_query_device(struct ib_device *ibdev,
 	attr->max_cqe = SROCE_MAX_CQE;
 	attr->max_mr = SROCE_MAX_MR;
 	attr->max_mw = SROCE_MAX_MW;
+	attr->max_mcast_grp = SROCE_MAX_MCAST_GRP;
+	attr->max_mcast_qp_attach = SROCE_MAX_MCAST_QP_ATTACH;
+	attr->max_total_mcast_qp_attach = SROCE_MAX_TOTAL_MCAST_QP_ATTACH;
 	attr->max_qp = SROCE_MAX_QP;
 	attr->max_qp_wr = SROCE_MAX_QP_WR;
 	attr->max_send_sge = SROCE_MAX_SGE;
@@ -219,6 +223,7 @@ const struct ib_device_ops sroce_dev_ops = {
 	.alloc_mw = sroce_alloc_mw,
 	.alloc_pd = sroce_alloc_pd,
 	.alloc_ucontext = sroce_alloc_ucontext,
+	.attach_mcast = sroce_attach_mcast,
 	.create_ah = sroce_create_ah,
 	.create_cq = sroce_create_cq,
 	.create_qp = sroce_create_qp,
@@ -234,6 +239,7 @@ const struct ib_device_ops sroce_dev_ops = {
 	.destroy_cq = sroce_destroy_cq,
 	.destroy_qp = sroce_destroy_qp,
 	.destroy_srq = sroce_destroy_srq,
+	.detach_mcast = sroce_detach_mcast,
 	.device_group = &sroce_dev_attr_group,
 	.get_dma_mr = sroce_get_dma_mr,
 	.get_hw_stats = sroce_get_hw_stats,

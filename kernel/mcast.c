@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sroce UD multicast (IBTA 10.5, Annex A17: RoCEv2 multicast is IP
+ * multicast).
+ *
+ * attach_mcast adds a UD QP to a group named by its multicast GID (an
+ * IPv4-mapped 224.0.0.0/4 address or an IPv6 ff00::/8 one) and, for the
+ * first QP of a group on a device, joins the IP group on the device's
+ * netdev so the network stack delivers the group's datagrams to our UDP
+ * socket (and loops back the ones we send). A datagram for destination
+ * QPN 0xFFFFFF is then handed to every QP of the device attached to the
+ * group it was sent to (net.c). Attachments are one module-wide list,
+ * read under RCU on receive, changed under sroce_mc_mutex.
+ */
+#include <linux/igmp.h>
+#include <linux/inetdevice.h>
+#include <linux/rtnetlink.h>
+#include <net/addrconf.h>
+#include <net/ipv6.h>
+
+#include "sroce.h"
+#include "qp.h"
+#include "mcast.h"
+
+/**
+ * struct sroce_mc_att - one QP attached to one group
+ * @node: entry in sroce_mc_list
+ * @rcu: freed after the receive path's readers
+ * @sdev: the QP's device
+ * @mgid: the group
+ * @qp: the QP (its lifetime: destroy_qp detaches it first)
+ */
+struct sroce_mc_att {
+	struct list_head node;
+	struct rcu_head rcu;
+	struct sroce_dev *sdev;
+	union ib_gid mgid;
+	struct sroce_qp *qp;
+};
+
+static LIST_HEAD(sroce_mc_list);
+static DEFINE_MUTEX(sroce_mc_mutex);
+
+static bool sroce_mgid_v4(const union ib_gid *mgid)
+{
+	return ipv6_addr_v4mapped((const struct in6_addr *)mgid->raw);
+}
+
+/* Attachments of @sdev to @mgid (@qp: only that QP's), under the mutex. */
+static int sroce_mc_count(struct sroce_dev *sdev, const union ib_gid *mgid,
+			  struct sroce_qp *qp)
+{
+	struct sroce_mc_att *a;
+	int n = 0;
+
+	lockdep_assert_held(&sroce_mc_mutex);
+	list_for_each_entry(a, &sroce_mc_list, node)
+		if (a->sdev == sdev && (!mgid || !memcmp(&a->mgid, mgid, sizeof(*mgid))) &&
+		    (!qp || a->qp == qp))
+			n++;
+	return n;
+}
+
+/* Join (@join) or leave the IP group @mgid on @sdev's netdev. */
+static int sroce_mc_ip(struct sroce_dev *sdev, const union ib_gid *mgid, bool join)
+{
+	struct net_device *ndev = sdev->ndev;
+	struct in_device *in_dev;
+	int err = 0;
+
+	if (!ndev)
+		return -ENODEV;
+	if (!sroce_mgid_v4(mgid))
+		return join ? ipv6_dev_mc_inc(ndev, (const struct in6_addr *)mgid->raw) :
+			      ipv6_dev_mc_dec(ndev, (const struct in6_addr *)mgid->raw);
+	rtnl_lock();
+	in_dev = __in_dev_get_rtnl(ndev);
+	if (!in_dev)
+		err = -ENODEV;
+	else if (join)
+		ip_mc_inc_group(in_dev, *(__be32 *)(mgid->raw + 12));
+	else
+		ip_mc_dec_group(in_dev, *(__be32 *)(mgid->raw + 12));
+	rtnl_unlock();
+	return err;
+}
+
+/**
+ * sroce_attach_mcast() - ib_device_ops.attach_mcast
+ * @ibqp: a UD QP (the core checked the type and that @gid is multicast)
+ * @gid: the group
+ * @lid: unused on RoCE
+ *
+ * Return: 0 (also when already attached), -ENOMEM past the device's
+ * limits, or the IP layer's error joining the group.
+ */
+int sroce_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
+{
+	struct sroce_qp *qp = sroce_to_qp(ibqp);
+	struct sroce_dev *sdev = qp->sdev;
+	struct sroce_mc_att *a;
+	int in_grp, err = 0;
+
+	if (ibqp->qp_type != IB_QPT_UD)
+		return -EINVAL;
+	a = kzalloc(sizeof(*a), GFP_KERNEL_ACCOUNT);
+	if (!a)
+		return -ENOMEM;
+	a->sdev = sdev;
+	a->mgid = *gid;
+	a->qp = qp;
+
+	mutex_lock(&sroce_mc_mutex);
+	if (sroce_mc_count(sdev, gid, qp))
+		goto out_free;		/* IBTA: attaching twice is no error */
+	in_grp = sroce_mc_count(sdev, gid, NULL);
+	if (in_grp >= SROCE_MAX_MCAST_QP_ATTACH ||
+	    sroce_mc_count(sdev, NULL, NULL) >= SROCE_MAX_TOTAL_MCAST_QP_ATTACH) {
+		err = -ENOMEM;
+		goto out_free;
+	}
+	if (!in_grp) {
+		err = sroce_mc_ip(sdev, gid, true);
+		if (err)
+			goto out_free;
+	}
+	list_add_tail_rcu(&a->node, &sroce_mc_list);
+	mutex_unlock(&sroce_mc_mutex);
+	return 0;
+
+out_free:
+	mutex_unlock(&sroce_mc_mutex);
+	kfree(a);
+	return err;
+}
+
+/* Remove attachments of @qp (to @gid, or all); leave emptied IP groups. */
+static int sroce_mc_remove(struct sroce_qp *qp, const union ib_gid *gid)
+{
+	struct sroce_mc_att *a, *tmp;
+	int removed = 0;
+
+	lockdep_assert_held(&sroce_mc_mutex);
+	list_for_each_entry_safe(a, tmp, &sroce_mc_list, node) {
+		if (a->qp != qp || (gid && memcmp(&a->mgid, gid, sizeof(*gid))))
+			continue;
+		list_del_rcu(&a->node);
+		if (!sroce_mc_count(qp->sdev, &a->mgid, NULL))
+			sroce_mc_ip(qp->sdev, &a->mgid, false);
+		kfree_rcu(a, rcu);
+		removed++;
+	}
+	return removed;
+}
+
+/**
+ * sroce_detach_mcast() - ib_device_ops.detach_mcast
+ * @ibqp: the QP
+ * @gid: the group
+ * @lid: unused on RoCE
+ *
+ * Return: 0, or -EINVAL when @ibqp is not attached to @gid.
+ */
+int sroce_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
+{
+	int removed;
+
+	mutex_lock(&sroce_mc_mutex);
+	removed = sroce_mc_remove(sroce_to_qp(ibqp), gid);
+	mutex_unlock(&sroce_mc_mutex);
+	return removed ? 0 : -EINVAL;
+}
+
+/**
+ * sroce_mc_qp_gone() - detach a QP being destroyed from every group
+ * @qp: the QP, unpublished; an RCU grace period follows before it is freed
+ */
+void sroce_mc_qp_gone(struct sroce_qp *qp)
+{
+	if (qp->ibqp.qp_type != IB_QPT_UD)
+		return;
+	mutex_lock(&sroce_mc_mutex);
+	sroce_mc_remove(qp, NULL);
+	mutex_unlock(&sroce_mc_mutex);
+}
+
+/**
+ * sroce_mc_get_qps() - the QPs a multicast datagram goes to
+ * @ndev: the netdev it arrived on (a looped-back one: the one it left by)
+ * @mgid: its destination address as a GID
+ * @qps: filled with referenced QPs (sroce_qp_put() each)
+ * @max: room in @qps
+ *
+ * Context: softirq. Return: the number of QPs.
+ */
+int sroce_mc_get_qps(const struct net_device *ndev, const union ib_gid *mgid,
+		     struct sroce_qp **qps, int max)
+{
+	struct sroce_mc_att *a;
+	int n = 0;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(a, &sroce_mc_list, node) {
+		if (n == max)
+			break;
+		if (READ_ONCE(a->sdev->ndev) != ndev || memcmp(&a->mgid, mgid, sizeof(*mgid)))
+			continue;
+		if (refcount_inc_not_zero(&a->qp->ref))
+			qps[n++] = a->qp;
+	}
+	rcu_read_unlock();
+	return n;
+}
