@@ -211,6 +211,15 @@ static void sroce_ud_complete_recv(struct sroce_qp *qp, const struct sroce_pkt_h
 	cqe.pkey_index = 0;
 	cqe.port_num = SROCE_PORT;
 	cqe.network_hdr_type = v6 ? RDMA_NETWORK_IPV6 : RDMA_NETWORK_IPV4;
+	/*
+	 * SL means nothing on RoCE; for user space it carries the packet type
+	 * the way RoCE NICs report it (bit 3: UDP-encapsulated, bits 2:0: 1
+	 * IPv6, 2 IPv4), which UCX's UD transport reads to find the
+	 * destination address in the GRH area. Kernel CQs get
+	 * network_hdr_type instead.
+	 */
+	if (sroce_to_cq(qp->ibqp.recv_cq)->user)
+		cqe.sl = 0x8 | (v6 ? 0x1 : 0x2);
 	sroce_recv_done(qp);
 	if (sroce_cq_post(sroce_to_cq(qp->ibqp.recv_cq), &cqe, hdr->bth.se))
 		sroce_qp_set_error(qp);

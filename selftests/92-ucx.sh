@@ -1,0 +1,114 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# sroce-timeout: 240
+# UCX on sroce, unmodified: ucx_info lists sroce's devices with the
+# verbs transports, then ucx_perftest (UCP API) runs between two sroce
+# devices in two namespaces - server on sroce9 in srpeer, client on
+# sroce8 here - over each of UCX's verbs transports:
+#   rc_verbs  RC QPs on an SRQ: tag matching eager and rendezvous (RDMA
+#             READ), PUT = RDMA WRITE, GET = RDMA READ, 64-bit ADD/FADD/
+#             CSWAP = the RC atomics (SWAP is emulated by UCP). UCX_TLS is
+#             rc_v: rc_verbs plus ud_verbs for the connection handshake
+#             only (UCX_TLS=rc_verbs alone fails in UCP with "no auxiliary
+#             transport", on any device)
+#   ud_verbs  UD QPs with GRH address handles: tag matching; UCP emulates
+#             PUT, GET and the atomics over active messages
+# UCX_TLS names the transport alone: nothing else (shared memory, TCP,
+# self) can carry the data, and sroce8's packet counters must move. When
+# a transport's first run cannot connect, its other rows fail at once
+# (each would wait for UCX's connection timeout). A row
+# passes when both sides complete the run; ucx_perftest (UCX 1.13) has no
+# data check of its own (byte-exact transfers through UCX are checked by
+# 92-mpi.sh), and the numbers are printed, never judged.
+# UCX's UD transport finds the destination address in a receive's GRH
+# area by the RoCE packet type in the completion's SL (bit 3 UDP, bits
+# 2:0 2 = IPv4), as RoCE NICs report it; sroce does the same for user CQs.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/net-topo.sh"
+. "$(dirname "$0")/bounded.sh"
+LOG=/tmp/92-ucx.$$
+cleanup() { bg_kill_all; topo_down_bounded; rm -f "$LOG".*; }
+trap cleanup EXIT
+trap 'exit 143' TERM INT
+
+require_cmd ucx_perftest ucx_info > /dev/null || ktap_skip_all "ucx-utils missing"
+
+# common UCX settings: no warning about unused variables
+UCXENV=(UCX_WARN_UNUSED_ENV_VARS=n)
+
+stat() { rdma statistic show link "$1/1" | tr ' ' '\n' | grep -A1 -x "$2" | tail -1; }
+
+# ucx_devices TL: ucx_info -d lists sroce8:1 with transport TL
+ucx_devices() {
+	env "${UCXENV[@]}" UCX_NET_DEVICES=sroce8:1 UCX_TLS="$1" \
+		timeout 60 ucx_info -d > "$LOG.info" 2>&1 || { cat "$LOG.info"; return 1; }
+	awk -v tl="$1" '/# +Transport:/ { t = $3 } /# *Device:/ && t == tl { print t, $3 }' \
+		"$LOG.info" | grep -x "$1 sroce8:1" && return 0
+	grep -E 'Transport|Device' "$LOG.info"
+	return 1
+}
+
+# the client's last row of numbers
+result_line() {
+	awk 'NF >= 7 && $NF ~ /^[0-9.]+$/ && $(NF - 1) ~ /^[0-9.]+$/' "$LOG.c" |
+		tail -n 1 | tr -s ' '
+}
+
+# pt TL TEST SIZE ITERS: ucx_perftest TEST, server in srpeer on sroce9,
+# client here on sroce8, both restricted to transport TL
+pt() {
+	local tl=$1 test=$2 size=$3 iters=$4 s c n t0 t1
+	local port=$((13400 + KTAP_N))	# a port per row (rows run in subshells)
+	if [ -e "$LOG.noconn.$tl" ]; then
+		echo "not run: an earlier $tl run did not connect"
+		return 1
+	fi
+	bg_start s 45 "$LOG.s" ip netns exec srpeer env "${UCXENV[@]}" UCX_TLS="$tl" \
+		UCX_NET_DEVICES=sroce9:1 ucx_perftest -p "$port"
+	# the client connects once: wait (bounded) until the server listens
+	for n in $(seq 150); do
+		in_peer ss -Hltn "sport = :$port" 2>/dev/null | grep -q . && break
+		kill -0 "$s" 2>/dev/null || break
+		sleep 0.1
+	done
+	t0=$(stat sroce8 tx_pkts)
+	bg_start c 40 "$LOG.c" env "${UCXENV[@]}" UCX_TLS="$tl" UCX_NET_DEVICES=sroce8:1 \
+		ucx_perftest 192.0.2.2 -p "$port" -t "$test" -s "$size" -n "$iters" -w 10 -f
+	bg_wait_both "$c" "$s" "client" "server"
+	t1=$(stat sroce8 tx_pkts)
+	if [ "$BG_RC_A" -ne 0 ] || [ "$BG_RC_B" -ne 0 ]; then
+		echo "client $BG_RC_A, server $BG_RC_B"
+		grep -h -E 'UCX +(ERROR|WARN)|Fatal|ssert' "$LOG.c" "$LOG.s" | cut -c1-200 | head -n 12
+		[ -n "$(result_line)" ] || : > "$LOG.noconn.$tl"
+		return 1
+	fi
+	# iterations, latencies (us), bandwidths (MB/s), message rates
+	echo "$(result_line)"
+	echo "sroce8 tx_pkts +$((t1 - t0))"
+	[ "$((t1 - t0))" -gt 0 ] || { echo "no packet through sroce8"; return 1; }
+}
+
+TESTS=(
+	"tag_lat 8 200"
+	"tag_bw 65536 20"
+	"ucp_put_bw 4096 100"
+	"ucp_get 4096 100"
+	"ucp_add 8 200"
+	"ucp_fadd 8 200"
+	"ucp_swap 8 200"
+	"ucp_cswap 8 200"
+)
+
+ktap_header $((4 + 2 * ${#TESTS[@]}))
+dmesg_mark
+ktap_result "topology up (sroce in two namespaces)" topo_up sroce
+ktap_result "ucx_info -d lists sroce8:1 for rc_verbs" ucx_devices rc_verbs
+ktap_result "ucx_info -d lists sroce8:1 for ud_verbs" ucx_devices ud_verbs
+for tl in rc_v ud_verbs; do
+	for t in "${TESTS[@]}"; do
+		read -r test size iters <<< "$t"
+		ktap_result "ucx_perftest $tl $test -s $size -n $iters" pt "$tl" "$test" "$size" "$iters"
+	done
+done
+ktap_result "dmesg clean" dmesg_clean_since_mark
+ktap_finish
