@@ -23,6 +23,34 @@
 #include "sroce.h"
 #include "mw.h"
 
+/**
+ * struct sroce_win - a memory window's table entry
+ * @rcu: freed after readers of the MW table are gone
+ * @lock: bind, invalidation and deallocation against remote lookups
+ * @dead: deallocated: no lookup succeeds any more
+ * @type: IB_MW_TYPE_1 or IB_MW_TYPE_2 (2B: bound to a QP and its PD)
+ * @pd: the MW's PD
+ * @key: the rkey the window answers to now
+ * @mr: the MR it is bound to (a reference), NULL when unbound
+ * @va: first byte of the window (in @mr's address space)
+ * @len: bytes in the window
+ * @access: IB_ACCESS_REMOTE_* granted through the window
+ * @qpn: type 2: the QP it was bound through, the only one it serves
+ */
+struct sroce_win {
+	struct rcu_head rcu;
+	spinlock_t lock;
+	bool dead;
+	enum ib_mw_type type;
+	struct ib_pd *pd;
+	u32 key;
+	struct sroce_mr *mr;
+	u64 va;
+	u64 len;
+	int access;
+	u32 qpn;
+};
+
 #define SROCE_MW_ACCESS	(IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE | \
 			 IB_ACCESS_REMOTE_ATOMIC)
 
@@ -226,7 +254,8 @@ int sroce_mw_bind(struct sroce_dev *sdev, struct ib_qp *ibqp, const struct sroce
  *
  * Context: transport (BH disabled). Return: 0 or -EINVAL.
  */
-int sroce_mw_invalidate(struct sroce_dev *sdev, struct ib_pd *pd, u32 qpn, u32 key)
+static int sroce_mw_invalidate(struct sroce_dev *sdev, struct ib_pd *pd, u32 qpn,
+			       u32 key)
 {
 	struct sroce_mr *mr = NULL;
 	struct sroce_win *win;
@@ -282,8 +311,9 @@ static struct sroce_mr *sroce_win_check(struct sroce_win *win, u32 key, struct i
  * ERR_PTR: -ENOENT no such window or not bound, -EACCES wrong PD or QP or
  * missing access right, -EINVAL range outside the window.
  */
-struct sroce_mr *sroce_mw_lookup(struct sroce_dev *sdev, u32 key, struct ib_pd *pd,
-				 u32 qpn, int need_access, u64 iova, u64 len, u32 *gen)
+static struct sroce_mr *sroce_mw_lookup(struct sroce_dev *sdev, u32 key, struct ib_pd *pd,
+					u32 qpn, int need_access, u64 iova, u64 len,
+					u32 *gen)
 {
 	struct sroce_mr *mr = ERR_PTR(-ENOENT);
 	struct sroce_win *win;

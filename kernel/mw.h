@@ -19,33 +19,7 @@ static inline bool sroce_key_is_mw(u32 key)
 	return (key >> 8) & SROCE_MW_INDEX_BIT;
 }
 
-/**
- * struct sroce_win - a memory window's table entry
- * @rcu: freed after readers of the MW table are gone
- * @lock: bind, invalidation and deallocation against remote lookups
- * @dead: deallocated: no lookup succeeds any more
- * @type: IB_MW_TYPE_1 or IB_MW_TYPE_2 (2B: bound to a QP and its PD)
- * @pd: the MW's PD
- * @key: the rkey the window answers to now
- * @mr: the MR it is bound to (a reference), NULL when unbound
- * @va: first byte of the window (in @mr's address space)
- * @len: bytes in the window
- * @access: IB_ACCESS_REMOTE_* granted through the window
- * @qpn: type 2: the QP it was bound through, the only one it serves
- */
-struct sroce_win {
-	struct rcu_head rcu;
-	spinlock_t lock;
-	bool dead;
-	enum ib_mw_type type;
-	struct ib_pd *pd;
-	u32 key;
-	struct sroce_mr *mr;
-	u64 va;
-	u64 len;
-	int access;
-	u32 qpn;
-};
+struct sroce_win;
 
 /**
  * struct sroce_mw - memory window
@@ -80,11 +54,8 @@ void sroce_mw_cleanup_dev(struct sroce_dev *sdev);
 int sroce_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
 int sroce_dealloc_mw(struct ib_mw *ibmw);
 int sroce_mw_bind(struct sroce_dev *sdev, struct ib_qp *ibqp, const struct sroce_bind *b);
-int sroce_mw_invalidate(struct sroce_dev *sdev, struct ib_pd *pd, u32 qpn, u32 key);
 int sroce_key_invalidate(struct sroce_dev *sdev, struct ib_pd *pd, u32 qpn, u32 key);
 struct sroce_mr *sroce_rkey_lookup(struct sroce_dev *sdev, u32 key, struct ib_pd *pd,
 				   u32 qpn, int need_access, u64 iova, u64 len, u32 *gen);
-struct sroce_mr *sroce_mw_lookup(struct sroce_dev *sdev, u32 key, struct ib_pd *pd,
-				 u32 qpn, int need_access, u64 iova, u64 len, u32 *gen);
 
 #endif /* SROCE_MW_H */

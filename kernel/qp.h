@@ -285,9 +285,6 @@ void sroce_sched_stop_qp(struct sroce_qp *qp);
 void sroce_sched_rx(struct sroce_qp *qp, struct sk_buff *skb);
 void sroce_qp_sched(struct sroce_qp *qp);
 void sroce_qp_kick(struct sroce_qp *qp);
-void sroce_qp_drain_rx(struct sroce_qp *qp,
-		       void (*rx)(struct sroce_qp *qp, struct sk_buff *skb,
-				  const struct sroce_pkt_hdr *hdr));
 int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		    const struct ib_send_wr **bad_wr);
 int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,

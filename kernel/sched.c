@@ -78,8 +78,8 @@ static void sroce_rnr_timer(struct timer_list *t)
  *
  * At most 256 packets per call; the caller reschedules if more are left.
  */
-void sroce_qp_drain_rx(struct sroce_qp *qp,
-		       void (*rx)(struct sroce_qp *qp, struct sk_buff *skb,
+static void sroce_qp_drain_rx(struct sroce_qp *qp,
+			      void (*rx)(struct sroce_qp *qp, struct sk_buff *skb,
 				  const struct sroce_pkt_hdr *hdr))
 {
 	struct sroce_pkt_hdr hdr;
