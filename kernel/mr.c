@@ -3,7 +3,8 @@
  * sroce memory regions.
  *
  * A user MR pins its memory with ib_umem_get() and keeps an array of the
- * pinned pages, so translating an iova is one subtraction and one index. A
+ * pinned pages, so translating an iova is one subtraction and one index; a
+ * DM MR does the same with the pages of its device memory (dm.c). A
  * DMA MR (get_dma_mr, kernel users only) covers all kernel memory: the
  * device has no dma_device, so ib_uses_virt_dma() holds and the "DMA
  * addresses" kernel ULPs put in their SGEs are kernel virtual addresses.
@@ -30,6 +31,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "sroce.h"
+#include "dm.h"
 
 #define SROCE_MR_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
 			 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC | \
@@ -237,6 +239,81 @@ struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 		return ERR_PTR(err);
 	}
 	return &mr->ibmr;
+}
+
+/**
+ * sroce_reg_dm_mr() - ib_device_ops.reg_dm_mr: an MR on device memory
+ * @ibpd: the PD
+ * @ibdm: the DM; the core keeps it from being freed while the MR exists
+ * @attr: offset and length in the DM (the core checked them against the
+ *	DM's length; checked again here), access flags with IB_ZERO_BASED
+ * @attrs: unused
+ *
+ * Zero-based: iova 0 is the DM's byte @attr->offset. Otherwise an ordinary
+ * MR on the DM's pages: local SGEs, remote WRITE, READ and atomics. A
+ * zero-length MR is valid (only zero-length accesses fit in it).
+ *
+ * Return: the MR or an ERR_PTR: -EINVAL without IB_ZERO_BASED, for a range
+ * past the DM (or wrapping) or bad access flags; -EOPNOTSUPP for
+ * unsupported access flags (memory windows bind to user MRs only);
+ * -ENOMEM (also: MR table full).
+ */
+struct ib_mr *sroce_reg_dm_mr(struct ib_pd *ibpd, struct ib_dm *ibdm,
+			      struct ib_dm_mr_attr *attr,
+			      struct uverbs_attr_bundle *attrs)
+{
+	int access = attr->access_flags & ~IB_ZERO_BASED;
+	unsigned long first, i;
+	struct sroce_mr *mr;
+	u64 end;
+	int err;
+
+	if (!(attr->access_flags & IB_ZERO_BASED) ||
+	    check_add_overflow(attr->offset, attr->length, &end) ||
+	    end > ibdm->length)
+		return ERR_PTR(-EINVAL);
+	err = sroce_mr_check_access(access);
+	if (err)
+		return ERR_PTR(err);
+	if (access & IB_ACCESS_MW_BIND)
+		return ERR_PTR(-EOPNOTSUPP);
+
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL_ACCOUNT);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->dm = true;
+	mr->access = access;
+	mr->offset = offset_in_page(attr->offset);
+	mr->len = attr->length;
+	mr->ibmr.length = attr->length;
+	mr->ibmr.page_size = PAGE_SIZE;
+	mr->npages = PAGE_ALIGN(mr->offset + attr->length) >> PAGE_SHIFT;
+	if (mr->npages) {
+		mr->pages = kvmalloc_array(mr->npages, sizeof(*mr->pages),
+					   GFP_KERNEL_ACCOUNT);
+		if (!mr->pages) {
+			err = -ENOMEM;
+			goto err_free_mr;
+		}
+	}
+	first = attr->offset >> PAGE_SHIFT;
+	for (i = 0; i < mr->npages; i++) {
+		mr->pages[i] = sroce_dm_page(ibdm, first + i);
+		if (!mr->pages[i]) {
+			err = -EINVAL;
+			goto err_free_pages;
+		}
+	}
+	err = sroce_mr_add(sroce_to_dev(ibpd->device), mr);
+	if (err)
+		goto err_free_pages;
+	return &mr->ibmr;
+
+err_free_pages:
+	kvfree(mr->pages);
+err_free_mr:
+	kfree(mr);
+	return ERR_PTR(err);
 }
 
 /**
@@ -488,6 +565,12 @@ int sroce_mr_invalidate(struct sroce_dev *sdev, struct ib_pd *pd, u32 key)
 	return err;
 }
 
+/* A DMA MR (get_dma_mr): kernel virtual addresses, no page array */
+static bool sroce_mr_is_dma(const struct sroce_mr *mr)
+{
+	return !mr->umem && !mr->dm && !mr->frmr;
+}
+
 /* [@iova, @iova + @len) inside @mr, without wrapping */
 static bool sroce_mr_in_bounds(const struct sroce_mr *mr, u64 iova, u64 len)
 {
@@ -495,7 +578,7 @@ static bool sroce_mr_in_bounds(const struct sroce_mr *mr, u64 iova, u64 len)
 
 	if (check_add_overflow(iova, len, &end))
 		return false;
-	if (!mr->umem && !mr->frmr)
+	if (sroce_mr_is_dma(mr))
 		return true;	/* DMA MR: all kernel memory */
 	if (mr->frmr)	/* ib_sg_to_pages() set the range */
 		return iova >= mr->ibmr.iova && end <= mr->ibmr.iova + mr->ibmr.length;
@@ -663,7 +746,7 @@ int sroce_mr_copy(struct sroce_mr *mr, u32 gen, u64 iova, void *buf, u32 len,
 		err = sroce_frmr_copy(mr, gen, iova, buf, len, dir);
 		goto out_unlock;
 	}
-	if (!mr->umem) {
+	if (sroce_mr_is_dma(mr)) {
 		void *va = (void *)(uintptr_t)iova;
 
 		if (dir == SROCE_COPY_TO_MR)
@@ -745,7 +828,7 @@ int sroce_mr_atomic(struct sroce_mr *mr, u32 gen, u64 iova, bool fetch_add,
 		else
 			err = -EACCES;
 		read_unlock(&mr->lock);
-	} else if (mr->umem) {
+	} else if (!sroce_mr_is_dma(mr)) {	/* user or DM MR: its pages */
 		u64 pos = iova - mr->iova + mr->offset;
 
 		if (pos & 7) {		/* the MR's pages start misaligned */

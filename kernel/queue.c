@@ -71,10 +71,11 @@ u32 sroce_queue_entries_for(u32 requested)
 struct sroce_queue *sroce_queue_create(struct ib_udata *udata, u32 num_entries,
 				       u32 entry_size)
 {
+	struct rdma_user_mmap_entry *entry;
 	struct sroce_ucontext *uctx;
-	struct sroce_mmap_entry *me;
 	struct sroce_queue *q;
 	size_t size;
+	void *buf;
 	int err;
 
 	if (!num_entries || !is_power_of_2(num_entries) ||
@@ -111,32 +112,59 @@ struct sroce_queue *sroce_queue_create(struct ib_udata *udata, u32 num_entries,
 		err = -EINVAL;
 		goto err_free_queue;
 	}
-	me = kzalloc(sizeof(*me), GFP_KERNEL_ACCOUNT);
-	if (!me) {
-		err = -ENOMEM;
+	buf = sroce_mmap_buf_create(&uctx->ibuc, size, &entry);
+	if (IS_ERR(buf)) {
+		err = PTR_ERR(buf);
 		goto err_free_queue;
 	}
-	/* whole pages: all of them are mapped */
+	q->mmap = sroce_to_mmap(entry);
+	q->hdr = buf;
+	q->entries = buf + SROCE_RING_HDR_SIZE;
+	return q;
+
+err_free_queue:
+	kfree(q);
+	return ERR_PTR(err);
+}
+
+/**
+ * sroce_mmap_buf_create() - a zeroed buffer user space can mmap
+ * @ibuc: the user context whose uverbs fd maps it
+ * @size: bytes; the buffer is whole pages, all of them mapped
+ * @entry: set to the mmap entry (rdma_user_mmap_get_offset() tells where)
+ *
+ * The buffer is vmalloc()ed and charged to the caller's memory cgroup. It
+ * belongs to the entry: rdma_user_mmap_entry_remove() on it makes the core
+ * call sroce_mmap_free() once the entry's last reference is gone, and
+ * mappings keep their pages after that.
+ *
+ * Context: process context, may sleep.
+ * Return: the buffer, or an ERR_PTR (-ENOMEM, the core's insert error).
+ */
+void *sroce_mmap_buf_create(struct ib_ucontext *ibuc, size_t size,
+			    struct rdma_user_mmap_entry **entry)
+{
+	struct sroce_mmap_entry *me;
+	int err;
+
+	me = kzalloc(sizeof(*me), GFP_KERNEL_ACCOUNT);
+	if (!me)
+		return ERR_PTR(-ENOMEM);
 	me->buf = __vmalloc(PAGE_ALIGN(size), GFP_KERNEL_ACCOUNT | __GFP_ZERO);
 	if (!me->buf) {
 		err = -ENOMEM;
 		goto err_free_entry;
 	}
-	err = rdma_user_mmap_entry_insert(&uctx->ibuc, &me->rdma, PAGE_ALIGN(size));
+	err = rdma_user_mmap_entry_insert(ibuc, &me->rdma, PAGE_ALIGN(size));
 	if (err)
 		goto err_free_buf;
-	/* from here on the buffer belongs to the entry: sroce_mmap_free() */
-	q->mmap = me;
-	q->hdr = me->buf;
-	q->entries = me->buf + SROCE_RING_HDR_SIZE;
-	return q;
+	*entry = &me->rdma;
+	return me->buf;
 
 err_free_buf:
 	vfree(me->buf);
 err_free_entry:
 	kfree(me);
-err_free_queue:
-	kfree(q);
 	return ERR_PTR(err);
 }
 

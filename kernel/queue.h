@@ -58,6 +58,8 @@ struct sroce_queue *sroce_queue_create(struct ib_udata *udata, u32 num_entries,
 void sroce_queue_destroy(struct sroce_queue *q);
 void sroce_queue_info(const struct sroce_queue *q, struct sroce_ring_info *info);
 u32 sroce_queue_entries_for(u32 requested);
+void *sroce_mmap_buf_create(struct ib_ucontext *ibuc, size_t size,
+			    struct rdma_user_mmap_entry **entry);
 int sroce_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma);
 void sroce_mmap_free(struct rdma_user_mmap_entry *rdma_entry);
 

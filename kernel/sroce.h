@@ -75,6 +75,8 @@ enum sroce_stat {
  * @mw_next: cyclic allocation hint for @mw_xa
  * @mw_count: MWs allocated, at most SROCE_MAX_MW
  * @gsi_qp: the device's GSI QP (QP1), NULL when none; see ud.c
+ * @dm_pages: pages of device memory allocated, at most SROCE_DM_DEV_PAGES
+ *	(dm.c)
  */
 struct sroce_dev {
 	struct ib_device ib_dev;
@@ -97,6 +99,7 @@ struct sroce_dev {
 	u32 mw_next;
 	atomic_t mw_count;
 	struct sroce_qp *gsi_qp;
+	atomic_long_t dm_pages;
 };
 
 struct sroce_pd {
@@ -162,7 +165,8 @@ void sroce_qp_sync_cq(struct ib_cq *ibcq);
  * @dead: deregistered: copies fail, the pages are (being) unpinned
  * @rcu: frees the MR after RCU readers of the MR table are gone
  * @umem: pinned user memory, NULL for a DMA MR
- * @pages: @npages pages covering [start, start + length) of a user MR
+ * @pages: @npages pages covering [start, start + length) of a user MR, or
+ *	the pages of a DM MR's range of its DM (dm.c)
  * @npages: entries in @pages
  * @offset: byte offset of the MR's first byte in @pages[0]
  * @access: IB_ACCESS_* granted
@@ -172,6 +176,8 @@ void sroce_qp_sync_cq(struct ib_cq *ibcq);
  * @key: the key lookups accept: the lkey/rkey given at creation, or the
  *	last fast registration's (the core's ibmr.lkey/rkey belong to the
  *	consumer, who changes them before posting IB_WR_REG_MR)
+ * @dm: a DM MR (reg_dm_mr): zero-based, on @pages of a DM the core keeps
+ *	alive while the MR exists
  * @frmr: a fast-registration MR (ib_alloc_mr): memory given by map_mr_sg,
  *	made accessible by IB_WR_REG_MR, revoked by (remote) invalidation
  * @valid: FR: registered and not invalidated
@@ -197,6 +203,7 @@ struct sroce_mr {
 	u64 iova;
 	u64 len;
 	u32 key;
+	bool dm;
 	bool frmr;
 	bool valid;
 	u32 gen;
@@ -225,6 +232,9 @@ struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access);
 struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				u64 iova, int access, struct ib_udata *udata);
 int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+struct ib_mr *sroce_reg_dm_mr(struct ib_pd *ibpd, struct ib_dm *ibdm,
+			      struct ib_dm_mr_attr *attr,
+			      struct uverbs_attr_bundle *attrs);
 struct ib_mr *sroce_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start, u64 length,
 				  u64 iova, int access, struct ib_pd *pd,
 				  struct ib_udata *udata);

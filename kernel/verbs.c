@@ -18,6 +18,7 @@
 #include "srq.h"
 #include "mw.h"
 #include "mcast.h"
+#include "dm.h"
 
 /**
  * sroce_port_state() - IB port state derived from the netdev
@@ -72,6 +73,7 @@ static int sroce_query_device(struct ib_device *ibdev,
 	attr->max_ah = SROCE_MAX_AH;
 	attr->local_ca_ack_delay = 15;
 	attr->max_fast_reg_page_list_len = SROCE_MAX_FR_PAGES;
+	attr->max_dm_size = SROCE_MAX_DM_SIZE;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	attr->device_cap_flags = IB_DEVICE_SYS_IMAGE_GUID | IB_DEVICE_RC_RNR_NAK_GEN |
 				 IB_DEVICE_MEM_MGT_EXTENSIONS | IB_DEVICE_MEM_WINDOW |
@@ -218,6 +220,7 @@ const struct ib_device_ops sroce_dev_ops = {
 	.driver_id = RDMA_DRIVER_UNKNOWN,
 	.uverbs_abi_ver = SROCE_UVERBS_ABI_VERSION,
 
+	.alloc_dm = sroce_alloc_dm,
 	.alloc_hw_port_stats = sroce_alloc_hw_port_stats,
 	.alloc_mr = sroce_alloc_mr,
 	.alloc_mw = sroce_alloc_mw,
@@ -229,6 +232,7 @@ const struct ib_device_ops sroce_dev_ops = {
 	.create_qp = sroce_create_qp,
 	.create_srq = sroce_create_srq,
 	.create_user_ah = sroce_create_ah,
+	.dealloc_dm = sroce_dealloc_dm,
 	.dealloc_driver = sroce_dealloc_driver,
 	.dealloc_mw = sroce_dealloc_mw,
 	.dealloc_pd = sroce_dealloc_pd,
@@ -259,6 +263,7 @@ const struct ib_device_ops sroce_dev_ops = {
 	.query_device = sroce_query_device,
 	.query_pkey = sroce_query_pkey,
 	.query_port = sroce_query_port,
+	.reg_dm_mr = sroce_reg_dm_mr,
 	.reg_user_mr = sroce_reg_user_mr,
 	.rereg_user_mr = sroce_rereg_user_mr,
 	.req_notify_cq = sroce_req_notify_cq,
@@ -305,6 +310,7 @@ void sroce_init_ib_dev(struct sroce_dev *sdev)
 	 */
 	ibdev->dev.parent = ndev->dev.parent;
 	ib_set_device_ops(ibdev, &sroce_dev_ops);
+	ibdev->driver_def = sroce_dm_uapi_defs;
 	sroce_mr_init_dev(sdev);
 	sroce_mw_init_dev(sdev);
 	sroce_ah_init_dev(sdev);

@@ -92,6 +92,17 @@ struct sroce_srq {
 	uint32_t max_sge;
 };
 
+/*
+ * Device memory, mapped from the kernel (dm.c). Copies stay below @limit:
+ * the length asked for, rounded up to a 4-byte word.
+ */
+struct sroce_dm {
+	struct verbs_dm vdm;
+	void *buf;
+	size_t map_len;
+	uint64_t limit;
+};
+
 static inline struct sroce_srq *to_ssrq(struct ibv_srq *ibsrq)
 {
 	return container_of(ibsrq, struct sroce_srq, ibv_srq);
@@ -187,6 +198,16 @@ int sroce_dereg_mr(struct verbs_mr *vmr);
 struct ibv_mw *sroce_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
 int sroce_dealloc_mw(struct ibv_mw *mw);
 int sroce_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw, struct ibv_mw_bind *mw_bind);
+
+/* dm.c */
+struct ibv_dm *sroce_alloc_dm(struct ibv_context *ibctx,
+			      struct ibv_alloc_dm_attr *attr);
+int sroce_free_dm(struct ibv_dm *ibdm);
+struct ibv_dm *sroce_import_dm(struct ibv_context *ibctx, uint32_t dm_handle);
+void sroce_unimport_dm(struct ibv_dm *ibdm);
+struct ibv_mr *sroce_reg_dm_mr(struct ibv_pd *pd, struct ibv_dm *ibdm,
+			       uint64_t dm_offset, size_t length,
+			       unsigned int access);
 
 /* qp.c */
 struct ibv_qp *sroce_create_qp(struct ibv_pd *pd,

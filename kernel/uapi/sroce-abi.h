@@ -8,6 +8,7 @@
 #define SROCE_ABI_USER_H
 
 #include <linux/types.h>
+#include <rdma/ib_user_ioctl_cmds.h>
 
 /* uverbs ABI version; the provider accepts exactly this one */
 #define SROCE_UVERBS_ABI_VERSION	1
@@ -215,6 +216,37 @@ struct sroce_create_qp_resp {
 struct sroce_create_ah_resp {
 	__u32 ah_id;
 	__u32 reserved;
+};
+
+/*
+ * Device memory (ibv_alloc_dm)
+ * ============================
+ *
+ * A DM is zeroed kernel memory of whole pages owned by the user context,
+ * mapped by the provider with mmap(2) on the uverbs fd (MAP_SHARED, the
+ * offset and length below), so ibv_memcpy_to/from_dm are plain memcpy. It
+ * is registered with ibv_reg_dm_mr (zero-based; offset and length within
+ * the DM's requested length).
+ *
+ * Driver attributes (UVERBS_ID_NS_SHIFT: the driver's id namespace):
+ * UVERBS_METHOD_DM_ALLOC of UVERBS_OBJECT_DM takes two optional outputs;
+ * SROCE_METHOD_DM_QUERY (same object) tells the same of an existing DM,
+ * for ibv_import_dm.
+ */
+enum sroce_alloc_dm_attrs {
+	SROCE_ATTR_ALLOC_DM_RESP_MMAP_OFFSET = (1U << UVERBS_ID_NS_SHIFT),
+	SROCE_ATTR_ALLOC_DM_RESP_MMAP_LEN,		/* u64, whole pages */
+};
+
+enum sroce_dm_methods {
+	SROCE_METHOD_DM_QUERY = (1U << UVERBS_ID_NS_SHIFT),
+};
+
+enum sroce_query_dm_attrs {
+	SROCE_ATTR_QUERY_DM_HANDLE = (1U << UVERBS_ID_NS_SHIFT),
+	SROCE_ATTR_QUERY_DM_RESP_MMAP_OFFSET,	/* u64 */
+	SROCE_ATTR_QUERY_DM_RESP_MMAP_LEN,	/* u64 */
+	SROCE_ATTR_QUERY_DM_RESP_LENGTH,	/* u64: the length asked for */
 };
 
 #endif /* SROCE_ABI_USER_H */
