@@ -159,6 +159,16 @@ static void sroce_dealloc_ucontext(struct ib_ucontext *ibuc)
 }
 
 /*
+ * UVERBS_METHOD_QUERY_CONTEXT (ibv_import_device: a second ibv_context on
+ * the same uverbs file): nothing driver-specific to report.
+ */
+static int sroce_query_ucontext(struct ib_ucontext *ibuc,
+				struct uverbs_attr_bundle *attrs)
+{
+	return 0;
+}
+
+/*
  * The device is going away while a process still has it open (`rdma link
  * delete`, netdev or namespace removal, rmmod): the core destroys every
  * object of the context through the ordinary destroy verbs, none of which
@@ -260,6 +270,7 @@ const struct ib_device_ops sroce_dev_ops = {
 	.post_srq_recv = sroce_post_srq_recv,
 	.query_qp = sroce_query_qp,
 	.query_srq = sroce_query_srq,
+	.query_ucontext = sroce_query_ucontext,
 	.query_device = sroce_query_device,
 	.query_pkey = sroce_query_pkey,
 	.query_port = sroce_query_port,

@@ -66,6 +66,10 @@ static const struct verbs_context_ops sroce_ctx_ops = {
 	.import_dm = sroce_import_dm,
 	.unimport_dm = sroce_unimport_dm,
 	.reg_dm_mr = sroce_reg_dm_mr,
+	.import_pd = sroce_import_pd,
+	.unimport_pd = sroce_unimport_pd,
+	.import_mr = sroce_import_mr,
+	.unimport_mr = sroce_unimport_mr,
 	.attach_mcast = ibv_cmd_attach_mcast,
 	.alloc_pd = sroce_alloc_pd,
 	.bind_mw = sroce_bind_mw,
@@ -152,6 +156,33 @@ err:
 	return NULL;
 }
 
+/*
+ * ibv_import_device(): a second ibv_context on a uverbs file (a dup()ed
+ * cmd_fd) whose kernel context exists already, for ibv_import_pd, _mr and
+ * _dm. The kernel context's caps are not known here: an imported context
+ * has none (none are defined yet).
+ */
+static struct verbs_context *sroce_import_context(struct ibv_device *ibdev,
+						  int cmd_fd)
+{
+	struct sroce_context *ctx;
+	int ret;
+
+	ctx = verbs_init_and_alloc_context(ibdev, cmd_fd, ctx, vctx,
+					   RDMA_DRIVER_UNKNOWN);
+	if (!ctx)
+		return NULL;
+	ret = ibv_cmd_query_context(&ctx->vctx.context, NULL);
+	if (ret) {
+		verbs_uninit_context(&ctx->vctx);
+		free(ctx);
+		errno = ret;
+		return NULL;
+	}
+	verbs_set_ops(&ctx->vctx, &sroce_ctx_ops);
+	return &ctx->vctx;
+}
+
 static struct verbs_device *sroce_alloc_device(struct verbs_sysfs_dev *sysfs_dev)
 {
 	struct sroce_device *dev;
@@ -179,6 +210,7 @@ static const struct verbs_device_ops sroce_dev_ops = {
 	.alloc_device = sroce_alloc_device,
 	.uninit_device = sroce_uninit_device,
 	.alloc_context = sroce_alloc_context,
+	.import_context = sroce_import_context,
 };
 
 PROVIDER_DRIVER(sroce, sroce_dev_ops);

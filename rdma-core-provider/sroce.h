@@ -209,6 +209,12 @@ struct ibv_mr *sroce_reg_dm_mr(struct ibv_pd *pd, struct ibv_dm *ibdm,
 			       uint64_t dm_offset, size_t length,
 			       unsigned int access);
 
+/* import.c */
+struct ibv_pd *sroce_import_pd(struct ibv_context *ibctx, uint32_t pd_handle);
+void sroce_unimport_pd(struct ibv_pd *ibpd);
+struct ibv_mr *sroce_import_mr(struct ibv_pd *pd, uint32_t mr_handle);
+void sroce_unimport_mr(struct ibv_mr *ibmr);
+
 /* qp.c */
 struct ibv_qp *sroce_create_qp(struct ibv_pd *pd,
 			       struct ibv_qp_init_attr *attr);
