@@ -19,7 +19,9 @@
  * done with the entry and the last mapping of them is gone.
  *
  * Limits: SROCE_MAX_DM_SIZE bytes per DM (the advertised max_dm_size),
- * SROCE_DM_DEV_PAGES pages of DM allocated per device.
+ * SROCE_DM_DEV_PAGES pages of DM allocated per device. The device total
+ * counts live DMs; pages a process still maps after freeing its DM stay
+ * charged to its memory cgroup until it unmaps them.
  */
 #define UVERBS_MODULE_NAME sroce_ib
 #include <linux/mm.h>

@@ -11,7 +11,8 @@
  * the rings of a disassociated device, say) stays valid: sroce_mmap()
  * inserts the pages with vm_insert_page(), which holds a page reference
  * per mapped page, so the pages are only returned to the allocator after
- * the last munmap().
+ * the last munmap(). Device memory (dm.c) is the same kind of buffer
+ * (sroce_mmap_buf_create()).
  */
 #include <linux/log2.h>
 #include <linux/mm.h>
