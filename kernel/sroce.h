@@ -164,7 +164,7 @@ void sroce_qp_sync_cq(struct ib_cq *ibcq);
  *	the last one frees the structure
  * @dead: deregistered: copies fail, the pages are (being) unpinned
  * @rcu: frees the MR after RCU readers of the MR table are gone
- * @umem: pinned user memory, NULL for a DMA MR
+ * @umem: pinned user memory, NULL for a DMA or DM MR
  * @pages: @npages pages covering [start, start + length) of a user MR, or
  *	the pages of a DM MR's range of its DM (dm.c)
  * @npages: entries in @pages
