@@ -243,7 +243,8 @@ static void sroce_rx_read_resp(struct sroce_qp *qp, struct sk_buff *skb,
 	idx = sroce_read_of_psn(qp, psn);
 	if (idx == req->started)
 		return;		/* stale or bogus: drop */
-	if (sroce_shadow(qp, idx)->opcode != IB_UVERBS_WR_RDMA_READ)
+	wqe = sroce_shadow(qp, idx);
+	if (wqe->opcode != IB_UVERBS_WR_RDMA_READ && !sroce_wqe_empty_response(wqe))
 		goto bad;	/* a READ response for an atomic's PSN */
 	/*
 	 * A READ response implicitly acknowledges every earlier request. An
@@ -265,22 +266,28 @@ static void sroce_rx_read_resp(struct sroce_qp *qp, struct sk_buff *skb,
 			sroce_read_gap(qp, idx);
 		return;
 	}
-	/* every response but the last carries exactly one MTU */
-	if ((op & (SROCE_OPF_FIRST | SROCE_OPF_MIDDLE)) && hdr->payload_len != qp->mtu)
-		goto bad;
-	if (hdr->payload_len > sw->length - sw->read_done)
-		goto bad;
-	if ((op & (SROCE_OPF_LAST | SROCE_OPF_ONLY)) &&
-	    sw->read_done + hdr->payload_len != sw->length)
-		goto bad;
-	payload = skb->data + sizeof(struct udphdr) + hdr->hdr_len;
-	wqe = sroce_shadow(qp, idx);
-	if (sroce_sgl_copy(qp->sdev, qp->ibqp.pd, wqe->sge, wqe->num_sge, sw->read_done,
-			   (void *)payload, hdr->payload_len, SROCE_COPY_TO_MR)) {
-		sroce_req_fail(qp, IB_WC_LOC_PROT_ERR);
-		return;
+	if (sroce_wqe_empty_response(wqe)) {
+		/* FLUSH, ATOMIC WRITE: one READ Response Only without data */
+		if (!(op & SROCE_OPF_ONLY) || hdr->payload_len)
+			goto bad;
+	} else {
+		/* every response but the last carries exactly one MTU */
+		if ((op & (SROCE_OPF_FIRST | SROCE_OPF_MIDDLE)) && hdr->payload_len != qp->mtu)
+			goto bad;
+		if (hdr->payload_len > sw->length - sw->read_done)
+			goto bad;
+		if ((op & (SROCE_OPF_LAST | SROCE_OPF_ONLY)) &&
+		    sw->read_done + hdr->payload_len != sw->length)
+			goto bad;
+		payload = skb->data + sizeof(struct udphdr) + hdr->hdr_len;
+		if (sroce_sgl_copy(qp->sdev, qp->ibqp.pd, wqe->sge, wqe->num_sge,
+				   sw->read_done, (void *)payload, hdr->payload_len,
+				   SROCE_COPY_TO_MR)) {
+			sroce_req_fail(qp, IB_WC_LOC_PROT_ERR);
+			return;
+		}
+		sw->read_done += hdr->payload_len;
 	}
-	sw->read_done += hdr->payload_len;
 	req->rd_gap = false;
 	if (sroce_psn_diff(psn, req->una_psn) >= 0)
 		req->una_psn = sroce_psn_inc(psn);

@@ -33,7 +33,7 @@
 
 #define SROCE_MR_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
 			 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC | \
-			 IB_ACCESS_MW_BIND)
+			 IB_ACCESS_MW_BIND | SROCE_ACCESS_FLUSH_GLOBAL)
 
 /**
  * sroce_mr_init_dev() - initialise a device's MR table
@@ -693,13 +693,23 @@ out_unlock:
 	return err;
 }
 
-/* CMP_SWAP or FETCH_ADD on one aligned word; returns the value found */
-static u64 sroce_atomic_word(u64 *word, bool fetch_add, u64 compare, u64 swap_add)
+/* @op on one aligned word; returns the value found */
+static u64 sroce_atomic_word(u64 *word, enum sroce_atomic_op op, u64 compare, u64 swap_add)
 {
 	u64 old = READ_ONCE(*word), new;
 
 	do {
-		new = fetch_add ? old + swap_add : (old == compare ? swap_add : old);
+		switch (op) {
+		case SROCE_ATOMIC_FETCH_ADD:
+			new = old + swap_add;
+			break;
+		case SROCE_ATOMIC_CMP_SWAP:
+			new = old == compare ? swap_add : old;
+			break;
+		default:	/* SROCE_ATOMIC_WRITE */
+			new = swap_add;
+			break;
+		}
 	} while (!try_cmpxchg64(word, &old, new));
 	return old;
 }
@@ -709,9 +719,9 @@ static u64 sroce_atomic_word(u64 *word, bool fetch_add, u64 compare, u64 swap_ad
  * @mr: the MR, referenced
  * @gen: the generation sroce_mr_lookup() returned
  * @iova: the target, 8-byte aligned
- * @fetch_add: FETCH_ADD (add @swap_add) rather than CMP_SWAP
+ * @op: CMP_SWAP, FETCH_ADD (add @swap_add) or WRITE (store @swap_add)
  * @compare: CMP_SWAP's compare value
- * @swap_add: the swap value, or the addend
+ * @swap_add: the swap value, the addend or the value to write
  * @orig: the value found (the ATOMIC ACK's original remote data)
  *
  * An aligned 8-byte target never crosses a page. The update is a CPU
@@ -721,7 +731,7 @@ static u64 sroce_atomic_word(u64 *word, bool fetch_add, u64 compare, u64 swap_ad
  * Return: 0, -EINVAL (misaligned, out of bounds), -EACCES (read-only
  * pages, deregistered MR).
  */
-int sroce_mr_atomic(struct sroce_mr *mr, u32 gen, u64 iova, bool fetch_add,
+int sroce_mr_atomic(struct sroce_mr *mr, u32 gen, u64 iova, enum sroce_atomic_op op,
 		    u64 compare, u64 swap_add, u64 *orig)
 {
 	u32 room;
@@ -741,7 +751,7 @@ int sroce_mr_atomic(struct sroce_mr *mr, u32 gen, u64 iova, bool fetch_add,
 		read_lock(&mr->lock);
 		word = mr->valid && mr->gen == gen ? sroce_frmr_va(mr, iova, &room) : NULL;
 		if (word && room >= 8 && !((uintptr_t)word & 7))
-			*orig = sroce_atomic_word(word, fetch_add, compare, swap_add);
+			*orig = sroce_atomic_word(word, op, compare, swap_add);
 		else
 			err = -EACCES;
 		read_unlock(&mr->lock);
@@ -752,13 +762,12 @@ int sroce_mr_atomic(struct sroce_mr *mr, u32 gen, u64 iova, bool fetch_add,
 			err = -EINVAL;
 		} else {
 			va = kmap_local_page(mr->pages[pos >> PAGE_SHIFT]);
-			*orig = sroce_atomic_word(va + (pos & ~PAGE_MASK), fetch_add,
+			*orig = sroce_atomic_word(va + (pos & ~PAGE_MASK), op,
 						  compare, swap_add);
 			kunmap_local(va);
 		}
 	} else {
-		*orig = sroce_atomic_word((u64 *)(uintptr_t)iova, fetch_add, compare,
-					  swap_add);
+		*orig = sroce_atomic_word((u64 *)(uintptr_t)iova, op, compare, swap_add);
 	}
 	rcu_read_unlock();
 	return err;

@@ -323,6 +323,7 @@ enum ib_wc_status sroce_wqe_len(struct sroce_qp *qp, const struct sroce_send_wqe
 void sroce_flush(struct sroce_qp *qp);
 void sroce_req_go_back(struct sroce_qp *qp, u32 psn);
 bool sroce_wqe_has_response(const struct sroce_send_wqe *wqe);
+bool sroce_wqe_empty_response(const struct sroce_send_wqe *wqe);
 bool sroce_wqe_is_local(const struct sroce_send_wqe *wqe);
 void sroce_req_retire_local(struct sroce_qp *qp);
 void sroce_req_retire(struct sroce_qp *qp, enum ib_wc_status status);

@@ -26,16 +26,24 @@ static bool sroce_wqe_is_atomic(const struct sroce_send_wqe *wqe)
 	       wqe->opcode == IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD;
 }
 
+/* FLUSH and ATOMIC WRITE: answered by a zero-length READ Response Only */
+bool sroce_wqe_empty_response(const struct sroce_send_wqe *wqe)
+{
+	return wqe->opcode == SROCE_WR_FLUSH || wqe->opcode == SROCE_WR_ATOMIC_WRITE;
+}
+
 /**
- * sroce_wqe_has_response() - does the entry wait for response data?
+ * sroce_wqe_has_response() - does the entry wait for a response?
  * @wqe: the (shadow) SQ entry
  *
- * READs and atomics: they count against max_rd_atomic, a FENCE waits for
- * them, and only their responses (never a plain ACK) complete them.
+ * READs, atomics, FLUSH and ATOMIC WRITE: they count against
+ * max_rd_atomic, a FENCE waits for them, and only their responses (never a
+ * plain ACK) complete them.
  */
 bool sroce_wqe_has_response(const struct sroce_send_wqe *wqe)
 {
-	return sroce_wqe_is_read(wqe) || sroce_wqe_is_atomic(wqe);
+	return sroce_wqe_is_read(wqe) || sroce_wqe_is_atomic(wqe) ||
+	       sroce_wqe_empty_response(wqe);
 }
 
 /* A local operation (fast registration, local invalidation, MW bind): no packet */
@@ -123,6 +131,20 @@ static enum ib_wc_status sroce_fetch_wqe(struct sroce_qp *qp, u32 idx)
 		if (sroce_qp_is_uc(qp) || (wqe->send_flags & SROCE_SEND_INLINE) ||
 		    wqe->num_sge != 1 ||
 		    wqe->sge[0].length != 8)
+			return IB_WC_LOC_QP_OP_ERR;
+		break;
+	case SROCE_WR_ATOMIC_WRITE:
+		/* RC only; the 8 bytes travel inline in the entry */
+		if (sroce_qp_is_uc(qp) || !(wqe->send_flags & SROCE_SEND_INLINE) ||
+		    wqe->inline_len != 8)
+			return IB_WC_LOC_QP_OP_ERR;
+		break;
+	case SROCE_WR_FLUSH:
+		/* RC only, no data; the length fits the RETH by the entry's layout */
+		if (sroce_qp_is_uc(qp) || (wqe->send_flags & SROCE_SEND_INLINE) ||
+		    wqe->num_sge || !wqe->wr.flush.type ||
+		    (wqe->wr.flush.type & ~(SROCE_FLUSH_GLOBAL | SROCE_FLUSH_PERSISTENT)) ||
+		    wqe->wr.flush.level > SROCE_FLUSH_MR)
 			return IB_WC_LOC_QP_OP_ERR;
 		break;
 	default:
@@ -226,6 +248,25 @@ static int sroce_req_send_one(struct sroce_qp *qp)
 		hdr.atmeth.swap_add = wqe->opcode == IB_UVERBS_WR_ATOMIC_CMP_AND_SWP ?
 				      wqe->wr.atomic.swap : wqe->wr.atomic.compare_add;
 		hdr.atmeth.compare = wqe->wr.atomic.compare_add;
+		payload = 0;
+		sw->last_psn = req->psn;
+		last = true;
+	} else if (wqe->opcode == SROCE_WR_ATOMIC_WRITE) {
+		hdr.bth.opcode = SROCE_OP_RC_ATOMIC_WRITE;
+		hdr.bth.ack_req = true;
+		hdr.reth.va = wqe->wr.rdma.remote_addr;
+		hdr.reth.rkey = wqe->wr.rdma.rkey;
+		hdr.reth.dma_len = 8;
+		payload = 8;
+		sw->last_psn = req->psn;
+		last = true;
+	} else if (wqe->opcode == SROCE_WR_FLUSH) {
+		hdr.bth.opcode = SROCE_OP_RC_FLUSH;
+		hdr.bth.ack_req = true;
+		hdr.feth = (wqe->wr.flush.level << SROCE_FETH_SEL_SHIFT) | wqe->wr.flush.type;
+		hdr.reth.va = wqe->wr.flush.remote_addr;
+		hdr.reth.rkey = wqe->wr.flush.rkey;
+		hdr.reth.dma_len = wqe->wr.flush.length;
 		payload = 0;
 		sw->last_psn = req->psn;
 		last = true;
@@ -386,6 +427,13 @@ void sroce_req_complete(struct sroce_qp *qp, u32 idx, enum ib_wc_status status)
 		break;
 	case IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD:
 		cqe.opcode = IB_UVERBS_WC_FETCH_ADD;
+		break;
+	case SROCE_WR_ATOMIC_WRITE:
+		cqe.opcode = SROCE_WC_ATOMIC_WRITE;
+		break;
+	case SROCE_WR_FLUSH:
+		cqe.opcode = SROCE_WC_FLUSH;
+		cqe.byte_len = 0;
 		break;
 	case IB_UVERBS_WR_LOCAL_INV:
 		cqe.opcode = IB_WC_LOCAL_INV;

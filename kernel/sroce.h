@@ -234,7 +234,14 @@ struct sroce_mr *sroce_mr_lookup(struct sroce_dev *sdev, u32 key,
 void sroce_mr_put(struct sroce_mr *mr);
 int sroce_mr_copy(struct sroce_mr *mr, u32 gen, u64 iova, void *buf, u32 len,
 		  enum sroce_copy_dir dir);
-int sroce_mr_atomic(struct sroce_mr *mr, u32 gen, u64 iova, bool fetch_add,
+/* 8-byte operations of sroce_mr_atomic() */
+enum sroce_atomic_op {
+	SROCE_ATOMIC_CMP_SWAP,
+	SROCE_ATOMIC_FETCH_ADD,
+	SROCE_ATOMIC_WRITE,
+};
+
+int sroce_mr_atomic(struct sroce_mr *mr, u32 gen, u64 iova, enum sroce_atomic_op op,
 		    u64 compare, u64 swap_add, u64 *orig);
 struct ib_mr *sroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type, u32 max_num_sg);
 int sroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,

@@ -75,7 +75,8 @@ static int sroce_query_device(struct ib_device *ibdev,
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	attr->device_cap_flags = IB_DEVICE_SYS_IMAGE_GUID | IB_DEVICE_RC_RNR_NAK_GEN |
 				 IB_DEVICE_MEM_MGT_EXTENSIONS | IB_DEVICE_MEM_WINDOW |
-				 IB_DEVICE_MEM_WINDOW_TYPE_2B;
+				 IB_DEVICE_MEM_WINDOW_TYPE_2B | SROCE_DEVICE_ATOMIC_WRITE |
+				 SROCE_DEVICE_FLUSH_GLOBAL;
 	return 0;
 }
 
