@@ -230,6 +230,17 @@ static u32 sroce_read_of_psn(struct sroce_qp *qp, u32 psn)
 	return req->started;
 }
 
+/*
+ * A response's data met a missing page of an ODP MR of ours: drop it, and
+ * ask again from its PSN once the page is faulted in (odp.c).
+ */
+static void sroce_odp_retry(struct sroce_qp *qp, u32 psn)
+{
+	qp->req.odp_retry = true;
+	qp->req.odp_retry_psn = psn;
+	sroce_odp_wait(qp);
+}
+
 static void sroce_rx_read_resp(struct sroce_qp *qp, struct sk_buff *skb,
 			       const struct sroce_pkt_hdr *hdr)
 {
@@ -239,6 +250,7 @@ static void sroce_rx_read_resp(struct sroce_qp *qp, struct sk_buff *skb,
 	struct sroce_swqe *sw;
 	const u8 *payload;
 	u32 op = hdr->info->flags;
+	int err;
 
 	idx = sroce_read_of_psn(qp, psn);
 	if (idx == req->started)
@@ -280,9 +292,14 @@ static void sroce_rx_read_resp(struct sroce_qp *qp, struct sk_buff *skb,
 		    sw->read_done + hdr->payload_len != sw->length)
 			goto bad;
 		payload = skb->data + sizeof(struct udphdr) + hdr->hdr_len;
-		if (sroce_sgl_copy(qp->sdev, qp->ibqp.pd, wqe->sge, wqe->num_sge,
-				   sw->read_done, (void *)payload, hdr->payload_len,
-				   SROCE_COPY_TO_MR)) {
+		err = sroce_sgl_copy(qp->sdev, qp->ibqp.pd, wqe->sge, wqe->num_sge,
+				     sw->read_done, (void *)payload, hdr->payload_len,
+				     SROCE_COPY_TO_MR);
+		if (err == -EAGAIN) {
+			sroce_odp_retry(qp, psn);
+			return;
+		}
+		if (err) {
 			sroce_req_fail(qp, IB_WC_LOC_PROT_ERR);
 			return;
 		}
@@ -307,6 +324,7 @@ static void sroce_rx_atomic_ack(struct sroce_qp *qp, const struct sroce_pkt_hdr 
 	struct sroce_send_wqe *wqe;
 	struct sroce_swqe *sw;
 	u64 orig = hdr->atmack;
+	int err;
 
 	if (sroce_aeth_syn_type(hdr->aeth.syndrome) != SROCE_AETH_ACK)
 		return;		/* bogus: NAKs come as plain Acknowledge packets */
@@ -326,8 +344,13 @@ static void sroce_rx_atomic_ack(struct sroce_qp *qp, const struct sroce_pkt_hdr 
 		sroce_req_retire(qp, IB_WC_SUCCESS);
 	}
 	sw = sroce_swqe(qp, idx);
-	if (sroce_sgl_copy(qp->sdev, qp->ibqp.pd, wqe->sge, 1, 0, &orig, sizeof(orig),
-			   SROCE_COPY_TO_MR)) {
+	err = sroce_sgl_copy(qp->sdev, qp->ibqp.pd, wqe->sge, 1, 0, &orig, sizeof(orig),
+			     SROCE_COPY_TO_MR);
+	if (err == -EAGAIN) {
+		sroce_odp_retry(qp, psn);
+		return;
+	}
+	if (err) {
 		sroce_req_fail(qp, IB_WC_LOC_PROT_ERR);
 		return;
 	}

@@ -206,8 +206,9 @@ static u8 sroce_req_opcode(const struct sroce_send_wqe *wqe, bool first, bool la
  * sroce_req_send_one() - send the next request packet of entry send_idx
  * @qp: the QP
  *
- * Return: 0 when a packet went out (or was lost in the network), a
- * negative errno when the entry failed locally (the QP is moved to ERR).
+ * Return: 0 when a packet went out (or was lost in the network), -EAGAIN
+ * when an ODP page of the data is being faulted in (the QP waits for it),
+ * another negative errno when the entry failed locally.
  */
 static int sroce_req_send_one(struct sroce_qp *qp)
 {
@@ -307,6 +308,8 @@ static int sroce_req_send_one(struct sroce_qp *qp)
 	err = payload ? sroce_gather(qp, wqe, off, skb_put(skb, payload), payload) : 0;
 	if (err) {
 		kfree_skb(skb);
+		if (err == -EAGAIN)
+			sroce_odp_wait(qp);	/* an ODP page is faulted in */
 		return err;
 	}
 	sroce_pkt_xmit(qp, skb, payload);
@@ -624,11 +627,18 @@ void sroce_requester(struct sroce_qp *qp, int budget)
 	struct sroce_req *req = &qp->req;
 	struct sroce_ring_hdr *h = qp->sq->hdr;
 	struct sroce_send_wqe *wqe;
+	int err;
 
 	lockdep_assert_held(&qp->lock);
 
 	if (req->rnr_wait)
 		return;
+	if (req->odp_retry && !READ_ONCE(qp->odp_waiting)) {
+		/* the page a response needed is there now (odp.c) */
+		req->odp_retry = false;
+		req->need_retry = true;
+		req->retry_psn = req->odp_retry_psn;
+	}
 	if (req->need_retry) {
 		req->need_retry = false;
 		sroce_req_go_back(qp, req->retry_psn);
@@ -688,7 +698,10 @@ void sroce_requester(struct sroce_qp *qp, int budget)
 			sroce_req_local_op(qp);
 			continue;
 		}
-		if (sroce_req_send_one(qp)) {
+		err = sroce_req_send_one(qp);
+		if (err == -EAGAIN)
+			return;		/* kicked again once the page is there */
+		if (err) {
 			sroce_req_fail_head(qp, IB_WC_LOC_PROT_ERR);
 			sroce_qp_set_error(qp);
 			return;

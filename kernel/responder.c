@@ -160,7 +160,7 @@ static void sroce_read_release(struct sroce_resp_read *rd)
 void sroce_responder_send_reads(struct sroce_qp *qp)
 {
 	struct sroce_resp *resp = &qp->resp;
-	int budget = 64;
+	int budget = 64, err;
 
 	lockdep_assert_held(&qp->lock);
 
@@ -197,9 +197,15 @@ void sroce_responder_send_reads(struct sroce_qp *qp)
 		if (!skb)
 			break;
 		sroce_pkt_build_hdrs(skb_put(skb, hdr.info->hdr_len), hdr.info->hdr_len, &hdr);
-		if (n && sroce_mr_copy(rd->mr, rd->gen, rd->va + rd->sent, skb_put(skb, n), n,
-				       SROCE_COPY_FROM_MR)) {
+		err = n ? sroce_mr_copy(rd->mr, rd->gen, rd->va + rd->sent, skb_put(skb, n), n,
+				       SROCE_COPY_FROM_MR) : 0;
+		if (err) {
 			kfree_skb(skb);
+			if (err == -EAGAIN) {
+				/* an ODP page: go on once it is faulted in */
+				sroce_odp_wait(qp);
+				return;
+			}
 			sroce_resp_fatal(qp, SROCE_NAK_REM_ACCESS);
 			return;
 		}
@@ -239,7 +245,24 @@ static int sroce_resp_place(struct sroce_qp *qp, u32 off, const u8 *src, u32 len
 
 	err = sroce_sgl_copy(qp->sdev, qp->ibqp.pd, rqe->sge, rqe->num_sge, off,
 			     (void *)src, len, SROCE_COPY_TO_MR);
-	return err == -EMSGSIZE || !err ? err : -EACCES;
+	return err == -EMSGSIZE || err == -EAGAIN || !err ? err : -EACCES;
+}
+
+/*
+ * A page of an ODP MR of ours that the request needs is being faulted in
+ * (odp.c): RNR NAK, as hardware does for a page fault; the requester sends
+ * the request again after the RNR timer. Nothing of it was executed. UC
+ * has no RNR: the message is lost.
+ */
+static int sroce_resp_odp_rnr(struct sroce_qp *qp)
+{
+	if (sroce_qp_is_uc(qp)) {
+		sroce_uc_drop_msg(qp);
+		return -EAGAIN;
+	}
+	sroce_stat_inc(qp->sdev, SROCE_STAT_RNR_NAKS_SENT);
+	sroce_resp_nak_resend(qp, sroce_aeth_syn_rnr(qp->attr.min_rnr_timer));
+	return -EAGAIN;
 }
 
 /*
@@ -316,6 +339,8 @@ static int sroce_resp_send(struct sroce_qp *qp, struct sk_buff *skb,
 	if (err)
 		return err;
 	err = sroce_resp_place(qp, resp->recv_off, payload, hdr->payload_len);
+	if (err == -EAGAIN)
+		return sroce_resp_odp_rnr(qp);
 	if (err) {
 		/* too long for the buffer, or a bad local key of ours */
 		sroce_resp_complete_recv(qp, hdr, err == -EMSGSIZE ?
@@ -384,10 +409,14 @@ static int sroce_resp_write(struct sroce_qp *qp, struct sk_buff *skb,
 		sroce_resp_fatal(qp, SROCE_NAK_INVALID_REQ);
 		return -EINVAL;
 	}
-	if (hdr->payload_len &&
-	    sroce_mr_copy(resp->wmr, resp->wgen, resp->wva, (void *)payload, hdr->payload_len,
-			  SROCE_COPY_TO_MR))
-		goto access_err;
+	if (hdr->payload_len) {
+		err = sroce_mr_copy(resp->wmr, resp->wgen, resp->wva, (void *)payload,
+				    hdr->payload_len, SROCE_COPY_TO_MR);
+		if (err == -EAGAIN)
+			return sroce_resp_odp_rnr(qp);
+		if (err)
+			goto access_err;
+	}
 	resp->wva += hdr->payload_len;
 	resp->wleft -= hdr->payload_len;
 	resp->in_write = !end;
@@ -551,6 +580,8 @@ static int sroce_resp_atomic(struct sroce_qp *qp, const struct sroce_pkt_hdr *hd
 	sroce_mr_put(mr);
 	if (err) {
 		resp->rd_tail--;
+		if (err == -EAGAIN)
+			return sroce_resp_odp_rnr(qp);
 		goto access_err;
 	}
 	memset(rd, 0, sizeof(*rd));
@@ -631,6 +662,8 @@ static int sroce_resp_atomic_write(struct sroce_qp *qp, struct sk_buff *skb,
 	memcpy(&val, payload, sizeof(val));
 	err = sroce_mr_atomic(mr, gen, hdr->reth.va, SROCE_ATOMIC_WRITE, 0, val, &orig);
 	sroce_mr_put(mr);
+	if (err == -EAGAIN)
+		return sroce_resp_odp_rnr(qp);
 	if (err)
 		goto access_err;
 	return sroce_resp_empty_answer(qp, hdr->bth.psn, false);

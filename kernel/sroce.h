@@ -16,6 +16,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "compat.h"
+#include "odp.h"
 #include "sroce_proto.h"
 #include "sroce-abi.h"
 
@@ -50,6 +51,8 @@ enum sroce_stat {
 	SROCE_STAT_DOORBELLS,
 	SROCE_STAT_LOOPBACK_PKTS,
 	SROCE_STAT_TIMEOUTS,
+	SROCE_STAT_ODP_FAULTS,
+	SROCE_STAT_ODP_FAULT_ERRS,
 	SROCE_STAT_MAX
 };
 
@@ -75,6 +78,9 @@ enum sroce_stat {
  * @mw_next: cyclic allocation hint for @mw_xa
  * @mw_count: MWs allocated, at most SROCE_MAX_MW
  * @gsi_qp: the device's GSI QP (QP1), NULL when none; see ud.c
+ * @odp_lock: protects @odp_waiters
+ * @odp_waiters: QPs waiting for an ODP fault (odp.c)
+ * @odp_wake: kicks them once the faults queued before it are done
  */
 struct sroce_dev {
 	struct ib_device ib_dev;
@@ -97,6 +103,9 @@ struct sroce_dev {
 	u32 mw_next;
 	atomic_t mw_count;
 	struct sroce_qp *gsi_qp;
+	spinlock_t odp_lock;
+	struct list_head odp_waiters;
+	struct work_struct odp_wake;
 };
 
 struct sroce_pd {
@@ -204,6 +213,7 @@ struct sroce_mr {
 	u64 *pbl;
 	u32 npbl;
 	u32 max_pbl;
+	struct sroce_odp odp;	/* odp.umem set: an ODP MR (odp.c) */
 };
 
 #define SROCE_MAX_FR_PAGES	512	/* max_fast_reg_page_list_len */
