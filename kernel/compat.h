@@ -43,4 +43,24 @@ static inline void sroce_vm_flags_set(struct vm_area_struct *vma, vm_flags_t fla
 }
 #endif
 
+/*
+ * IBTA 1.5 ATOMIC WRITE and FLUSH: 6.2 named the device capabilities and the
+ * FLUSH MR access flags. On 6.1 the core passes the ATOMIC WRITE capability
+ * bit through to user space by value (its uverbs ABI value), but refuses
+ * the FLUSH access flags on an MR, so FLUSH is not offered there.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+#define SROCE_HAVE_FLUSH		1
+#define SROCE_DEVICE_ATOMIC_WRITE	IB_DEVICE_ATOMIC_WRITE
+#define SROCE_DEVICE_FLUSH_GLOBAL	IB_DEVICE_FLUSH_GLOBAL
+#define SROCE_ACCESS_FLUSH_GLOBAL	IB_ACCESS_FLUSH_GLOBAL
+#define SROCE_ACCESS_FLUSH_PERSISTENT	IB_ACCESS_FLUSH_PERSISTENT
+#else
+#define SROCE_HAVE_FLUSH		0
+#define SROCE_DEVICE_ATOMIC_WRITE	(1ULL << 40)
+#define SROCE_DEVICE_FLUSH_GLOBAL	0ULL
+#define SROCE_ACCESS_FLUSH_GLOBAL	0
+#define SROCE_ACCESS_FLUSH_PERSISTENT	0
+#endif
+
 #endif /* SROCE_COMPAT_H */

@@ -230,6 +230,17 @@ static u32 sroce_read_of_psn(struct sroce_qp *qp, u32 psn)
 	return req->started;
 }
 
+/*
+ * A response's data met a missing page of an ODP MR of ours: drop it, and
+ * ask again from its PSN once the page is faulted in (odp.c).
+ */
+static void sroce_odp_retry(struct sroce_qp *qp, u32 psn)
+{
+	qp->req.odp_retry = true;
+	qp->req.odp_retry_psn = psn;
+	sroce_odp_wait(qp);
+}
+
 static void sroce_rx_read_resp(struct sroce_qp *qp, struct sk_buff *skb,
 			       const struct sroce_pkt_hdr *hdr)
 {
@@ -239,11 +250,13 @@ static void sroce_rx_read_resp(struct sroce_qp *qp, struct sk_buff *skb,
 	struct sroce_swqe *sw;
 	const u8 *payload;
 	u32 op = hdr->info->flags;
+	int err;
 
 	idx = sroce_read_of_psn(qp, psn);
 	if (idx == req->started)
 		return;		/* stale or bogus: drop */
-	if (sroce_shadow(qp, idx)->opcode != IB_UVERBS_WR_RDMA_READ)
+	wqe = sroce_shadow(qp, idx);
+	if (wqe->opcode != IB_UVERBS_WR_RDMA_READ && !sroce_wqe_empty_response(wqe))
 		goto bad;	/* a READ response for an atomic's PSN */
 	/*
 	 * A READ response implicitly acknowledges every earlier request. An
@@ -265,22 +278,33 @@ static void sroce_rx_read_resp(struct sroce_qp *qp, struct sk_buff *skb,
 			sroce_read_gap(qp, idx);
 		return;
 	}
-	/* every response but the last carries exactly one MTU */
-	if ((op & (SROCE_OPF_FIRST | SROCE_OPF_MIDDLE)) && hdr->payload_len != qp->mtu)
-		goto bad;
-	if (hdr->payload_len > sw->length - sw->read_done)
-		goto bad;
-	if ((op & (SROCE_OPF_LAST | SROCE_OPF_ONLY)) &&
-	    sw->read_done + hdr->payload_len != sw->length)
-		goto bad;
-	payload = skb->data + sizeof(struct udphdr) + hdr->hdr_len;
-	wqe = sroce_shadow(qp, idx);
-	if (sroce_sgl_copy(qp->sdev, qp->ibqp.pd, wqe->sge, wqe->num_sge, sw->read_done,
-			   (void *)payload, hdr->payload_len, SROCE_COPY_TO_MR)) {
-		sroce_req_fail(qp, IB_WC_LOC_PROT_ERR);
-		return;
+	if (sroce_wqe_empty_response(wqe)) {
+		/* FLUSH, ATOMIC WRITE: one READ Response Only without data */
+		if (!(op & SROCE_OPF_ONLY) || hdr->payload_len)
+			goto bad;
+	} else {
+		/* every response but the last carries exactly one MTU */
+		if ((op & (SROCE_OPF_FIRST | SROCE_OPF_MIDDLE)) && hdr->payload_len != qp->mtu)
+			goto bad;
+		if (hdr->payload_len > sw->length - sw->read_done)
+			goto bad;
+		if ((op & (SROCE_OPF_LAST | SROCE_OPF_ONLY)) &&
+		    sw->read_done + hdr->payload_len != sw->length)
+			goto bad;
+		payload = skb->data + sizeof(struct udphdr) + hdr->hdr_len;
+		err = sroce_sgl_copy(qp->sdev, qp->ibqp.pd, wqe->sge, wqe->num_sge,
+				     sw->read_done, (void *)payload, hdr->payload_len,
+				     SROCE_COPY_TO_MR);
+		if (err == -EAGAIN) {
+			sroce_odp_retry(qp, psn);
+			return;
+		}
+		if (err) {
+			sroce_req_fail(qp, IB_WC_LOC_PROT_ERR);
+			return;
+		}
+		sw->read_done += hdr->payload_len;
 	}
-	sw->read_done += hdr->payload_len;
 	req->rd_gap = false;
 	if (sroce_psn_diff(psn, req->una_psn) >= 0)
 		req->una_psn = sroce_psn_inc(psn);
@@ -300,6 +324,7 @@ static void sroce_rx_atomic_ack(struct sroce_qp *qp, const struct sroce_pkt_hdr 
 	struct sroce_send_wqe *wqe;
 	struct sroce_swqe *sw;
 	u64 orig = hdr->atmack;
+	int err;
 
 	if (sroce_aeth_syn_type(hdr->aeth.syndrome) != SROCE_AETH_ACK)
 		return;		/* bogus: NAKs come as plain Acknowledge packets */
@@ -319,8 +344,13 @@ static void sroce_rx_atomic_ack(struct sroce_qp *qp, const struct sroce_pkt_hdr 
 		sroce_req_retire(qp, IB_WC_SUCCESS);
 	}
 	sw = sroce_swqe(qp, idx);
-	if (sroce_sgl_copy(qp->sdev, qp->ibqp.pd, wqe->sge, 1, 0, &orig, sizeof(orig),
-			   SROCE_COPY_TO_MR)) {
+	err = sroce_sgl_copy(qp->sdev, qp->ibqp.pd, wqe->sge, 1, 0, &orig, sizeof(orig),
+			     SROCE_COPY_TO_MR);
+	if (err == -EAGAIN) {
+		sroce_odp_retry(qp, psn);
+		return;
+	}
+	if (err) {
 		sroce_req_fail(qp, IB_WC_LOC_PROT_ERR);
 		return;
 	}

@@ -60,6 +60,7 @@ void sroce_dealloc_driver(struct ib_device *ibdev)
 {
 	struct sroce_dev *sdev = sroce_to_dev(ibdev);
 
+	sroce_odp_cleanup_dev(sdev);
 	sroce_mr_cleanup_dev(sdev);
 	sroce_mw_cleanup_dev(sdev);
 	sroce_ah_cleanup_dev(sdev);
@@ -248,10 +249,13 @@ static int __init sroce_init(void)
 	err = sroce_sched_init_module();
 	if (err)
 		return err;
+	err = sroce_odp_init_module();
+	if (err)
+		goto err_sched_exit;
 	sroce_debugfs_init();
 	err = sroce_net_init();
 	if (err)
-		goto err_sched_exit;
+		goto err_odp_exit;
 	err = register_netdevice_notifier(&sroce_netdev_nb);
 	if (err)
 		goto err_net_exit;
@@ -260,8 +264,10 @@ static int __init sroce_init(void)
 
 err_net_exit:
 	sroce_net_exit();
-err_sched_exit:
+err_odp_exit:
 	sroce_debugfs_exit();
+	sroce_odp_exit_module();
+err_sched_exit:
 	sroce_sched_exit_module();
 	return err;
 }
@@ -273,6 +279,7 @@ static void __exit sroce_exit(void)
 	sroce_reap(true);
 	sroce_net_exit();
 	sroce_debugfs_exit();
+	sroce_odp_exit_module();
 	sroce_sched_exit_module();
 }
 

@@ -28,6 +28,7 @@
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <rdma/ib_umem.h>
+#include <rdma/ib_umem_odp.h>
 #include <rdma/ib_verbs.h>
 
 #include "sroce.h"
@@ -35,7 +36,8 @@
 
 #define SROCE_MR_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
 			 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC | \
-			 IB_ACCESS_MW_BIND)
+			 IB_ACCESS_MW_BIND | SROCE_ACCESS_FLUSH_GLOBAL | \
+			 IB_ACCESS_ON_DEMAND | IB_ACCESS_HUGETLB)
 
 /**
  * sroce_mr_init_dev() - initialise a device's MR table
@@ -45,6 +47,7 @@ void sroce_mr_init_dev(struct sroce_dev *sdev)
 {
 	xa_init_flags(&sdev->mr_xa, XA_FLAGS_ALLOC);
 	sdev->mr_next = 1;
+	sroce_odp_init_dev(sdev);
 }
 
 /**
@@ -68,6 +71,9 @@ static int sroce_mr_check_access(int access)
 	if (access & ~IB_ACCESS_SUPPORTED)
 		return -EINVAL;
 	if (access & ~(SROCE_MR_ACCESS | IB_ACCESS_OPTIONAL))
+		return -EOPNOTSUPP;
+	/* huge pages only say something about an ODP MR's page size */
+	if ((access & IB_ACCESS_HUGETLB) && !(access & IB_ACCESS_ON_DEMAND))
 		return -EOPNOTSUPP;
 	if ((access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC)) &&
 	    !(access & IB_ACCESS_LOCAL_WRITE))
@@ -114,6 +120,8 @@ struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access)
 	err = sroce_mr_check_access(access);
 	if (err)
 		return ERR_PTR(err);
+	if (access & IB_ACCESS_ON_DEMAND)
+		return ERR_PTR(-EOPNOTSUPP);
 	/*
 	 * A DMA MR spans all kernel memory: remote access to it would let any
 	 * peer that learns the rkey read or write the whole kernel. Local
@@ -165,6 +173,9 @@ static struct sroce_mr *sroce_user_mr_create(struct ib_pd *ibpd, u64 start, u64 
 	u64 end;
 	int err;
 
+	/* implicit ODP (the whole address space) is not offered */
+	if ((access & IB_ACCESS_ON_DEMAND) && !start && length == U64_MAX)
+		return ERR_PTR(-EOPNOTSUPP);
 	if (!length || length > SROCE_MAX_MR_SIZE ||
 	    check_add_overflow(start, length, &end) ||
 	    check_add_overflow(iova, length, &end))
@@ -176,6 +187,22 @@ static struct sroce_mr *sroce_user_mr_create(struct ib_pd *ibpd, u64 start, u64 
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL_ACCOUNT);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
+	if (access & IB_ACCESS_ON_DEMAND) {
+		/* nothing pinned: pages come and go (odp.c) */
+		err = sroce_odp_mr_init(mr, &sdev->ib_dev, start, length, access);
+		if (err)
+			goto err_free_mr;
+		rwlock_init(&mr->lock);
+		mr->access = access;
+		mr->offset = ib_umem_offset(mr->umem);
+		mr->ibmr.iova = iova;
+		mr->iova = iova;
+		mr->len = length;
+		mr->ibmr.length = length;
+		mr->ibmr.page_size = BIT(mr->odp.umem->page_shift);
+		mr->ibmr.pd = ibpd;
+		return mr;
+	}
 	umem = ib_umem_get(&sdev->ib_dev, start, length, access);
 	if (IS_ERR(umem)) {
 		err = PTR_ERR(umem);
@@ -275,7 +302,8 @@ struct ib_mr *sroce_reg_dm_mr(struct ib_pd *ibpd, struct ib_dm *ibdm,
 	err = sroce_mr_check_access(access);
 	if (err)
 		return ERR_PTR(err);
-	if (access & IB_ACCESS_MW_BIND)
+	/* device memory is never paged: no on-demand paging, no huge pages */
+	if (access & (IB_ACCESS_MW_BIND | IB_ACCESS_ON_DEMAND | IB_ACCESS_HUGETLB))
 		return ERR_PTR(-EOPNOTSUPP);
 
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL_ACCOUNT);
@@ -342,7 +370,9 @@ struct ib_mr *sroce_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start, u64 
 {
 	struct sroce_mr *mr = sroce_to_mr(ibmr), *nmr, *old;
 
-	if (!mr->umem || (flags & ~IB_MR_REREG_SUPPORTED))
+	/* ODP MRs are registered anew, not re-registered */
+	if (!mr->umem || mr->odp.umem || (flags & ~IB_MR_REREG_SUPPORTED) ||
+	    ((flags & IB_MR_REREG_ACCESS) && (access & IB_ACCESS_ON_DEMAND)))
 		return ERR_PTR(-EOPNOTSUPP);
 	if (!(flags & IB_MR_REREG_TRANS)) {
 		start = mr->umem->address;
@@ -390,6 +420,8 @@ int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	WRITE_ONCE(mr->dead, true);
 	/* a rereg may have put its successor (same keys) in our slot */
 	xa_cmpxchg(&sroce_to_dev(ibmr->device)->mr_xa, mr->key >> 8, mr, NULL, 0);
+	if (mr->odp.umem)
+		sroce_odp_mr_stop(mr);	/* no fault work, no copy from here on */
 	/*
 	 * Our reference was the last one: nobody can copy any more (lookups
 	 * fail on a zero count). Otherwise a holder may be copying right now.
@@ -723,7 +755,9 @@ out_unlock:
  * Context: any; does not sleep.
  * Return: 0, -EINVAL if the range is outside the MR, -EACCES when writing
  * to an MR whose memory was pinned read-only, or when the MR was
- * deregistered (or, FR, invalidated) since the caller looked it up.
+ * deregistered (or, FR, invalidated) since the caller looked it up,
+ * -EAGAIN when a page of an ODP MR is not present (its fault is queued:
+ * the caller waits, sroce_odp_wait(), and tries again).
  */
 int sroce_mr_copy(struct sroce_mr *mr, u32 gen, u64 iova, void *buf, u32 len,
 		  enum sroce_copy_dir dir)
@@ -756,6 +790,11 @@ int sroce_mr_copy(struct sroce_mr *mr, u32 gen, u64 iova, void *buf, u32 len,
 		goto out_unlock;
 	}
 
+	if (mr->odp.umem) {
+		err = sroce_odp_copy(mr, iova, buf, len, dir == SROCE_COPY_TO_MR);
+		goto out_unlock;
+	}
+
 	pos = iova - mr->iova + mr->offset;
 	while (len) {
 		unsigned int off = pos & ~PAGE_MASK;
@@ -776,13 +815,23 @@ out_unlock:
 	return err;
 }
 
-/* CMP_SWAP or FETCH_ADD on one aligned word; returns the value found */
-static u64 sroce_atomic_word(u64 *word, bool fetch_add, u64 compare, u64 swap_add)
+/* @op on one aligned word; returns the value found */
+static u64 sroce_atomic_word(u64 *word, enum sroce_atomic_op op, u64 compare, u64 swap_add)
 {
 	u64 old = READ_ONCE(*word), new;
 
 	do {
-		new = fetch_add ? old + swap_add : (old == compare ? swap_add : old);
+		switch (op) {
+		case SROCE_ATOMIC_FETCH_ADD:
+			new = old + swap_add;
+			break;
+		case SROCE_ATOMIC_CMP_SWAP:
+			new = old == compare ? swap_add : old;
+			break;
+		default:	/* SROCE_ATOMIC_WRITE */
+			new = swap_add;
+			break;
+		}
 	} while (!try_cmpxchg64(word, &old, new));
 	return old;
 }
@@ -792,9 +841,9 @@ static u64 sroce_atomic_word(u64 *word, bool fetch_add, u64 compare, u64 swap_ad
  * @mr: the MR, referenced
  * @gen: the generation sroce_mr_lookup() returned
  * @iova: the target, 8-byte aligned
- * @fetch_add: FETCH_ADD (add @swap_add) rather than CMP_SWAP
+ * @op: CMP_SWAP, FETCH_ADD (add @swap_add) or WRITE (store @swap_add)
  * @compare: CMP_SWAP's compare value
- * @swap_add: the swap value, or the addend
+ * @swap_add: the swap value, the addend or the value to write
  * @orig: the value found (the ATOMIC ACK's original remote data)
  *
  * An aligned 8-byte target never crosses a page. The update is a CPU
@@ -804,7 +853,7 @@ static u64 sroce_atomic_word(u64 *word, bool fetch_add, u64 compare, u64 swap_ad
  * Return: 0, -EINVAL (misaligned, out of bounds), -EACCES (read-only
  * pages, deregistered MR).
  */
-int sroce_mr_atomic(struct sroce_mr *mr, u32 gen, u64 iova, bool fetch_add,
+int sroce_mr_atomic(struct sroce_mr *mr, u32 gen, u64 iova, enum sroce_atomic_op op,
 		    u64 compare, u64 swap_add, u64 *orig)
 {
 	u32 room;
@@ -824,10 +873,18 @@ int sroce_mr_atomic(struct sroce_mr *mr, u32 gen, u64 iova, bool fetch_add,
 		read_lock(&mr->lock);
 		word = mr->valid && mr->gen == gen ? sroce_frmr_va(mr, iova, &room) : NULL;
 		if (word && room >= 8 && !((uintptr_t)word & 7))
-			*orig = sroce_atomic_word(word, fetch_add, compare, swap_add);
+			*orig = sroce_atomic_word(word, op, compare, swap_add);
 		else
 			err = -EACCES;
 		read_unlock(&mr->lock);
+	} else if (mr->odp.umem) {
+		word = sroce_odp_word(mr, iova);
+		if (IS_ERR(word)) {
+			err = PTR_ERR(word);
+		} else {
+			*orig = sroce_atomic_word(word, op, compare, swap_add);
+			sroce_odp_word_done(mr);
+		}
 	} else if (!sroce_mr_is_dma(mr)) {	/* user or DM MR: its pages */
 		u64 pos = iova - mr->iova + mr->offset;
 
@@ -835,13 +892,12 @@ int sroce_mr_atomic(struct sroce_mr *mr, u32 gen, u64 iova, bool fetch_add,
 			err = -EINVAL;
 		} else {
 			va = kmap_local_page(mr->pages[pos >> PAGE_SHIFT]);
-			*orig = sroce_atomic_word(va + (pos & ~PAGE_MASK), fetch_add,
+			*orig = sroce_atomic_word(va + (pos & ~PAGE_MASK), op,
 						  compare, swap_add);
 			kunmap_local(va);
 		}
 	} else {
-		*orig = sroce_atomic_word((u64 *)(uintptr_t)iova, fetch_add, compare,
-					  swap_add);
+		*orig = sroce_atomic_word((u64 *)(uintptr_t)iova, op, compare, swap_add);
 	}
 	rcu_read_unlock();
 	return err;

@@ -261,6 +261,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	sroce_sched_init_qp(qp, init->qp_type);
 	refcount_set(&qp->ref, 1);
 	init_completion(&qp->freed);
+	INIT_LIST_HEAD(&qp->odp_wait);
 	/* the first post must ring the doorbell */
 	qp->sq->hdr->flags = SROCE_RING_F_NEED_WAKEUP;
 
@@ -344,6 +345,7 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	 */
 	synchronize_rcu();
 	sroce_qp_put(qp);
+	sroce_odp_qp_gone(qp);	/* else the ODP wake-up item drops its reference */
 	wait_for_completion(&qp->freed);
 
 	sroce_sched_stop_qp(qp);
@@ -407,9 +409,11 @@ static int sroce_qp_check_attr(struct sroce_qp *qp, const struct ib_qp_attr *att
 	if ((mask & IB_QP_QKEY) && (attr->qkey & SROCE_QKEY_PRIVILEGED) &&
 	    !may_priv_qkey)
 		return -EPERM;
+	/* ON_DEMAND is accepted (and means nothing: paging is per MR), as on NICs */
 	if ((mask & IB_QP_ACCESS_FLAGS) &&
 	    (attr->qp_access_flags & ~(IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ |
-				       IB_ACCESS_REMOTE_ATOMIC | IB_ACCESS_LOCAL_WRITE)))
+				       IB_ACCESS_REMOTE_ATOMIC | IB_ACCESS_LOCAL_WRITE |
+				       IB_ACCESS_ON_DEMAND)))
 		return -EINVAL;
 	if ((mask & IB_QP_CAP) && (attr->cap.max_send_wr > qp->sq_entries ||
 				   attr->cap.max_recv_wr > qp->rq_entries))

@@ -119,6 +119,8 @@ struct sroce_req {
 	bool rnr_wait;		/* waiting out an RNR NAK */
 	bool need_retry;	/* go back to retry_psn on the next run */
 	u32 retry_psn;
+	bool odp_retry;		/* a response met a missing ODP page: once it is */
+	u32 odp_retry_psn;	/* faulted in, ask again from odp_retry_psn */
 	bool rd_gap;		/* a READ's responses were lost: asked again from rd_gap_psn */
 	u32 rd_gap_psn;
 	/* SQ polling grace (see sroce_req_idle_poll()) */
@@ -210,6 +212,8 @@ struct sroce_qp {
 	bool flushed;
 	bool sq_drained_sent;
 	bool comm_est_sent;	/* IB_EVENT_COMM_EST raised (first packet in RTR) */
+	bool odp_waiting;	/* on sdev->odp_waiters (odp.c) */
+	struct list_head odp_wait;
 
 	spinlock_t kpost_lock;	/* kernel posters (kpost.c), SQ and RQ */
 	struct list_head gsi_node;	/* GSI QP: on the GSI list (ud.c) */
@@ -323,6 +327,7 @@ enum ib_wc_status sroce_wqe_len(struct sroce_qp *qp, const struct sroce_send_wqe
 void sroce_flush(struct sroce_qp *qp);
 void sroce_req_go_back(struct sroce_qp *qp, u32 psn);
 bool sroce_wqe_has_response(const struct sroce_send_wqe *wqe);
+bool sroce_wqe_empty_response(const struct sroce_send_wqe *wqe);
 bool sroce_wqe_is_local(const struct sroce_send_wqe *wqe);
 void sroce_req_retire_local(struct sroce_qp *qp);
 void sroce_req_retire(struct sroce_qp *qp, enum ib_wc_status status);

@@ -26,16 +26,24 @@ static bool sroce_wqe_is_atomic(const struct sroce_send_wqe *wqe)
 	       wqe->opcode == IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD;
 }
 
+/* FLUSH and ATOMIC WRITE: answered by a zero-length READ Response Only */
+bool sroce_wqe_empty_response(const struct sroce_send_wqe *wqe)
+{
+	return wqe->opcode == SROCE_WR_FLUSH || wqe->opcode == SROCE_WR_ATOMIC_WRITE;
+}
+
 /**
- * sroce_wqe_has_response() - does the entry wait for response data?
+ * sroce_wqe_has_response() - does the entry wait for a response?
  * @wqe: the (shadow) SQ entry
  *
- * READs and atomics: they count against max_rd_atomic, a FENCE waits for
- * them, and only their responses (never a plain ACK) complete them.
+ * READs, atomics, FLUSH and ATOMIC WRITE: they count against
+ * max_rd_atomic, a FENCE waits for them, and only their responses (never a
+ * plain ACK) complete them.
  */
 bool sroce_wqe_has_response(const struct sroce_send_wqe *wqe)
 {
-	return sroce_wqe_is_read(wqe) || sroce_wqe_is_atomic(wqe);
+	return sroce_wqe_is_read(wqe) || sroce_wqe_is_atomic(wqe) ||
+	       sroce_wqe_empty_response(wqe);
 }
 
 /* A local operation (fast registration, local invalidation, MW bind): no packet */
@@ -125,6 +133,20 @@ static enum ib_wc_status sroce_fetch_wqe(struct sroce_qp *qp, u32 idx)
 		    wqe->sge[0].length != 8)
 			return IB_WC_LOC_QP_OP_ERR;
 		break;
+	case SROCE_WR_ATOMIC_WRITE:
+		/* RC only; the 8 bytes travel inline in the entry */
+		if (sroce_qp_is_uc(qp) || !(wqe->send_flags & SROCE_SEND_INLINE) ||
+		    wqe->inline_len != 8)
+			return IB_WC_LOC_QP_OP_ERR;
+		break;
+	case SROCE_WR_FLUSH:
+		/* RC only, no data; the length fits the RETH by the entry's layout */
+		if (sroce_qp_is_uc(qp) || (wqe->send_flags & SROCE_SEND_INLINE) ||
+		    wqe->num_sge || !wqe->wr.flush.type ||
+		    (wqe->wr.flush.type & ~(SROCE_FLUSH_GLOBAL | SROCE_FLUSH_PERSISTENT)) ||
+		    wqe->wr.flush.level > SROCE_FLUSH_MR)
+			return IB_WC_LOC_QP_OP_ERR;
+		break;
 	default:
 		return IB_WC_LOC_QP_OP_ERR;
 	}
@@ -184,8 +206,9 @@ static u8 sroce_req_opcode(const struct sroce_send_wqe *wqe, bool first, bool la
  * sroce_req_send_one() - send the next request packet of entry send_idx
  * @qp: the QP
  *
- * Return: 0 when a packet went out (or was lost in the network), a
- * negative errno when the entry failed locally (the QP is moved to ERR).
+ * Return: 0 when a packet went out (or was lost in the network), -EAGAIN
+ * when an ODP page of the data is being faulted in (the QP waits for it),
+ * another negative errno when the entry failed locally.
  */
 static int sroce_req_send_one(struct sroce_qp *qp)
 {
@@ -229,6 +252,25 @@ static int sroce_req_send_one(struct sroce_qp *qp)
 		payload = 0;
 		sw->last_psn = req->psn;
 		last = true;
+	} else if (wqe->opcode == SROCE_WR_ATOMIC_WRITE) {
+		hdr.bth.opcode = SROCE_OP_RC_ATOMIC_WRITE;
+		hdr.bth.ack_req = true;
+		hdr.reth.va = wqe->wr.rdma.remote_addr;
+		hdr.reth.rkey = wqe->wr.rdma.rkey;
+		hdr.reth.dma_len = 8;
+		payload = 8;
+		sw->last_psn = req->psn;
+		last = true;
+	} else if (wqe->opcode == SROCE_WR_FLUSH) {
+		hdr.bth.opcode = SROCE_OP_RC_FLUSH;
+		hdr.bth.ack_req = true;
+		hdr.feth = (wqe->wr.flush.level << SROCE_FETH_SEL_SHIFT) | wqe->wr.flush.type;
+		hdr.reth.va = wqe->wr.flush.remote_addr;
+		hdr.reth.rkey = wqe->wr.flush.rkey;
+		hdr.reth.dma_len = wqe->wr.flush.length;
+		payload = 0;
+		sw->last_psn = req->psn;
+		last = true;
 	} else {
 		payload = min(qp->mtu, sw->length - off);
 		last = off + payload == sw->length;
@@ -266,6 +308,8 @@ static int sroce_req_send_one(struct sroce_qp *qp)
 	err = payload ? sroce_gather(qp, wqe, off, skb_put(skb, payload), payload) : 0;
 	if (err) {
 		kfree_skb(skb);
+		if (err == -EAGAIN)
+			sroce_odp_wait(qp);	/* an ODP page is faulted in */
 		return err;
 	}
 	sroce_pkt_xmit(qp, skb, payload);
@@ -386,6 +430,13 @@ void sroce_req_complete(struct sroce_qp *qp, u32 idx, enum ib_wc_status status)
 		break;
 	case IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD:
 		cqe.opcode = IB_UVERBS_WC_FETCH_ADD;
+		break;
+	case SROCE_WR_ATOMIC_WRITE:
+		cqe.opcode = SROCE_WC_ATOMIC_WRITE;
+		break;
+	case SROCE_WR_FLUSH:
+		cqe.opcode = SROCE_WC_FLUSH;
+		cqe.byte_len = 0;
 		break;
 	case IB_UVERBS_WR_LOCAL_INV:
 		cqe.opcode = IB_WC_LOCAL_INV;
@@ -576,11 +627,18 @@ void sroce_requester(struct sroce_qp *qp, int budget)
 	struct sroce_req *req = &qp->req;
 	struct sroce_ring_hdr *h = qp->sq->hdr;
 	struct sroce_send_wqe *wqe;
+	int err;
 
 	lockdep_assert_held(&qp->lock);
 
 	if (req->rnr_wait)
 		return;
+	if (req->odp_retry && !READ_ONCE(qp->odp_waiting)) {
+		/* the page a response needed is there now (odp.c) */
+		req->odp_retry = false;
+		req->need_retry = true;
+		req->retry_psn = req->odp_retry_psn;
+	}
 	if (req->need_retry) {
 		req->need_retry = false;
 		sroce_req_go_back(qp, req->retry_psn);
@@ -640,7 +698,10 @@ void sroce_requester(struct sroce_qp *qp, int budget)
 			sroce_req_local_op(qp);
 			continue;
 		}
-		if (sroce_req_send_one(qp)) {
+		err = sroce_req_send_one(qp);
+		if (err == -EAGAIN)
+			return;		/* kicked again once the page is there */
+		if (err) {
 			sroce_req_fail_head(qp, IB_WC_LOC_PROT_ERR);
 			sroce_qp_set_error(qp);
 			return;

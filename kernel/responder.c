@@ -160,7 +160,7 @@ static void sroce_read_release(struct sroce_resp_read *rd)
 void sroce_responder_send_reads(struct sroce_qp *qp)
 {
 	struct sroce_resp *resp = &qp->resp;
-	int budget = 64;
+	int budget = 64, err;
 
 	lockdep_assert_held(&qp->lock);
 
@@ -197,9 +197,15 @@ void sroce_responder_send_reads(struct sroce_qp *qp)
 		if (!skb)
 			break;
 		sroce_pkt_build_hdrs(skb_put(skb, hdr.info->hdr_len), hdr.info->hdr_len, &hdr);
-		if (n && sroce_mr_copy(rd->mr, rd->gen, rd->va + rd->sent, skb_put(skb, n), n,
-				       SROCE_COPY_FROM_MR)) {
+		err = n ? sroce_mr_copy(rd->mr, rd->gen, rd->va + rd->sent, skb_put(skb, n), n,
+				       SROCE_COPY_FROM_MR) : 0;
+		if (err) {
 			kfree_skb(skb);
+			if (err == -EAGAIN) {
+				/* an ODP page: go on once it is faulted in */
+				sroce_odp_wait(qp);
+				return;
+			}
 			sroce_resp_fatal(qp, SROCE_NAK_REM_ACCESS);
 			return;
 		}
@@ -239,7 +245,24 @@ static int sroce_resp_place(struct sroce_qp *qp, u32 off, const u8 *src, u32 len
 
 	err = sroce_sgl_copy(qp->sdev, qp->ibqp.pd, rqe->sge, rqe->num_sge, off,
 			     (void *)src, len, SROCE_COPY_TO_MR);
-	return err == -EMSGSIZE || !err ? err : -EACCES;
+	return err == -EMSGSIZE || err == -EAGAIN || !err ? err : -EACCES;
+}
+
+/*
+ * A page of an ODP MR of ours that the request needs is being faulted in
+ * (odp.c): RNR NAK, as hardware does for a page fault; the requester sends
+ * the request again after the RNR timer. Nothing of it was executed. UC
+ * has no RNR: the message is lost.
+ */
+static int sroce_resp_odp_rnr(struct sroce_qp *qp)
+{
+	if (sroce_qp_is_uc(qp)) {
+		sroce_uc_drop_msg(qp);
+		return -EAGAIN;
+	}
+	sroce_stat_inc(qp->sdev, SROCE_STAT_RNR_NAKS_SENT);
+	sroce_resp_nak_resend(qp, sroce_aeth_syn_rnr(qp->attr.min_rnr_timer));
+	return -EAGAIN;
 }
 
 /*
@@ -316,6 +339,8 @@ static int sroce_resp_send(struct sroce_qp *qp, struct sk_buff *skb,
 	if (err)
 		return err;
 	err = sroce_resp_place(qp, resp->recv_off, payload, hdr->payload_len);
+	if (err == -EAGAIN)
+		return sroce_resp_odp_rnr(qp);
 	if (err) {
 		/* too long for the buffer, or a bad local key of ours */
 		sroce_resp_complete_recv(qp, hdr, err == -EMSGSIZE ?
@@ -384,10 +409,14 @@ static int sroce_resp_write(struct sroce_qp *qp, struct sk_buff *skb,
 		sroce_resp_fatal(qp, SROCE_NAK_INVALID_REQ);
 		return -EINVAL;
 	}
-	if (hdr->payload_len &&
-	    sroce_mr_copy(resp->wmr, resp->wgen, resp->wva, (void *)payload, hdr->payload_len,
-			  SROCE_COPY_TO_MR))
-		goto access_err;
+	if (hdr->payload_len) {
+		err = sroce_mr_copy(resp->wmr, resp->wgen, resp->wva, (void *)payload,
+				    hdr->payload_len, SROCE_COPY_TO_MR);
+		if (err == -EAGAIN)
+			return sroce_resp_odp_rnr(qp);
+		if (err)
+			goto access_err;
+	}
 	resp->wva += hdr->payload_len;
 	resp->wleft -= hdr->payload_len;
 	resp->in_write = !end;
@@ -545,11 +574,14 @@ static int sroce_resp_atomic(struct sroce_qp *qp, const struct sroce_pkt_hdr *hd
 		return -EINVAL;
 	}
 	err = sroce_mr_atomic(mr, gen, atm->va,
-			      hdr->bth.opcode == SROCE_OP_RC_FETCH_ADD,
+			      hdr->bth.opcode == SROCE_OP_RC_FETCH_ADD ?
+			      SROCE_ATOMIC_FETCH_ADD : SROCE_ATOMIC_CMP_SWAP,
 			      atm->compare, atm->swap_add, &orig);
 	sroce_mr_put(mr);
 	if (err) {
 		resp->rd_tail--;
+		if (err == -EAGAIN)
+			return sroce_resp_odp_rnr(qp);
 		goto access_err;
 	}
 	memset(rd, 0, sizeof(*rd));
@@ -567,6 +599,118 @@ static int sroce_resp_atomic(struct sroce_qp *qp, const struct sroce_pkt_hdr *hd
 access_err:
 	sroce_resp_fatal(qp, SROCE_NAK_REM_ACCESS);
 	return -EACCES;
+}
+
+/*
+ * Queue the zero-length READ Response Only that answers a FLUSH or an ATOMIC
+ * WRITE (IBTA 1.5): it goes out in order with the READ responses queued
+ * before it. The caller has reserved nothing; -EINVAL: too many requests
+ * outstanding (the QP is failed).
+ */
+static int sroce_resp_empty_answer(struct sroce_qp *qp, u32 psn, bool dup)
+{
+	struct sroce_resp *resp = &qp->resp;
+	struct sroce_resp_read *rd;
+
+	if (dup)
+		sroce_resp_drop_reads_from(qp, psn);
+	rd = sroce_resp_slot(qp, dup);
+	if (!rd) {
+		if (dup)
+			return 0;
+		sroce_resp_fatal(qp, SROCE_NAK_INVALID_RD_REQ);
+		return -EINVAL;
+	}
+	memset(rd, 0, sizeof(*rd));
+	rd->psn = psn;
+	rd->last_psn = psn;
+	if (!dup) {
+		resp->psn = sroce_psn_inc(psn);
+		resp->msn++;
+	}
+	return 0;
+}
+
+/*
+ * An ATOMIC WRITE: 8 bytes stored at an aligned address of an MR with
+ * remote write access, in one store (atomic against the atomics of every
+ * QP). A duplicate is answered again and never executed twice: a later
+ * WRITE of the requester may have changed the word since.
+ */
+static int sroce_resp_atomic_write(struct sroce_qp *qp, struct sk_buff *skb,
+				   const struct sroce_pkt_hdr *hdr, bool dup)
+{
+	const u8 *payload = skb->data + sizeof(struct udphdr) + hdr->hdr_len;
+	struct sroce_mr *mr;
+	u64 val, orig;
+	u32 gen;
+	int err;
+
+	if (dup)
+		return sroce_resp_empty_answer(qp, hdr->bth.psn, true);
+	if (!(qp->attr.qp_access_flags & IB_ACCESS_REMOTE_WRITE))
+		goto access_err;
+	if (hdr->payload_len != 8 || hdr->reth.dma_len != 8 || (hdr->reth.va & 7)) {
+		sroce_resp_fatal(qp, SROCE_NAK_INVALID_REQ);
+		return -EINVAL;
+	}
+	mr = sroce_rkey_lookup(qp->sdev, hdr->reth.rkey, qp->ibqp.pd, qp->ibqp.qp_num,
+			       IB_ACCESS_REMOTE_WRITE, hdr->reth.va, 8, &gen);
+	if (IS_ERR(mr))
+		goto access_err;
+	/* the bytes as they come, stored as they are (not a number) */
+	memcpy(&val, payload, sizeof(val));
+	err = sroce_mr_atomic(mr, gen, hdr->reth.va, SROCE_ATOMIC_WRITE, 0, val, &orig);
+	sroce_mr_put(mr);
+	if (err == -EAGAIN)
+		return sroce_resp_odp_rnr(qp);
+	if (err)
+		goto access_err;
+	return sroce_resp_empty_answer(qp, hdr->bth.psn, false);
+
+access_err:
+	sroce_resp_fatal(qp, SROCE_NAK_REM_ACCESS);
+	return -EACCES;
+}
+
+/*
+ * A FLUSH: makes what earlier requests wrote globally visible. Requests
+ * are executed in order by the CPU, so once the MR and its FLUSH right are
+ * checked a full barrier is all that remains. Persistence needs an MR with
+ * FLUSH_PERSISTENT, which sroce never registers (no persistent memory
+ * behind user pages it could flush): REM_ACCESS. With selectivity "whole
+ * MR" the RETH's address must still lie in the region.
+ */
+static int sroce_resp_flush(struct sroce_qp *qp, const struct sroce_pkt_hdr *hdr, bool dup)
+{
+	u32 plt = hdr->feth & SROCE_FETH_PLT_MASK;
+	u32 sel = (hdr->feth & SROCE_FETH_SEL_MASK) >> SROCE_FETH_SEL_SHIFT;
+	int need = 0;
+	struct sroce_mr *mr;
+	u32 gen;
+
+	if (dup)
+		return sroce_resp_empty_answer(qp, hdr->bth.psn, true);
+	if (!SROCE_HAVE_FLUSH || !plt ||
+	    (plt & ~(SROCE_FETH_PLT_GLOBAL | SROCE_FETH_PLT_PERSISTENT)) ||
+	    sel > SROCE_FETH_SEL_MR) {
+		sroce_resp_fatal(qp, SROCE_NAK_INVALID_REQ);
+		return -EINVAL;
+	}
+	if (plt & SROCE_FETH_PLT_GLOBAL)
+		need |= SROCE_ACCESS_FLUSH_GLOBAL;
+	if (plt & SROCE_FETH_PLT_PERSISTENT)
+		need |= SROCE_ACCESS_FLUSH_PERSISTENT;
+	mr = sroce_rkey_lookup(qp->sdev, hdr->reth.rkey, qp->ibqp.pd, qp->ibqp.qp_num, need,
+			       hdr->reth.va, sel == SROCE_FETH_SEL_MR ? 0 : hdr->reth.dma_len,
+			       &gen);
+	if (IS_ERR(mr)) {
+		sroce_resp_fatal(qp, SROCE_NAK_REM_ACCESS);
+		return -EACCES;
+	}
+	sroce_mr_put(mr);
+	smp_mb();
+	return sroce_resp_empty_answer(qp, hdr->bth.psn, false);
 }
 
 /**
@@ -633,6 +777,10 @@ void sroce_responder_rx(struct sroce_qp *qp, struct sk_buff *skb,
 			sroce_resp_read(qp, hdr, true);
 		else if (flags & SROCE_OPF_ATOMIC)
 			sroce_resp_atomic(qp, hdr, true);
+		else if (flags & SROCE_OPF_ATOMIC_WRITE)
+			sroce_resp_atomic_write(qp, skb, hdr, true);
+		else if (flags & SROCE_OPF_FLUSH)
+			sroce_resp_flush(qp, hdr, true);
 		else
 			resp->ack_pending = true;
 		return;
@@ -648,11 +796,15 @@ void sroce_responder_rx(struct sroce_qp *qp, struct sk_buff *skb,
 		err = sroce_resp_write(qp, skb, hdr);
 	else if (flags & SROCE_OPF_ATOMIC)
 		err = sroce_resp_atomic(qp, hdr, false);
+	else if (flags & SROCE_OPF_ATOMIC_WRITE)
+		err = sroce_resp_atomic_write(qp, skb, hdr, false);
+	else if (flags & SROCE_OPF_FLUSH)
+		err = sroce_resp_flush(qp, hdr, false);
 	else
 		err = sroce_resp_read(qp, hdr, false);
 	if (err)
 		return;
-	if (!(flags & (SROCE_OPF_READ | SROCE_OPF_ATOMIC))) {
+	if (!(flags & SROCE_OPF_RD_ATOMIC)) {
 		resp->psn = sroce_psn_inc(resp->psn);
 		if (hdr->bth.ack_req)
 			resp->ack_pending = true;

@@ -16,6 +16,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "compat.h"
+#include "odp.h"
 #include "sroce_proto.h"
 #include "sroce-abi.h"
 
@@ -50,6 +51,8 @@ enum sroce_stat {
 	SROCE_STAT_DOORBELLS,
 	SROCE_STAT_LOOPBACK_PKTS,
 	SROCE_STAT_TIMEOUTS,
+	SROCE_STAT_ODP_FAULTS,
+	SROCE_STAT_ODP_FAULT_ERRS,
 	SROCE_STAT_MAX
 };
 
@@ -77,6 +80,9 @@ enum sroce_stat {
  * @gsi_qp: the device's GSI QP (QP1), NULL when none; see ud.c
  * @dm_pages: pages of device memory allocated, at most SROCE_DM_DEV_PAGES
  *	(dm.c)
+ * @odp_lock: protects @odp_waiters
+ * @odp_waiters: QPs waiting for an ODP fault (odp.c)
+ * @odp_wake: kicks them once the faults queued before it are done
  */
 struct sroce_dev {
 	struct ib_device ib_dev;
@@ -100,6 +106,9 @@ struct sroce_dev {
 	atomic_t mw_count;
 	struct sroce_qp *gsi_qp;
 	atomic_long_t dm_pages;
+	spinlock_t odp_lock;
+	struct list_head odp_waiters;
+	struct work_struct odp_wake;
 };
 
 struct sroce_pd {
@@ -211,6 +220,7 @@ struct sroce_mr {
 	u64 *pbl;
 	u32 npbl;
 	u32 max_pbl;
+	struct sroce_odp odp;	/* odp.umem set: an ODP MR (odp.c) */
 };
 
 #define SROCE_MAX_FR_PAGES	512	/* max_fast_reg_page_list_len */
@@ -244,7 +254,14 @@ struct sroce_mr *sroce_mr_lookup(struct sroce_dev *sdev, u32 key,
 void sroce_mr_put(struct sroce_mr *mr);
 int sroce_mr_copy(struct sroce_mr *mr, u32 gen, u64 iova, void *buf, u32 len,
 		  enum sroce_copy_dir dir);
-int sroce_mr_atomic(struct sroce_mr *mr, u32 gen, u64 iova, bool fetch_add,
+/* 8-byte operations of sroce_mr_atomic() */
+enum sroce_atomic_op {
+	SROCE_ATOMIC_CMP_SWAP,
+	SROCE_ATOMIC_FETCH_ADD,
+	SROCE_ATOMIC_WRITE,
+};
+
+int sroce_mr_atomic(struct sroce_mr *mr, u32 gen, u64 iova, enum sroce_atomic_op op,
 		    u64 compare, u64 swap_add, u64 *orig);
 struct ib_mr *sroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type, u32 max_num_sg);
 int sroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,

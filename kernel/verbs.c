@@ -74,10 +74,16 @@ static int sroce_query_device(struct ib_device *ibdev,
 	attr->local_ca_ack_delay = 15;
 	attr->max_fast_reg_page_list_len = SROCE_MAX_FR_PAGES;
 	attr->max_dm_size = SROCE_MAX_DM_SIZE;
-	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
+	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG | IBK_ON_DEMAND_PAGING;
+	/* explicit ODP MRs on RC QPs (odp.c); not implicit, not UD/UC/XRC */
+	attr->odp_caps.general_caps = IB_ODP_SUPPORT;
+	attr->odp_caps.per_transport_caps.rc_odp_caps = IB_ODP_SUPPORT_SEND |
+		IB_ODP_SUPPORT_RECV | IB_ODP_SUPPORT_WRITE | IB_ODP_SUPPORT_READ |
+		IB_ODP_SUPPORT_ATOMIC | IB_ODP_SUPPORT_SRQ_RECV;
 	attr->device_cap_flags = IB_DEVICE_SYS_IMAGE_GUID | IB_DEVICE_RC_RNR_NAK_GEN |
 				 IB_DEVICE_MEM_MGT_EXTENSIONS | IB_DEVICE_MEM_WINDOW |
-				 IB_DEVICE_MEM_WINDOW_TYPE_2B;
+				 IB_DEVICE_MEM_WINDOW_TYPE_2B | SROCE_DEVICE_ATOMIC_WRITE |
+				 SROCE_DEVICE_FLUSH_GLOBAL;
 	return 0;
 }
 
@@ -233,6 +239,7 @@ const struct ib_device_ops sroce_dev_ops = {
 	.alloc_dm = sroce_alloc_dm,
 	.alloc_hw_port_stats = sroce_alloc_hw_port_stats,
 	.alloc_mr = sroce_alloc_mr,
+	.advise_mr = sroce_advise_mr,
 	.alloc_mw = sroce_alloc_mw,
 	.alloc_pd = sroce_alloc_pd,
 	.alloc_ucontext = sroce_alloc_ucontext,

@@ -34,6 +34,16 @@ struct ibv_mr *sroce_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 	return &vmr->ibv_mr;
 }
 
+/*
+ * Prefetch (or, NO_FAULT, map what is present of) ODP MR ranges; the
+ * kernel faults them in before it returns, whatever @flags say.
+ */
+int sroce_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
+		    uint32_t flags, struct ibv_sge *sg_list, uint32_t num_sge)
+{
+	return ibv_cmd_advise_mr(pd, advice, flags, sg_list, num_sge);
+}
+
 int sroce_dereg_mr(struct verbs_mr *vmr)
 {
 	int ret;

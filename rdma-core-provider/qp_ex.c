@@ -26,8 +26,17 @@
 			   IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
 
 /*
+ * Whether the installed libibverbs' struct ibv_qp_ex has wr_flush (v45+):
+ * with an older one that slot is its verbs_qp.comp_mask, which must not be
+ * written, and its applications cannot ask for FLUSH anyway.
+ */
+#define SROCE_LIB_HAS_WR_FLUSH \
+	(SROCE_SYS_IBV_QP_EX_SIZE >= offsetof(struct ibv_qp_ex, wr_flush) + sizeof(void *))
+
+/*
  * send_ops_flags this provider can offer, and the opcode each one posts.
- * Not offered: TSO, FLUSH and ATOMIC_WRITE.
+ * Not offered: TSO. ATOMIC_WRITE and FLUSH exist only in this API (not in
+ * ibv_post_send) and only on RC QPs; FLUSH needs a kernel that has it.
  */
 static const struct {
 	uint64_t flag;
@@ -43,7 +52,27 @@ static const struct {
 	{ IBV_QP_EX_WITH_SEND_WITH_INV, IBV_WR_SEND_WITH_INV },
 	{ IBV_QP_EX_WITH_LOCAL_INV, IBV_WR_LOCAL_INV },
 	{ IBV_QP_EX_WITH_BIND_MW, IBV_WR_BIND_MW },
+	{ IBV_QP_EX_WITH_ATOMIC_WRITE, IBV_WR_ATOMIC_WRITE },
+	{ IBV_QP_EX_WITH_FLUSH, IBV_WR_FLUSH },
 };
+
+static bool sroce_qpx_op_ok(struct ibv_context *ibctx, enum ibv_qp_type type,
+			    enum ibv_wr_opcode op)
+{
+	struct ibv_device_attr_ex attr = {};
+
+	switch (op) {
+	case IBV_WR_ATOMIC_WRITE:
+		return type == IBV_QPT_RC;
+	case IBV_WR_FLUSH:
+		if (type != IBV_QPT_RC || !SROCE_LIB_HAS_WR_FLUSH)
+			return false;
+		return !ibv_query_device_ex(ibctx, NULL, &attr) &&
+		       (attr.device_cap_flags_ex & IB_UVERBS_DEVICE_FLUSH_GLOBAL);
+	default:
+		return sroce_opcode_ok(type, op);
+	}
+}
 
 /* Atomics are offered only once the device says it executes them. */
 static bool sroce_device_has_atomics(struct ibv_context *ibctx)
@@ -66,7 +95,8 @@ int sroce_qpx_check(struct ibv_context *ibctx, enum ibv_qp_type type,
 	if (send_ops_flags & SROCE_QPX_ATOMICS)
 		atomics = sroce_device_has_atomics(ibctx);
 	for (i = 0; i < ARRAY_SIZE(sroce_qpx_ops); i++) {
-		if (!sroce_opcode_ok(type, sroce_qpx_ops[i].op))
+		if (!(send_ops_flags & sroce_qpx_ops[i].flag) ||
+		    !sroce_qpx_op_ok(ibctx, type, sroce_qpx_ops[i].op))
 			continue;
 		if (sroce_opcode_is_atomic(sroce_qpx_ops[i].op) && !atomics)
 			continue;
@@ -260,6 +290,39 @@ static void sroce_wr_bind_mw(struct ibv_qp_ex *qpx, struct ibv_mw *mw, uint32_t 
 		sroce_wqe_set_bind(w, mw, rkey, info);
 }
 
+static void sroce_wr_atomic_write(struct ibv_qp_ex *qpx, uint32_t rkey,
+				  uint64_t remote_addr, const void *atomic_wr)
+{
+	struct sroce_send_wqe *w = sroce_wr_begin(qpx, IBV_WR_ATOMIC_WRITE);
+
+	if (!w)
+		return;
+	/* the 8 bytes travel in the entry (every SQ slot holds 16 bytes of data) */
+	sroce_wqe_set_rdma(w, rkey, remote_addr);
+	sroce_wqe_add_inline(w, atomic_wr, 8);
+}
+
+static void sroce_wr_flush(struct ibv_qp_ex *qpx, uint32_t rkey, uint64_t remote_addr,
+			   size_t len, uint8_t type, uint8_t level)
+{
+	struct sroce_send_wqe *w;
+
+	/* the RETH carries a 32-bit length */
+	if (len > UINT32_MAX || !type ||
+	    (type & ~(IBV_FLUSH_GLOBAL | IBV_FLUSH_PERSISTENT)) || level > IBV_FLUSH_MR) {
+		sroce_batch_fail(&qpx_to_sqp(qpx)->batch, EINVAL);
+		return;
+	}
+	w = sroce_wr_begin(qpx, IBV_WR_FLUSH);
+	if (!w)
+		return;
+	w->wr.flush.remote_addr = remote_addr;
+	w->wr.flush.length = len;
+	w->wr.flush.rkey = rkey;
+	w->wr.flush.type = type;
+	w->wr.flush.level = level;
+}
+
 /* --- setters for the WR being built -------------------------------------- */
 
 static void sroce_wr_set_ud_addr(struct ibv_qp_ex *qpx, struct ibv_ah *ah,
@@ -416,4 +479,9 @@ void sroce_qpx_init(struct sroce_qp *qp, uint64_t send_ops_flags)
 		qpx->wr_local_inv = sroce_wr_local_inv;
 	if (send_ops_flags & IBV_QP_EX_WITH_BIND_MW)
 		qpx->wr_bind_mw = sroce_wr_bind_mw;
+	if (send_ops_flags & IBV_QP_EX_WITH_ATOMIC_WRITE)
+		qpx->wr_atomic_write = sroce_wr_atomic_write;
+	/* offered only when the installed libibverbs has the slot (above) */
+	if (SROCE_LIB_HAS_WR_FLUSH && (send_ops_flags & IBV_QP_EX_WITH_FLUSH))
+		qpx->wr_flush = sroce_wr_flush;
 }

@@ -82,6 +82,7 @@ static const struct verbs_context_ops sroce_ctx_ops = {
 	.destroy_ah = sroce_destroy_ah,
 	.reg_mr = sroce_reg_mr,
 	.dereg_mr = sroce_dereg_mr,
+	.advise_mr = sroce_advise_mr,
 	.create_cq = sroce_create_cq,
 	.create_cq_ex = sroce_create_cq_ex,
 	.destroy_cq = sroce_destroy_cq,

@@ -195,6 +195,8 @@ struct ibv_cq_ex *sroce_create_cq_ex(struct ibv_context *ibctx,
 struct ibv_mr *sroce_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 			    uint64_t hca_va, int access);
 int sroce_dereg_mr(struct verbs_mr *vmr);
+int sroce_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
+		    uint32_t flags, struct ibv_sge *sg_list, uint32_t num_sge);
 struct ibv_mw *sroce_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
 int sroce_dealloc_mw(struct ibv_mw *mw);
 int sroce_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw, struct ibv_mw_bind *mw_bind);

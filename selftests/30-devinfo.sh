@@ -21,8 +21,8 @@ listed() { ibv_devices | grep -qw sroce0; }
 guid_ok() { [ "$(field node_guid)" = "$(expected_guid)" ]; }
 gid_v2() { info | grep -E 'GID\[ *0\]' | grep -q 'RoCE v2'; }
 v4_gid() { info | grep -q '::ffff:192.0.2.7'; }
-# verbs not implemented yet must be refused (on-demand paging); memory windows (type 1 and 2), SRQs and UC QPs are created, an
-# MW of an unknown type is refused
+# verbs not implemented must be refused (implicit on-demand paging); an ODP MR, memory windows (type 1 and 2), SRQs
+# and UC QPs are created, an MW of an unknown type is refused
 eopnotsupp() {
 	python3 - <<'PY'
 import errno, sys
@@ -47,16 +47,12 @@ def refused(what, make):
         return False
     print('%s: created' % what)
     return False
-# ODP: the core refuses it for a device without ODP (EOPNOTSUPP on
-# 6.12, EINVAL on 6.1's ib_check_mr_access())
-try:
-    MR(pd, 4096, e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_ON_DEMAND)
-    print('ODP MR: registered')
-    ok = False
-except PyverbsRDMAError as ex:
-    ok = ex.error_code in (errno.EOPNOTSUPP, errno.EINVAL)
-    if not ok:
-        print('ODP MR: errno %d, expected EOPNOTSUPP or EINVAL' % ex.error_code)
+# explicit ODP is supported (90-odp.sh), implicit ODP (the whole address
+# space) is refused with EOPNOTSUPP
+ok = True
+MR(pd, 4096, e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_ON_DEMAND)
+ok = refused('implicit ODP MR', lambda: MR(pd, 4096,
+             e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_ON_DEMAND, implicit=True))
 MW(pd, e.IBV_MW_TYPE_1)
 MW(pd, e.IBV_MW_TYPE_2)
 try:
@@ -80,7 +76,7 @@ rdma link add sroce0 type sroce netdev eth0
 if ! ls "$SROCE_TOP"/build/provider/libsroce-rdmav*.so >/dev/null 2>&1; then
 	for t in "ibv_devices lists sroce0" "transport InfiniBand" "link_layer Ethernet" \
 		 "PORT_ACTIVE" "node_guid is the MAC's EUI-64" "GID 0 is RoCE v2" \
-		 "IPv4 GID present" "max_mtu 4096" "ODP refused; MW, SRQ and UC QP created" \
+		 "IPv4 GID present" "max_mtu 4096" "ODP MR, MW, SRQ and UC QP created; implicit ODP refused" \
 		 "rdma dev show"; do
 		ktap_skip "$t" "provider not built (build/provider)"
 	done
@@ -93,7 +89,7 @@ else
 	ktap_result "GID 0 is RoCE v2" gid_v2
 	ktap_result "IPv4 GID present" v4_gid
 	ktap_result "max_mtu 4096" test "$(field max_mtu)" = "4096 (5)"
-	ktap_result "ODP refused; MW, SRQ and UC QP created" eopnotsupp
+	ktap_result "ODP MR, MW, SRQ and UC QP created; implicit ODP refused" eopnotsupp
 	ktap_result "rdma dev show" sh -c 'rdma dev show sroce0 | grep -q "node_type ca"'
 fi
 ktap_result "dmesg clean" dmesg_clean_since_mark

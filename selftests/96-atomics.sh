@@ -13,7 +13,11 @@
 # and SENDs 8 deep; 10 % of the ATOMIC ACKs dropped (the requester resends,
 # the responder must answer the duplicate from the result it kept, never
 # execute it again); rdma_rxe as the requester of every atomic against a
-# sroce responder, and the other way round.
+# sroce responder, and the other way round. ATOMIC WRITE (IBTA 1.5,
+# ibv_wr_atomic_write): the capability bit, the 8 bytes stored as they are
+# and seen by a CMP_SWAP after it, and its refusals (misaligned:
+# REM_INV_REQ; bad rkey, an MR or a QP without remote write, beyond the MR:
+# REM_ACCESS) with the target untouched.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/net-topo.sh"
 . "$(dirname "$0")/bounded.sh"
@@ -38,7 +42,8 @@ trap 'exit 143' TERM INT
 # costs one timeout, an honest retry exhaustion eight in a row
 QP=(--qp-timeout 16 --retry-cnt 7 --timeout 20)
 ATOMICS=(--ops "cas,faa")
-PY_CASES=(caps good misaligned bad_rkey mr_no_atomic qp_no_atomic out_of_bounds)
+PY_CASES=(caps good misaligned bad_rkey mr_no_atomic qp_no_atomic out_of_bounds
+	aw_caps aw_good aw_misaligned aw_bad_rkey aw_mr_no_write aw_qp_no_write aw_out_of_bounds)
 
 # the pyverbs cases run in one process (Python and pyverbs start slowly
 # under TCG); py_case CASE reports the line of one of them
@@ -85,7 +90,7 @@ ktap_case() {
 	esac
 }
 
-ktap_header 15
+ktap_header 22
 dmesg_mark
 modprobe -q nf_tables 2>/dev/null
 ktap_result "topology sroce8 <-> sroce9" topo_up sroce
@@ -100,6 +105,14 @@ ktap_result "MR without IBV_ACCESS_REMOTE_ATOMIC: IBV_WC_REM_ACCESS_ERR, target 
 ktap_result "QP without IBV_ACCESS_REMOTE_ATOMIC: IBV_WC_REM_ACCESS_ERR, target untouched" \
 	py_case qp_no_atomic
 ktap_result "target beyond the MR: IBV_WC_REM_ACCESS_ERR, target untouched" py_case out_of_bounds
+ktap_result "sroce8 reports the ATOMIC WRITE capability" py_case aw_caps
+ktap_result "ATOMIC WRITE: the 8 bytes stored as they are, a CMP_SWAP sees them" py_case aw_good
+ktap_result "ATOMIC WRITE misaligned: IBV_WC_REM_INV_REQ_ERR, target untouched" py_case aw_misaligned
+ktap_result "ATOMIC WRITE bad rkey: IBV_WC_REM_ACCESS_ERR, target untouched" py_case aw_bad_rkey
+ktap_result "ATOMIC WRITE to an MR without remote write: IBV_WC_REM_ACCESS_ERR" py_case aw_mr_no_write
+ktap_result "ATOMIC WRITE on a QP without remote write: IBV_WC_REM_ACCESS_ERR" py_case aw_qp_no_write
+ktap_result "ATOMIC WRITE beyond the MR: IBV_WC_REM_ACCESS_ERR, target untouched" \
+	py_case aw_out_of_bounds
 ktap_result "sroce8 <-> sroce9 --ops cas,faa: every result and target exact" \
 	verify_run exact peer sroce9 sroce8 192.0.2.2 "${QP[@]}" "${ATOMICS[@]}" -n 300 --seed 1
 ktap_result "sroce8 <-> sroce9 --ops read,write,send,cas,faa --depth 8" \

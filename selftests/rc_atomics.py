@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """RC atomics on one sroce device (loopback): the capability, one good
-CMP_SWAP and FETCH_ADD, and the error paths, every case on fresh QPs:
+CMP_SWAP and FETCH_ADD, ATOMIC WRITE (IBTA 1.5, ibv_wr_atomic_write) and
+the error paths, every case on fresh QPs:
 
     python3 rc_atomics.py DEVICE GID_INDEX CASE...
 
@@ -18,7 +19,7 @@ from pyverbs.cq import CQ
 from pyverbs.device import Context
 from pyverbs.mr import MR
 from pyverbs.pd import PD
-from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
+from pyverbs.qp import QP, QPAttr, QPCap, QPEx, QPInitAttr, QPInitAttrEx
 from pyverbs.wr import SendWR, SGE
 
 DATA = e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE | e.IBV_ACCESS_REMOTE_READ
@@ -37,12 +38,20 @@ class Fail(Exception):
 
 
 class Node:
-    """An RC QP with its CQ, an MR allowing atomics and one without."""
+    """An RC QP with its CQ, an MR allowing atomics and one without;
+    with EX an extended QP that may post ATOMIC WRITE too."""
 
-    def __init__(self, ctx, pd, qp_access=ATOMIC):
+    def __init__(self, ctx, pd, qp_access=ATOMIC, ex=False):
         self.cq = CQ(ctx, 16)
-        self.qp = QP(pd, QPInitAttr(qp_type=e.IBV_QPT_RC, scq=self.cq, rcq=self.cq,
-                                    cap=QPCap(max_send_wr=8, max_recv_wr=8)))
+        cap = QPCap(max_send_wr=8, max_recv_wr=8)
+        if ex:
+            self.qp = QPEx(ctx, QPInitAttrEx(
+                qp_type=e.IBV_QPT_RC, scq=self.cq, rcq=self.cq, pd=pd, cap=cap,
+                send_ops_flags=e.IBV_QP_EX_WITH_ATOMIC_WRITE | e.IBV_QP_EX_WITH_RDMA_WRITE,
+                comp_mask=e.IBV_QP_INIT_ATTR_PD | e.IBV_QP_INIT_ATTR_SEND_OPS_FLAGS))
+        else:
+            self.qp = QP(pd, QPInitAttr(qp_type=e.IBV_QPT_RC, scq=self.cq, rcq=self.cq,
+                                        cap=cap))
         self.mr = MR(pd, 4096, ATOMIC)
         self.plain = MR(pd, 4096, DATA)      # no IBV_ACCESS_REMOTE_ATOMIC
         self.qp_access = qp_access
@@ -73,6 +82,13 @@ class Node:
         w.set_wr_atomic(rkey, raddr, compare_add, swap)
         self.qp.post_send(w)
 
+    def atomic_write(self, raddr, rkey, data, wr_id=1):
+        self.qp.wr_start()
+        self.qp.wr_id = wr_id
+        self.qp.wr_flags = e.IBV_SEND_SIGNALED
+        self.qp.wr_atomic_write(rkey, raddr, data)
+        self.qp.wr_complete()
+
     def wait(self, secs=15):
         end = time.time() + secs
         while time.time() < end:
@@ -91,8 +107,8 @@ def get(mr, off):
     return struct.unpack('=Q', mr.read(8, off))[0]
 
 
-def pair(ctx, pd, gid, gid_index, responder_access=ATOMIC):
-    a, b = Node(ctx, pd), Node(ctx, pd, responder_access)
+def pair(ctx, pd, gid, gid_index, responder_access=ATOMIC, ex=False):
+    a, b = Node(ctx, pd, ex=ex), Node(ctx, pd, responder_access)
     a.connect(gid, gid_index, b.qp.qp_num)
     b.connect(gid, gid_index, a.qp.qp_num)
     return a, b
@@ -111,7 +127,78 @@ def run_op(a, op, raddr, rkey, compare_add, swap, status, opcode=None):
     return wc
 
 
+AW = b'\x11\x22\x33\x44\x55\x66\x77\x88'
+
+
+def run_aw(a, raddr, rkey, status):
+    """One ATOMIC WRITE of AW from A, expect STATUS."""
+    a.atomic_write(raddr, rkey, AW)
+    wc = a.wait()
+    if wc.status != status:
+        raise Fail('completion status %s, expected %s' %
+                   (STATUS.get(wc.status, str(wc.status)), STATUS.get(status, str(status))))
+    if status == e.IBV_WC_SUCCESS and wc.opcode != e.IBV_WC_ATOMIC_WRITE:
+        raise Fail('completion opcode %d, expected IBV_WC_ATOMIC_WRITE' % wc.opcode)
+
+
+def case_aw(name, ctx, pd, gid, gid_index):
+    """ATOMIC WRITE: the device capability, the 8 bytes stored as they
+    are (repeatedly, interleaved with a CMP_SWAP that sees them), and the
+    refusals (misaligned: REM_INV_REQ; bad rkey, an MR or a QP without
+    IBV_ACCESS_REMOTE_WRITE, beyond the MR: REM_ACCESS), target untouched."""
+    if name == 'aw_caps':
+        got = ctx.query_device_ex().device_cap_flags_ex
+        if not got & (1 << 40):     # IB_UVERBS_DEVICE_ATOMIC_WRITE
+            raise Fail('device_cap_flags_ex %#x lacks ATOMIC_WRITE (1 << 40)' % got)
+        return
+    ro = e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_READ
+    a, b = pair(ctx, pd, gid, gid_index,
+                ro if name == 'aw_qp_no_write' else ATOMIC, ex=True)
+    ro_mr = MR(pd, 4096, ro)
+    for mr in (b.mr, ro_mr):
+        put(mr, 120, 0)
+        put(mr, 128, ORIG)
+        put(mr, 136, 0)
+    if name == 'aw_good':
+        for k in range(3):
+            put(b.mr, 128, ORIG + k)
+            run_aw(a, b.mr.buf + 128, b.mr.rkey, e.IBV_WC_SUCCESS)
+            if b.mr.read(8, 128) != AW or get(b.mr, 120) or get(b.mr, 136):
+                raise Fail('round %d: target %r, neighbours %#x %#x' %
+                           (k, b.mr.read(8, 128), get(b.mr, 120), get(b.mr, 136)))
+        value = struct.unpack('=Q', AW)[0]
+        run_op(a, e.IBV_WR_ATOMIC_CMP_AND_SWP, b.mr.buf + 128, b.mr.rkey, value, 3,
+               e.IBV_WC_SUCCESS, e.IBV_WC_COMP_SWAP)
+        if get(a.mr, 64) != value or get(b.mr, 128) != 3:
+            raise Fail('CMP_SWAP after ATOMIC WRITE: returned %#x, target %#x' %
+                       (get(a.mr, 64), get(b.mr, 128)))
+        return
+    if name == 'aw_misaligned':
+        run_aw(a, b.mr.buf + 132, b.mr.rkey, e.IBV_WC_REM_INV_REQ_ERR)
+        mem = b.mr
+    elif name == 'aw_bad_rkey':
+        run_aw(a, b.mr.buf + 128, b.mr.rkey ^ 0x5500, e.IBV_WC_REM_ACCESS_ERR)
+        mem = b.mr
+    elif name == 'aw_mr_no_write':
+        run_aw(a, ro_mr.buf + 128, ro_mr.rkey, e.IBV_WC_REM_ACCESS_ERR)
+        mem = ro_mr
+    elif name == 'aw_qp_no_write':
+        run_aw(a, b.mr.buf + 128, b.mr.rkey, e.IBV_WC_REM_ACCESS_ERR)
+        mem = b.mr
+    elif name == 'aw_out_of_bounds':
+        run_aw(a, b.mr.buf + 4096, b.mr.rkey, e.IBV_WC_REM_ACCESS_ERR)
+        mem = b.mr
+    else:
+        raise Fail('unknown case')
+    if get(mem, 128) != ORIG or get(mem, 136) != 0 or get(mem, 120) != 0:
+        raise Fail('the target changed although the ATOMIC WRITE was refused: %#x' %
+                   get(mem, 128))
+
+
 def case(name, ctx, pd, gid, gid_index):
+    if name.startswith('aw_'):
+        case_aw(name, ctx, pd, gid, gid_index)
+        return
     faa, cas = e.IBV_WR_ATOMIC_FETCH_AND_ADD, e.IBV_WR_ATOMIC_CMP_AND_SWP
     err_access, err_inv = e.IBV_WC_REM_ACCESS_ERR, e.IBV_WC_REM_INV_REQ_ERR
     if name == 'caps':

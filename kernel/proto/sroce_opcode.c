@@ -3,7 +3,7 @@
  * sroce protocol core: the BTH OpCode table (IBTA 9.2.1, Annex A17).
  *
  * Header lengths are spelled out as numbers (BTH 12, RETH 16, AETH 4,
- * ImmDt 4, IETH 4, AtomicETH 28, AtomicAckETH 8, DETH 8); the unit tests
+ * ImmDt 4, IETH 4, AtomicETH 28, AtomicAckETH 8, DETH 8, FETH 4); the unit tests
  * check them against the flags.
  */
 #include "sroce_opcode.h"
@@ -69,6 +69,13 @@ const struct sroce_opcode_info sroce_opcode_table[256] = {
 		SROCE_T_RC_REQ | SROCE_T_SEND | SROCE_OPF_LAST | SROCE_OPF_IETH, 16),
 	SROCE_T_OP(SROCE_OP_RC_SEND_ONLY_INV, "RC SEND Only with Invalidate",
 		SROCE_T_RC_REQ | SROCE_T_SEND | SROCE_OPF_ONLY | SROCE_OPF_IETH, 16),
+	/* IBTA 1.5: both are answered with a zero-length READ Response Only */
+	SROCE_T_OP(SROCE_OP_RC_FLUSH, "RC FLUSH",
+		SROCE_T_RC_REQ | SROCE_OPF_FLUSH | SROCE_OPF_ONLY | SROCE_OPF_FETH |
+		SROCE_OPF_RETH, 32),
+	SROCE_T_OP(SROCE_OP_RC_ATOMIC_WRITE, "RC ATOMIC WRITE",
+		SROCE_T_RC_REQ | SROCE_OPF_ATOMIC_WRITE | SROCE_OPF_ONLY | SROCE_OPF_RETH |
+		SROCE_OPF_PAYLOAD, 28),
 
 	SROCE_T_OP(SROCE_OP_UC_SEND_FIRST, "UC SEND First",
 		SROCE_T_UC_REQ | SROCE_T_SEND | SROCE_OPF_FIRST, 12),

@@ -46,6 +46,8 @@ enum sroce_opcode_num {
 	SROCE_OP_RC_FETCH_ADD			= 0x14,
 	SROCE_OP_RC_SEND_LAST_INV		= 0x16,
 	SROCE_OP_RC_SEND_ONLY_INV		= 0x17,
+	SROCE_OP_RC_FLUSH			= 0x1c,
+	SROCE_OP_RC_ATOMIC_WRITE		= 0x1d,
 
 	SROCE_OP_UC_SEND_FIRST			= 0x20,
 	SROCE_OP_UC_SEND_MIDDLE			= 0x21,
@@ -92,6 +94,9 @@ enum sroce_opcode_num {
  * @SROCE_OPF_ATOMIC: CmpSwap/FetchAdd request or ATOMIC Acknowledge
  * @SROCE_OPF_NEEDS_ACK: RC request; the requester must see it acknowledged
  *                       (explicitly or coalesced) before completing it
+ * @SROCE_OPF_FETH: FLUSH Extended Transport Header present (IBTA 1.5)
+ * @SROCE_OPF_FLUSH: RDMA FLUSH request
+ * @SROCE_OPF_ATOMIC_WRITE: ATOMIC WRITE request (8 bytes of payload)
  */
 enum sroce_opcode_flags {
 	SROCE_OPF_RC		= 1u << 0,
@@ -117,6 +122,9 @@ enum sroce_opcode_flags {
 	SROCE_OPF_READ		= 1u << 20,
 	SROCE_OPF_ATOMIC	= 1u << 21,
 	SROCE_OPF_NEEDS_ACK	= 1u << 22,
+	SROCE_OPF_FETH		= 1u << 24,
+	SROCE_OPF_FLUSH		= 1u << 25,
+	SROCE_OPF_ATOMIC_WRITE	= 1u << 26,
 };
 
 #define SROCE_OPF_TRANSPORT	(SROCE_OPF_RC | SROCE_OPF_UC | SROCE_OPF_UD)
@@ -126,9 +134,16 @@ enum sroce_opcode_flags {
 #define SROCE_OPF_EXT_HDRS	(SROCE_OPF_RETH | SROCE_OPF_AETH | \
 				 SROCE_OPF_IMMDT | SROCE_OPF_IETH | \
 				 SROCE_OPF_ATMETH | SROCE_OPF_ATMACK | \
-				 SROCE_OPF_DETH)
+				 SROCE_OPF_DETH | SROCE_OPF_FETH)
 #define SROCE_OPF_OPERATION	(SROCE_OPF_SEND | SROCE_OPF_WRITE | \
-				 SROCE_OPF_READ | SROCE_OPF_ATOMIC)
+				 SROCE_OPF_READ | SROCE_OPF_ATOMIC | \
+				 SROCE_OPF_FLUSH | SROCE_OPF_ATOMIC_WRITE)
+/*
+ * Requests answered from the responder's READ/atomic resources (they count
+ * against max_dest_rd_atomic; READ responses or an ATOMIC ACK answer them)
+ */
+#define SROCE_OPF_RD_ATOMIC	(SROCE_OPF_READ | SROCE_OPF_ATOMIC | \
+				 SROCE_OPF_FLUSH | SROCE_OPF_ATOMIC_WRITE)
 /* Packets that start / end a message */
 #define SROCE_OPF_START		(SROCE_OPF_FIRST | SROCE_OPF_ONLY)
 #define SROCE_OPF_END		(SROCE_OPF_LAST | SROCE_OPF_ONLY)

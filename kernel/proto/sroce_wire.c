@@ -126,7 +126,7 @@ const char *sroce_pkt_strerror(int err)
 
 /*
  * Extension headers follow the BTH in this fixed order (IBTA 9.2):
- * DETH, RETH, AtomicETH, AETH, AtomicAckETH, ImmDt, IETH. Only the
+ * DETH, FETH, RETH, AtomicETH, AETH, AtomicAckETH, ImmDt, IETH. Only the
  * combinations in the opcode table occur.
  */
 static u32 sroce_ext_decode(const u8 *p, u32 flags, struct sroce_pkt_hdr *h)
@@ -136,6 +136,10 @@ static u32 sroce_ext_decode(const u8 *p, u32 flags, struct sroce_pkt_hdr *h)
 	if (flags & SROCE_OPF_DETH) {
 		sroce_deth_get(p + off, &h->deth);
 		off += SROCE_HDR_DETH_LEN;
+	}
+	if (flags & SROCE_OPF_FETH) {
+		h->feth = sroce_get_be32(p + off) & (SROCE_FETH_SEL_MASK | SROCE_FETH_PLT_MASK);
+		off += SROCE_HDR_FETH_LEN;
 	}
 	if (flags & SROCE_OPF_RETH) {
 		sroce_reth_get(p + off, &h->reth);
@@ -171,6 +175,10 @@ static u32 sroce_ext_encode(u8 *p, u32 flags, const struct sroce_pkt_hdr *h)
 	if (flags & SROCE_OPF_DETH) {
 		sroce_deth_put(p + off, &h->deth);
 		off += SROCE_HDR_DETH_LEN;
+	}
+	if (flags & SROCE_OPF_FETH) {
+		sroce_put_be32(p + off, h->feth & (SROCE_FETH_SEL_MASK | SROCE_FETH_PLT_MASK));
+		off += SROCE_HDR_FETH_LEN;
 	}
 	if (flags & SROCE_OPF_RETH) {
 		sroce_reth_put(p + off, &h->reth);

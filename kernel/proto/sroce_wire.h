@@ -27,6 +27,7 @@ extern "C" {
 #define SROCE_HDR_IMMDT_LEN	4
 #define SROCE_HDR_IETH_LEN	4
 #define SROCE_HDR_DETH_LEN	8
+#define SROCE_HDR_FETH_LEN	4
 #define SROCE_PKT_ICRC_LEN	4
 /* Largest transport header: BTH + AtomicETH */
 #define SROCE_HDR_MAX_LEN	(SROCE_HDR_BTH_LEN + SROCE_HDR_ATMETH_LEN)
@@ -143,6 +144,19 @@ struct sroce_reth {
 	u32 dma_len;
 };
 
+/*
+ * FLUSH Extended Transport Header (IBTA 1.5, 4 bytes): bits 3:0 the
+ * placement type (bit 0 global visibility, bit 1 persistence), bits 5:4
+ * the selectivity level (0 the RETH's range, 1 the whole memory region).
+ */
+#define SROCE_FETH_PLT_GLOBAL		0x01u
+#define SROCE_FETH_PLT_PERSISTENT	0x02u
+#define SROCE_FETH_PLT_MASK		0x0fu
+#define SROCE_FETH_SEL_SHIFT		4
+#define SROCE_FETH_SEL_MASK		0x30u
+#define SROCE_FETH_SEL_RANGE		0u
+#define SROCE_FETH_SEL_MR		1u
+
 /** struct sroce_aeth - ACK Extended Transport Header (4 bytes) */
 struct sroce_aeth {
 	u8 syndrome;
@@ -193,6 +207,8 @@ void sroce_deth_put(u8 *p, const struct sroce_deth *deth);
  *         back as big-endian __be32 imm_data)
  * @ieth_rkey: IETH R_Key to invalidate, valid with SROCE_OPF_IETH
  * @deth: valid with SROCE_OPF_DETH
+ * @feth: FETH placement type and selectivity level (SROCE_FETH_*), valid
+ *        with SROCE_OPF_FETH; reserved bits are dropped
  * @hdr_len: BTH + extension headers; the payload starts there
  * @payload_len: payload bytes, excluding pad and ICRC
  *
@@ -208,6 +224,7 @@ struct sroce_pkt_hdr {
 	u32 immdt;
 	u32 ieth_rkey;
 	struct sroce_deth deth;
+	u32 feth;
 	u32 hdr_len;
 	u32 payload_len;
 };

@@ -98,6 +98,23 @@ struct sroce_sge {
  */
 #define SROCE_WR_REG_MR		0x20
 
+/*
+ * IBTA 1.5 operations, with the values ib_user_verbs.h gives them since
+ * Linux 6.2 (IB_UVERBS_WR_FLUSH/ATOMIC_WRITE, IB_UVERBS_WC_FLUSH/
+ * ATOMIC_WRITE), which libibverbs' IBV_WR_/IBV_WC_ values equal. An ATOMIC
+ * WRITE carries its 8 bytes inline (SROCE_SEND_INLINE, inline_len 8).
+ */
+#define SROCE_WR_FLUSH		14
+#define SROCE_WR_ATOMIC_WRITE	15
+#define SROCE_WC_FLUSH		8
+#define SROCE_WC_ATOMIC_WRITE	9
+/* wr.flush.type: the placement types of IBV_FLUSH_GLOBAL/PERSISTENT */
+#define SROCE_FLUSH_GLOBAL	(1U << 0)
+#define SROCE_FLUSH_PERSISTENT	(1U << 1)
+/* wr.flush.level: IBV_FLUSH_RANGE, IBV_FLUSH_MR */
+#define SROCE_FLUSH_RANGE	0
+#define SROCE_FLUSH_MR		1
+
 /* SQ entry: header, then num_sge sroce_sge or inline_len bytes of data */
 struct sroce_send_wqe {
 	__aligned_u64 wr_id;
@@ -120,6 +137,14 @@ struct sroce_send_wqe {
 			__u32 rkey;
 			__u32 reserved;
 		} atomic;
+		struct {
+			__aligned_u64 remote_addr;
+			__u32 length;	/* bytes, with SROCE_FLUSH_RANGE */
+			__u32 rkey;
+			__u8 type;	/* SROCE_FLUSH_GLOBAL | _PERSISTENT */
+			__u8 level;	/* SROCE_FLUSH_RANGE or _MR */
+			__u8 reserved[6];
+		} flush;
 		struct {
 			__u32 key;	/* the new lkey/rkey */
 			__u32 access;	/* IB_ACCESS_* */

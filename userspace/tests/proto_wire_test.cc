@@ -314,6 +314,8 @@ TEST(Opcode, ExactlyTheIbtaSet)
 		expect.insert(op);
 	expect.insert(0x16);
 	expect.insert(0x17);
+	expect.insert(0x1c);	// FLUSH (IBTA 1.5)
+	expect.insert(0x1d);	// ATOMIC WRITE (IBTA 1.5)
 	for (unsigned op = 0x20; op <= 0x2b; op++)
 		expect.insert(op);
 	expect.insert(0x64);
@@ -345,6 +347,7 @@ TEST(Opcode, Invariants)
 		len += (fl & SROCE_OPF_ATMETH) ? SROCE_HDR_ATMETH_LEN : 0;
 		len += (fl & SROCE_OPF_ATMACK) ? SROCE_HDR_ATMACK_LEN : 0;
 		len += (fl & SROCE_OPF_DETH) ? SROCE_HDR_DETH_LEN : 0;
+		len += (fl & SROCE_OPF_FETH) ? SROCE_HDR_FETH_LEN : 0;
 		EXPECT_EQ(info->hdr_len, len);
 		EXPECT_LE(info->hdr_len, SROCE_HDR_MAX_LEN);
 
@@ -378,8 +381,13 @@ TEST(Opcode, Invariants)
 		EXPECT_EQ((fl & SROCE_OPF_NEEDS_ACK) != 0,
 			  (fl & SROCE_OPF_RC) && (fl & SROCE_OPF_REQ));
 		EXPECT_EQ((fl & SROCE_OPF_PAYLOAD) != 0,
-			  (fl & (SROCE_OPF_SEND | SROCE_OPF_WRITE)) ||
+			  (fl & (SROCE_OPF_SEND | SROCE_OPF_WRITE | SROCE_OPF_ATOMIC_WRITE)) ||
 			  (fl & SROCE_OPF_RESP));
+		EXPECT_EQ((fl & SROCE_OPF_FETH) != 0, (fl & SROCE_OPF_FLUSH) != 0);
+		if (fl & (SROCE_OPF_FLUSH | SROCE_OPF_ATOMIC_WRITE)) {
+			EXPECT_TRUE((fl & SROCE_OPF_RC) && (fl & SROCE_OPF_ONLY) &&
+				    (fl & SROCE_OPF_RETH));
+		}
 		if (fl & SROCE_OPF_RESP) {
 			EXPECT_TRUE(fl & SROCE_OPF_READ);
 		}
@@ -444,7 +452,11 @@ TEST(Opcode, SpotChecks)
 	EXPECT_EQ(sroce_opcode(SROCE_OP_RC_READ_REQUEST)->hdr_len, 28);
 	EXPECT_EQ(sroce_opcode(SROCE_OP_RC_SEND_ONLY_INV)->flags & SROCE_OPF_IETH,
 		  SROCE_OPF_IETH);
+	EXPECT_EQ(sroce_opcode(SROCE_OP_RC_FLUSH)->hdr_len, 32);
+	EXPECT_EQ(sroce_opcode(SROCE_OP_RC_ATOMIC_WRITE)->hdr_len, 28);
 	EXPECT_EQ(sroce_opcode(0x15), nullptr);
+	EXPECT_EQ(sroce_opcode(0x1b), nullptr);
+	EXPECT_EQ(sroce_opcode(0x1e), nullptr);
 	EXPECT_EQ(sroce_opcode(0x2c), nullptr);
 	EXPECT_EQ(sroce_opcode(0x40), nullptr);	// RD: not implemented
 	EXPECT_EQ(sroce_opcode(0xff), nullptr);
@@ -695,6 +707,8 @@ TEST(Build, RoundTripEveryOpcode)
 			in.ieth_rkey = static_cast<std::uint32_t>(rng());
 			in.deth = {static_cast<std::uint32_t>(rng()),
 				   static_cast<std::uint32_t>(rng() & SROCE_QPN_MASK)};
+			in.feth = static_cast<std::uint32_t>(rng()) &
+				  (SROCE_FETH_SEL_MASK | SROCE_FETH_PLT_MASK);
 
 			std::uint32_t payload = 0;
 			if (info->flags & (SROCE_OPF_FIRST | SROCE_OPF_MIDDLE))
@@ -748,6 +762,9 @@ TEST(Build, RoundTripEveryOpcode)
 				EXPECT_EQ(out.deth.qkey, in.deth.qkey);
 				EXPECT_EQ(out.deth.src_qpn, in.deth.src_qpn);
 			}
+			if (fl & SROCE_OPF_FETH) {
+				EXPECT_EQ(out.feth, in.feth);
+			}
 			// and re-encoding gives the same bytes
 			Bytes again(info->hdr_len);
 			ASSERT_EQ(sroce_pkt_build_hdrs(again.data(), again.size(), &out), info->hdr_len);
@@ -782,6 +799,34 @@ TEST(Build, ReservedBitsZeroAndIgnored)
 	EXPECT_FALSE(out.bth.ack_req);
 	EXPECT_EQ(out.deth.src_qpn, 0xffffffu);
 	EXPECT_EQ(out.deth.qkey, SROCE_QKEY_PRIVILEGED);
+}
+
+// IBTA 1.5 FLUSH: BTH, FETH (selectivity bits 5:4, placement bits 3:0), RETH;
+// the FETH's reserved bits are written as zero and ignored on receipt.
+TEST(Build, FlushHeaderLayout)
+{
+	sroce_pkt_hdr h{};
+	h.bth.opcode = SROCE_OP_RC_FLUSH;
+	h.feth = (SROCE_FETH_SEL_MR << SROCE_FETH_SEL_SHIFT) | SROCE_FETH_PLT_GLOBAL;
+	h.reth = {0x1122334455667788ull, 0xabcdef01u, 4096};
+	Bytes p(32 + SROCE_PKT_ICRC_LEN);
+	ASSERT_EQ(sroce_pkt_build_hdrs(p.data(), p.size(), &h), 32);
+	EXPECT_EQ(sroce_get_be32(p.data() + 12), 0x11u);
+	EXPECT_EQ(sroce_get_be32(p.data() + 24), 0xabcdef01u);	// RETH R_Key
+	EXPECT_EQ(sroce_get_be32(p.data() + 28), 4096u);	// RETH DMA length
+	p[12] = 0xff;	// reserved bits
+	p[15] |= 0xc0;
+	sroce_pkt_hdr out{};
+	ASSERT_EQ(sroce_pkt_parse(p.data(), p.size(), &out), SROCE_PKT_OK);
+	EXPECT_EQ(out.feth, h.feth);
+	EXPECT_EQ(out.reth.va, h.reth.va);
+	// ATOMIC WRITE: BTH, RETH, then the 8 bytes to write as payload
+	h = {};
+	h.bth.opcode = SROCE_OP_RC_ATOMIC_WRITE;
+	Bytes a(28 + 8 + SROCE_PKT_ICRC_LEN);
+	ASSERT_EQ(sroce_pkt_build_hdrs(a.data(), a.size(), &h), 28);
+	ASSERT_EQ(sroce_pkt_parse(a.data(), a.size(), &out), SROCE_PKT_OK);
+	EXPECT_EQ(out.payload_len, 8u);
 }
 
 // --- robustness --------------------------------------------------------------

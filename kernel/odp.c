@@ -1,0 +1,421 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sroce on-demand paging (ODP).
+ *
+ * An ODP MR pins nothing: the core's ib_umem_odp tracks the process' pages
+ * with an MMU interval notifier and keeps, per page, its kernel address
+ * (sroce uses virtual DMA) tagged with the read/write rights it was faulted
+ * in with. Transfers run with BH disabled and cannot fault, so a copy that
+ * meets a page not present fails with -EAGAIN after queueing the MR's fault
+ * work, and its QP waits:
+ *
+ * - the responder answers the request with an RNR NAK; the requester sends
+ *   it again after the RNR timer, by when the page is usually there;
+ * - the requester (gathering a SEND or WRITE) and the responder (sending a
+ *   READ response) stop and are kicked once the fault work is done;
+ *
+ * Fault work items and the device's wake-up item run in one ordered
+ * workqueue: a QP that waits queues the wake-up after the fault it met
+ * was queued, so it is kicked only once that fault is done.
+ * - a READ response or ATOMIC ACK that cannot be placed is dropped; the
+ *   requester asks again (local ACK timeout).
+ *
+ * Copies hold mr->lock for reading while they use the page addresses; the
+ * invalidation callback unmaps pages with it held for writing, so no copy
+ * ever touches a page the MM is taking away.
+ */
+#include <linux/mmu_notifier.h>
+#include <linux/sched/mm.h>
+#include <rdma/ib_umem_odp.h>
+#include <rdma/ib_verbs.h>
+
+#include "sroce.h"
+#include "odp.h"
+#include "qp.h"
+
+static struct sroce_mr *sroce_odp_to_mr(struct sroce_odp *odp)
+{
+	return container_of(odp, struct sroce_mr, odp);
+}
+
+/* the MMU notifier: pages of [range->start, range->end) go away */
+static bool sroce_odp_invalidate(struct mmu_interval_notifier *mni,
+				 const struct mmu_notifier_range *range,
+				 unsigned long cur_seq)
+{
+	struct ib_umem_odp *umem = container_of(mni, struct ib_umem_odp, notifier);
+	struct sroce_mr *mr;
+	u64 start, end;
+
+	if (!mmu_notifier_range_blockable(range))
+		return false;
+	mutex_lock(&umem->umem_mutex);
+	mr = umem->private;
+	mmu_interval_set_seq(mni, cur_seq);
+	start = max_t(u64, ib_umem_start(umem), range->start);
+	end = min_t(u64, ib_umem_end(umem), range->end);
+	/* NULL: not published yet, or stopped: nobody copies */
+	if (mr)
+		write_lock_bh(&mr->lock);
+	ib_umem_odp_unmap_dma_pages(umem, start, end);
+	if (mr)
+		write_unlock_bh(&mr->lock);
+	mutex_unlock(&umem->umem_mutex);
+	return true;
+}
+
+static const struct mmu_interval_notifier_ops sroce_odp_ops = {
+	.invalidate = sroce_odp_invalidate,
+};
+
+/*
+ * Fault in (or, !@fault, map what is present of) @len bytes at user
+ * address @uva, for reading and, if the MR is writable, writing.
+ * Context: process; sleeps.
+ */
+static int sroce_odp_map(struct sroce_mr *mr, u64 uva, u64 len, bool fault)
+{
+	struct ib_umem_odp *umem = mr->odp.umem;
+	u64 mask = ODP_READ_ALLOWED_BIT;
+	int ret;
+
+	if (umem->umem.writable)
+		mask |= ODP_WRITE_ALLOWED_BIT;
+	ret = ib_umem_odp_map_dma_and_lock(umem, uva, len, mask, fault);
+	if (ret < 0)
+		return ret;
+	mutex_unlock(&umem->umem_mutex);
+	return 0;
+}
+
+static struct workqueue_struct *sroce_odp_wq;
+
+/*
+ * The device's wake-up item: kick every QP that waits. Each leaves the
+ * list (and may wait again) under odp_lock: sroce_odp_wait() and
+ * sroce_odp_qp_gone() see it either waiting and linked or neither.
+ */
+static void sroce_odp_wake(struct work_struct *w)
+{
+	struct sroce_dev *sdev = container_of(w, struct sroce_dev, odp_wake);
+	struct sroce_qp *qp;
+	LIST_HEAD(woken);
+
+	spin_lock_bh(&sdev->odp_lock);
+	list_splice_init(&sdev->odp_waiters, &woken);
+	while (!list_empty(&woken)) {
+		qp = list_first_entry(&woken, struct sroce_qp, odp_wait);
+		list_del_init(&qp->odp_wait);
+		qp->odp_waiting = false;
+		spin_unlock_bh(&sdev->odp_lock);
+		sroce_qp_kick(qp);
+		sroce_qp_put(qp);
+		spin_lock_bh(&sdev->odp_lock);
+	}
+	spin_unlock_bh(&sdev->odp_lock);
+}
+
+static void sroce_odp_fault_work(struct work_struct *w)
+{
+	struct sroce_odp *odp = container_of(w, struct sroce_odp, fault_work);
+	struct sroce_mr *mr = sroce_odp_to_mr(odp);
+	struct sroce_dev *sdev = sroce_to_dev(mr->ibmr.device);
+	u64 start, end;
+
+	spin_lock_bh(&odp->lock);
+	start = odp->start;
+	end = odp->end;
+	odp->start = U64_MAX;
+	odp->end = 0;
+	spin_unlock_bh(&odp->lock);
+	if (start < end && !READ_ONCE(mr->dead) &&
+	    sroce_odp_map(mr, start, end - start, true))
+		sroce_stat_inc(sdev, SROCE_STAT_ODP_FAULT_ERRS);
+	sroce_mr_put(mr);	/* taken by sroce_odp_miss() */
+}
+
+/*
+ * A copy missed [@uva, @uva + @len): queue the fault work (one MR
+ * reference while it is queued). Caller is in an RCU read-side section
+ * and saw the MR alive, so sroce_odp_mr_stop() cannot have run yet.
+ */
+static void sroce_odp_miss(struct sroce_mr *mr, u64 uva, u64 len)
+{
+	struct sroce_odp *odp = &mr->odp;
+
+	spin_lock_bh(&odp->lock);
+	odp->start = min(odp->start, uva);
+	odp->end = max(odp->end, uva + len);
+	spin_unlock_bh(&odp->lock);
+	refcount_inc(&mr->ref);
+	if (!queue_work(sroce_odp_wq, &odp->fault_work))
+		sroce_mr_put(mr);	/* already queued: it takes the new range too */
+	sroce_stat_inc(sroce_to_dev(mr->ibmr.device), SROCE_STAT_ODP_FAULTS);
+}
+
+/**
+ * sroce_odp_mr_init() - make @mr an ODP MR of [@start, @start + @length)
+ * @mr: the MR being created (not published)
+ * @ibdev: its device
+ * @start: user address
+ * @length: bytes
+ * @access: IB_ACCESS_* with IB_ACCESS_ON_DEMAND
+ *
+ * Return: 0 or a negative errno from ib_umem_odp_get().
+ */
+int sroce_odp_mr_init(struct sroce_mr *mr, struct ib_device *ibdev, u64 start, u64 length,
+		      int access)
+{
+	struct ib_umem_odp *umem;
+
+	umem = ib_umem_odp_get(ibdev, start, length, access, &sroce_odp_ops);
+	if (IS_ERR(umem))
+		return PTR_ERR(umem);
+	mr->odp.umem = umem;
+	mr->umem = &umem->umem;
+	INIT_WORK(&mr->odp.fault_work, sroce_odp_fault_work);
+	spin_lock_init(&mr->odp.lock);
+	mr->odp.start = U64_MAX;
+	mr->odp.end = 0;
+	mutex_lock(&umem->umem_mutex);
+	umem->private = mr;
+	mutex_unlock(&umem->umem_mutex);
+	return 0;
+}
+
+/**
+ * sroce_odp_mr_stop() - no fault work runs or will run for a dying MR
+ * @mr: the MR, marked dead and out of the MR table
+ *
+ * After the grace period no copy can queue the work or still use a page
+ * (they run under RCU and check mr->dead); a queued work item gives its
+ * reference back here. The MR may be freed before its umem is released
+ * (the last holder's put), so the notifier forgets it.
+ * Context: process; sleeps (bounded by one fault in progress).
+ */
+void sroce_odp_mr_stop(struct sroce_mr *mr)
+{
+	struct ib_umem_odp *umem = mr->odp.umem;
+
+	synchronize_rcu();
+	if (cancel_work_sync(&mr->odp.fault_work))
+		refcount_dec(&mr->ref);	/* never the last: the caller holds one */
+	/* no copy runs any more: invalidations need not take mr->lock */
+	mutex_lock(&umem->umem_mutex);
+	umem->private = NULL;
+	mutex_unlock(&umem->umem_mutex);
+}
+
+/* the user address of @iova */
+static u64 sroce_odp_uva(const struct sroce_mr *mr, u64 iova)
+{
+	return mr->umem->address + (iova - mr->iova);
+}
+
+/*
+ * The kernel address of @uva if its page is mapped with @bit, else NULL.
+ * Caller holds mr->lock for reading.
+ */
+static void *sroce_odp_va(struct sroce_mr *mr, u64 uva, u64 bit, u64 *room)
+{
+	struct ib_umem_odp *umem = mr->odp.umem;
+	u64 psz = BIT(umem->page_shift), off = uva & (psz - 1);
+	dma_addr_t dma;
+
+	dma = READ_ONCE(umem->dma_list[(uva - ib_umem_start(umem)) >> umem->page_shift]);
+	if (!(dma & bit))
+		return NULL;
+	*room = psz - off;
+	return (void *)(uintptr_t)(dma & ODP_DMA_ADDR_MASK) + off;
+}
+
+/**
+ * sroce_odp_copy() - copy between an ODP MR and a kernel buffer
+ * @mr: the MR, referenced, in bounds checked by the caller
+ * @iova: first byte in the MR
+ * @buf: kernel buffer
+ * @len: bytes
+ * @to_mr: direction
+ *
+ * Context: any, under rcu_read_lock() with the MR seen alive.
+ * Return: 0, or -EAGAIN when a page is not present (its fault is queued;
+ * nothing was copied past it).
+ */
+int sroce_odp_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len, bool to_mr)
+{
+	u64 uva = sroce_odp_uva(mr, iova), bit, room;
+	int err = 0;
+
+	bit = to_mr ? ODP_WRITE_ALLOWED_BIT : ODP_READ_ALLOWED_BIT;
+	read_lock(&mr->lock);
+	while (len) {
+		void *va = sroce_odp_va(mr, uva, bit, &room);
+		u32 n;
+
+		if (!va) {
+			err = -EAGAIN;
+			break;
+		}
+		n = min_t(u64, len, room);
+		if (to_mr)
+			memcpy(va, buf, n);
+		else
+			memcpy(buf, va, n);
+		uva += n;
+		buf += n;
+		len -= n;
+	}
+	read_unlock(&mr->lock);
+	if (err)
+		sroce_odp_miss(mr, uva, len);
+	return err;
+}
+
+/**
+ * sroce_odp_word() - the kernel address of an aligned 8-byte word, writable
+ * @mr: the MR, referenced, in bounds checked by the caller
+ * @iova: the word
+ *
+ * Context: as sroce_odp_copy(). On success mr->lock is held for reading
+ * until sroce_odp_word_done().
+ * Return: the address, ERR_PTR(-EINVAL) if the user address of @iova is
+ * not 8-byte aligned, ERR_PTR(-EAGAIN) when the page is not present (its
+ * fault is queued); the lock is not held on error.
+ */
+u64 *sroce_odp_word(struct sroce_mr *mr, u64 iova)
+{
+	u64 uva = sroce_odp_uva(mr, iova), room;
+	void *va;
+
+	if (uva & 7)
+		return ERR_PTR(-EINVAL);
+	read_lock(&mr->lock);
+	va = sroce_odp_va(mr, uva, ODP_WRITE_ALLOWED_BIT, &room);
+	if (va)
+		return va;
+	read_unlock(&mr->lock);
+	sroce_odp_miss(mr, uva, 8);
+	return ERR_PTR(-EAGAIN);
+}
+
+void sroce_odp_word_done(struct sroce_mr *mr)
+{
+	read_unlock(&mr->lock);
+}
+
+/**
+ * sroce_odp_wait() - @qp waits for the fault its transfer just queued
+ * @qp: the QP whose transfer met a missing page (sroce_odp_copy() or
+ *      sroce_odp_word() failed)
+ *
+ * The device's wake-up item, queued behind that fault, kicks it (one
+ * reference held meanwhile).
+ */
+void sroce_odp_wait(struct sroce_qp *qp)
+{
+	struct sroce_dev *sdev = qp->sdev;
+
+	spin_lock_bh(&sdev->odp_lock);
+	if (!qp->odp_waiting && refcount_inc_not_zero(&qp->ref)) {
+		qp->odp_waiting = true;
+		list_add_tail(&qp->odp_wait, &sdev->odp_waiters);
+	}
+	spin_unlock_bh(&sdev->odp_lock);
+	queue_work(sroce_odp_wq, &sdev->odp_wake);
+}
+
+/* A new device: nobody waits yet. */
+void sroce_odp_init_dev(struct sroce_dev *sdev)
+{
+	spin_lock_init(&sdev->odp_lock);
+	INIT_LIST_HEAD(&sdev->odp_waiters);
+	INIT_WORK(&sdev->odp_wake, sroce_odp_wake);
+}
+
+/* A device going away: its QPs are destroyed (they waited for nothing). */
+void sroce_odp_cleanup_dev(struct sroce_dev *sdev)
+{
+	cancel_work_sync(&sdev->odp_wake);
+}
+
+int sroce_odp_init_module(void)
+{
+	sroce_odp_wq = alloc_ordered_workqueue("sroce_odp", 0);
+	return sroce_odp_wq ? 0 : -ENOMEM;
+}
+
+void sroce_odp_exit_module(void)
+{
+	destroy_workqueue(sroce_odp_wq);
+}
+
+/* @qp is being destroyed: it waits for nothing any more */
+void sroce_odp_qp_gone(struct sroce_qp *qp)
+{
+	struct sroce_dev *sdev = qp->sdev;
+	bool put = false;
+
+	spin_lock_bh(&sdev->odp_lock);
+	if (qp->odp_waiting) {
+		qp->odp_waiting = false;
+		list_del_init(&qp->odp_wait);
+		put = true;
+	}
+	spin_unlock_bh(&sdev->odp_lock);
+	if (put)
+		sroce_qp_put(qp);
+}
+
+/**
+ * sroce_advise_mr() - ib_device_ops.advise_mr: prefetch ODP MR pages
+ * @pd: the PD the MRs must be in
+ * @advice: PREFETCH (read), PREFETCH_WRITE, or PREFETCH_NO_FAULT (map only
+ *          what is present)
+ * @flags: IB_UVERBS_ADVISE_MR_FLAG_FLUSH or 0; sroce always prefetches
+ *         before returning (allowed for both)
+ * @sg_list: ranges, by lkey
+ * @num_sge: their number
+ * @attrs: unused
+ *
+ * Return: 0; -EINVAL for a bad lkey, range or advice, an MR of another PD
+ * or one that is not ODP; -EFAULT if pages could not be faulted in.
+ */
+int sroce_advise_mr(struct ib_pd *pd, enum ib_uverbs_advise_mr_advice advice, u32 flags,
+		    struct ib_sge *sg_list, u32 num_sge, struct uverbs_attr_bundle *attrs)
+{
+	struct sroce_dev *sdev = sroce_to_dev(pd->device);
+	int need;
+	u32 i;
+
+	switch (advice) {
+	case IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH:
+	case IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT:
+		need = 0;
+		break;
+	case IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_WRITE:
+		need = IB_ACCESS_LOCAL_WRITE;
+		break;
+	default:
+		return -EOPNOTSUPP;
+	}
+	if (flags & ~IB_UVERBS_ADVISE_MR_FLAG_FLUSH)
+		return -EOPNOTSUPP;
+	for (i = 0; i < num_sge; i++) {
+		struct sroce_mr *mr;
+		u32 gen;
+		int err;
+
+		mr = sroce_mr_lookup(sdev, sg_list[i].lkey, pd, need, sg_list[i].addr,
+				     sg_list[i].length, &gen);
+		if (IS_ERR(mr))
+			return -EINVAL;
+		err = !mr->odp.umem ? -EINVAL :
+		      !sg_list[i].length ? 0 :
+		      sroce_odp_map(mr, sroce_odp_uva(mr, sg_list[i].addr), sg_list[i].length,
+				    advice != IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT);
+		sroce_mr_put(mr);
+		if (err)
+			return err == -EINVAL ? err : -EFAULT;
+	}
+	return 0;
+}

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * sroce on-demand paging: MRs whose pages are faulted in when a transfer
+ * needs them (ib_umem_odp), never pinned.
+ */
+#ifndef SROCE_ODP_H
+#define SROCE_ODP_H
+
+#include <linux/workqueue.h>
+
+struct sroce_dev;
+struct sroce_mr;
+struct sroce_qp;
+struct ib_pd;
+struct ib_device;
+struct ib_sge;
+struct ib_umem_odp;
+struct uverbs_attr_bundle;
+enum ib_uverbs_advise_mr_advice;
+
+/**
+ * struct sroce_odp - the ODP part of an MR
+ * @umem: the core's ODP umem (also the MR's umem)
+ * @fault_work: faults in @start..@end, then wakes the QPs that wait
+ * @lock: protects @start and @end
+ * @start: first user address a transfer missed, ~0 if none
+ * @end: end of the missed range
+ */
+struct sroce_odp {
+	struct ib_umem_odp *umem;
+	struct work_struct fault_work;
+	spinlock_t lock;
+	u64 start;
+	u64 end;
+};
+
+int sroce_odp_mr_init(struct sroce_mr *mr, struct ib_device *ibdev, u64 start, u64 length,
+		      int access);
+void sroce_odp_mr_stop(struct sroce_mr *mr);
+int sroce_odp_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len, bool to_mr);
+u64 *sroce_odp_word(struct sroce_mr *mr, u64 iova);
+void sroce_odp_word_done(struct sroce_mr *mr);
+void sroce_odp_wait(struct sroce_qp *qp);
+void sroce_odp_init_dev(struct sroce_dev *sdev);
+void sroce_odp_cleanup_dev(struct sroce_dev *sdev);
+int sroce_odp_init_module(void);
+void sroce_odp_exit_module(void);
+void sroce_odp_qp_gone(struct sroce_qp *qp);
+int sroce_advise_mr(struct ib_pd *pd, enum ib_uverbs_advise_mr_advice advice, u32 flags,
+		    struct ib_sge *sg_list, u32 num_sge, struct uverbs_attr_bundle *attrs);
+
+#endif /* SROCE_ODP_H */

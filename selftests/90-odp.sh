@@ -1,0 +1,50 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# sroce-timeout: 300
+# On-demand paging: ODP MRs (IBV_ACCESS_ON_DEMAND) on one sroce device
+# (loopback, odp_verbs.py): the capabilities; RDMA WRITE, READ, SEND and
+# atomics through ODP MRs whose pages were just taken from the process
+# (MADV_DONTNEED on a memfd mapping), so every transfer meets missing
+# pages, faults them in (odp_faults) and moves exactly the bytes the
+# process sees; invalidation (pages dropped between transfers, the process
+# writing in between: never a stale page); ibv_advise_mr prefetch and its
+# refusals; HUGETLB without ON_DEMAND refused. rdma_rxe has no ODP on
+# these kernels (explicit ODP came in 6.15): nothing to compare with.
+. "$(dirname "$0")/lib.sh"
+here=$(dirname "$0")
+LOG=/tmp/90-odp.$$
+cleanup() {
+	rdma link delete sroce0 2>/dev/null
+	ip addr del 192.0.2.5/24 dev eth0 2>/dev/null
+	rm -f "$LOG"
+}
+trap cleanup EXIT
+
+CASES=(caps write read send atomic invalidate advise refused)
+py_case() {
+	grep -qx "ok $1" "$LOG" && return 0
+	grep -E "^not ok $1:" "$LOG" ||
+		{ echo "odp_verbs.py reported nothing for $1:"; tail -n 5 "$LOG"; }
+	return 1
+}
+
+ktap_header $(( ${#CASES[@]} + 2 ))
+dmesg_mark
+ip link set eth0 up
+ip addr add 192.0.2.5/24 dev eth0
+ktap_result "sroce0 on eth0" rdma link add sroce0 type sroce netdev eth0
+sleep 1
+timeout 180 python3 "$here/odp_verbs.py" sroce0 "${CASES[@]}" > "$LOG" 2>&1
+ktap_result "ODP capabilities: RC send/recv/write/read/atomic/SRQ, not implicit, not UD" \
+	py_case caps
+ktap_result "RDMA WRITE into dropped ODP pages: byte-exact, odp_faults counted" py_case write
+ktap_result "RDMA READ out of and into dropped ODP pages: byte-exact" py_case read
+ktap_result "SEND from and into dropped ODP pages: byte-exact" py_case send
+ktap_result "FETCH_ADD and CMP_SWAP on a dropped ODP word: values exact" py_case atomic
+ktap_result "invalidation: the process' own writes and new data seen, never stale pages" \
+	py_case invalidate
+ktap_result "ibv_advise_mr PREFETCH_WRITE: no fault after it; EINVAL for pinned MR, past end" \
+	py_case advise
+ktap_result "HUGETLB without ON_DEMAND: EOPNOTSUPP" py_case refused
+ktap_result "dmesg clean" dmesg_clean_since_mark
+ktap_finish

@@ -1,0 +1,231 @@
+# SPDX-License-Identifier: GPL-2.0
+"""On-demand paging (ODP) MRs on one sroce device (loopback):
+
+    python3 odp_verbs.py DEVICE CASE...
+
+Prints "ok CASE" or "not ok CASE: why" per case (one process for all of
+them: starting Python and pyverbs takes seconds under TCG); exit 0 when
+every case behaved, 1 otherwise.
+
+The ODP buffers are shared memfd mappings: after MADV_DONTNEED their page
+table entries are gone (the MR's pages are invalidated) while the data stays
+in the page cache, so the next transfer meets pages that are not present
+and must fault them in - and still move exactly the bytes the process sees.
+
+caps        ODP with RC SEND/RECV/WRITE/READ/ATOMIC/SRQ_RECV, not implicit, not UD
+write       RDMA WRITE into a dropped ODP MR, byte-exact, odp_faults counted
+read        RDMA READ out of a dropped ODP MR into a dropped ODP MR
+send        SEND from a dropped ODP MR into a dropped ODP receive buffer
+atomic      FETCH_ADD and CMP_SWAP on a word of a dropped ODP MR
+invalidate  WRITE, drop the pages, WRITE again: the process sees the second
+            data, never stale pages; a pinned MR would not follow
+advise      ibv_advise_mr PREFETCH_WRITE then WRITE; refused on a pinned MR
+            (EINVAL) and past the MR's end (EINVAL)
+refused     HUGETLB without ON_DEMAND: EOPNOTSUPP
+"""
+import ctypes
+import errno
+import mmap
+import os
+import sys
+
+import pyverbs.enums as e
+from pyverbs.device import Context
+from pyverbs.mr import MR
+from pyverbs.pd import PD
+from pyverbs.pyverbs_error import PyverbsRDMAError
+from pyverbs.wr import SendWR, SGE
+
+import rc_verbs
+from rc_verbs import Fail, expect_wc, pattern
+
+SIZE = 1 << 20
+ODP = (e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE | e.IBV_ACCESS_REMOTE_READ |
+       e.IBV_ACCESS_REMOTE_ATOMIC | e.IBV_ACCESS_ON_DEMAND)
+PLAIN = ODP & ~e.IBV_ACCESS_ON_DEMAND
+
+
+class Buf:
+    """A shared memfd mapping of SIZE bytes and an ODP MR on it."""
+
+    def __init__(self, pd, access=ODP):
+        self.fd = os.memfd_create('sroce-odp')
+        os.ftruncate(self.fd, SIZE)
+        self.map = mmap.mmap(self.fd, SIZE, mmap.MAP_SHARED)
+        self.addr = ctypes.addressof(ctypes.c_char.from_buffer(self.map))
+        self.mr = MR(pd, SIZE, access, address=self.addr)
+
+    def put(self, off, data):
+        self.map[off:off + len(data)] = data
+
+    def get(self, off, n):
+        return bytes(self.map[off:off + n])
+
+    def drop(self):
+        """Unmap the pages from the process (the data stays in the memfd)."""
+        self.map.madvise(mmap.MADV_DONTNEED)
+
+    def sge(self, off, n):
+        return SGE(self.addr + off, n, self.mr.lkey)
+
+
+def faults(dev):
+    return rc_verbs.counter(dev, 'odp_faults')
+
+
+def pair(ctx, pd, gid):
+    a, b = rc_verbs.Rc(ctx, pd, size=4096), rc_verbs.Rc(ctx, pd, size=4096)
+    for x in (a, b):
+        x.init()
+    a.connect(gid, b.qpn, 0, 0)
+    b.connect(gid, a.qpn, 0, 0)
+    return a, b
+
+
+def post(rc, op, sge, raddr=0, rkey=0, compare_add=0, swap=0):
+    w = SendWR(wr_id=1, opcode=op, num_sge=1, send_flags=e.IBV_SEND_SIGNALED, sg=[sge])
+    if op in (e.IBV_WR_RDMA_WRITE, e.IBV_WR_RDMA_READ):
+        w.set_wr_rdma(rkey, raddr)
+    elif op in (e.IBV_WR_ATOMIC_FETCH_AND_ADD, e.IBV_WR_ATOMIC_CMP_AND_SWP):
+        w.set_wr_atomic(rkey, raddr, compare_add, swap)
+    rc.qp.post_send(w)
+
+
+def rdma(a, op, src, off, n, dst, doff, what):
+    post(a, op, src.sge(off, n), dst.addr + doff, dst.mr.rkey)
+    expect_wc(a, what, secs=20)
+
+
+def expect_errno(what, code, fn, *args, **kw):
+    try:
+        fn(*args, **kw)
+    except PyverbsRDMAError as ex:
+        if ex.error_code != code:
+            raise Fail('%s: errno %d, expected %d' % (what, ex.error_code, code)) from ex
+        return
+    raise Fail('%s: succeeded, expected errno %d' % (what, code))
+
+
+def case(name, dev, ctx, pd, gid):
+    if name == 'caps':
+        c = ctx.query_device_ex().odp_caps
+        rc = (e.IBV_ODP_SUPPORT_SEND | e.IBV_ODP_SUPPORT_RECV | e.IBV_ODP_SUPPORT_WRITE |
+              e.IBV_ODP_SUPPORT_READ | e.IBV_ODP_SUPPORT_ATOMIC | e.IBV_ODP_SUPPORT_SRQ_RECV)
+        if not c.general_caps & e.IBV_ODP_SUPPORT or c.rc_odp_caps != rc:
+            raise Fail('odp caps general %#x rc %#x, expected ODP and rc %#x' %
+                       (c.general_caps, c.rc_odp_caps, rc))
+        if c.general_caps & e.IBV_ODP_SUPPORT_IMPLICIT or c.ud_odp_caps or c.uc_odp_caps:
+            raise Fail('implicit ODP, UD or UC ODP advertised: %#x ud %#x uc %#x' %
+                       (c.general_caps, c.ud_odp_caps, c.uc_odp_caps))
+        return
+    if name == 'refused':
+        buf = Buf(pd)
+        expect_errno('MR with HUGETLB but not ON_DEMAND', errno.EOPNOTSUPP, MR, pd, SIZE,
+                     PLAIN | e.IBV_ACCESS_HUGETLB, address=buf.addr)
+        return
+    a, b = pair(ctx, pd, gid)
+    src, dst = Buf(pd), Buf(pd)
+    if name == 'write':
+        data = pattern(1, SIZE)
+        src.put(0, data)
+        before = faults(dev)
+        dst.drop()
+        rdma(a, e.IBV_WR_RDMA_WRITE, src, 0, SIZE, dst, 0, 'WRITE into a dropped ODP MR')
+        if dst.get(0, SIZE) != data:
+            raise Fail('WRITE: the process does not see the data written')
+        if faults(dev) <= before:
+            raise Fail('odp_faults did not grow (%d)' % before)
+    elif name == 'read':
+        data = pattern(2, SIZE)
+        dst.put(0, data)
+        dst.drop()
+        src.drop()
+        rdma(a, e.IBV_WR_RDMA_READ, src, 0, SIZE, dst, 0, 'READ from a dropped ODP MR')
+        if src.get(0, SIZE) != data:
+            raise Fail('READ: the data read differs')
+    elif name == 'send':
+        n = 65536
+        data = pattern(3, n)
+        src.put(4096, data)
+        src.drop()
+        dst.drop()
+        b.qp.post_recv(rc_verbs.RecvWR(wr_id=7, num_sge=1, sg=[dst.sge(8192, n)]))
+        post(a, e.IBV_WR_SEND, src.sge(4096, n))
+        expect_wc(a, 'SEND from a dropped ODP MR', secs=20)
+        wc = expect_wc(b, 'receive into a dropped ODP MR', secs=20)
+        if wc.byte_len != n or dst.get(8192, n) != data:
+            raise Fail('SEND: %d bytes received, data %s' %
+                       (wc.byte_len, 'same' if dst.get(8192, n) == data else 'differs'))
+    elif name == 'atomic':
+        dst.put(64, (1000).to_bytes(8, sys.byteorder))
+        dst.drop()
+        src.drop()
+        post(a, e.IBV_WR_ATOMIC_FETCH_AND_ADD, src.sge(0, 8), dst.addr + 64, dst.mr.rkey, 5)
+        expect_wc(a, 'FETCH_ADD on a dropped ODP MR', secs=20)
+        if int.from_bytes(src.get(0, 8), sys.byteorder) != 1000:
+            raise Fail('FETCH_ADD returned %d' % int.from_bytes(src.get(0, 8), sys.byteorder))
+        dst.drop()
+        post(a, e.IBV_WR_ATOMIC_CMP_AND_SWP, src.sge(8, 8), dst.addr + 64, dst.mr.rkey,
+             1005, 7)
+        expect_wc(a, 'CMP_SWAP on a dropped ODP MR', secs=20)
+        got = int.from_bytes(dst.get(64, 8), sys.byteorder)
+        if got != 7:
+            raise Fail('the target is %d after FETCH_ADD 5 and CMP_SWAP 1005->7' % got)
+    elif name == 'invalidate':
+        for k in range(3):
+            data = pattern(10 + k, SIZE)
+            src.put(0, data)
+            rdma(a, e.IBV_WR_RDMA_WRITE, src, 0, SIZE, dst, 0, 'WRITE round %d' % k)
+            if dst.get(0, SIZE) != data:
+                raise Fail('round %d: the process sees stale data' % k)
+            dst.drop()
+            # the process writes too: the MR must see its bytes, not old pages
+            dst.put(100, b'process')
+            rdma(a, e.IBV_WR_RDMA_READ, src, 200, 7, dst, 100, 'READ back round %d' % k)
+            if src.get(200, 7) != b'process':
+                raise Fail('round %d: READ returned %r, not what the process wrote' %
+                           (k, src.get(200, 7)))
+    elif name == 'advise':
+        data = pattern(4, SIZE)
+        src.put(0, data)
+        src.drop()
+        dst.drop()
+        pd.advise_mr(e._IBV_ADVISE_MR_ADVICE_PREFETCH, e._IBV_ADVISE_MR_FLAG_FLUSH,
+                     [src.sge(0, SIZE)])
+        pd.advise_mr(e._IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE, e._IBV_ADVISE_MR_FLAG_FLUSH,
+                     [dst.sge(0, SIZE)])
+        before = faults(dev)
+        rdma(a, e.IBV_WR_RDMA_WRITE, src, 0, SIZE, dst, 0, 'WRITE after a prefetch')
+        if dst.get(0, SIZE) != data:
+            raise Fail('WRITE after prefetch: data differs')
+        if faults(dev) != before:
+            raise Fail('a prefetched MR still faulted (%d -> %d)' % (before, faults(dev)))
+        pinned = MR(pd, 4096, PLAIN)
+        expect_errno('advise_mr on a pinned MR', errno.EINVAL, pd.advise_mr,
+                     e._IBV_ADVISE_MR_ADVICE_PREFETCH, 0,
+                     [SGE(pinned.buf, 4096, pinned.lkey)])
+        expect_errno('advise_mr past the MR', errno.EINVAL, pd.advise_mr,
+                     e._IBV_ADVISE_MR_ADVICE_PREFETCH, 0, [dst.sge(SIZE - 4096, 8192)])
+    else:
+        raise Fail('unknown case')
+
+
+def main():
+    dev, cases = sys.argv[1], sys.argv[2:]
+    # the QPs (rc_verbs.Rc) allow remote atomics too
+    rc_verbs.ACCESS |= e.IBV_ACCESS_REMOTE_ATOMIC
+    ctx = Context(name=dev)
+    pd = PD(ctx)
+    gid = ctx.query_gid(1, rc_verbs.GID_INDEX)
+    failed = 0
+    for name in cases:
+        try:
+            case(name, dev, ctx, pd, gid)
+            print('ok %s' % name, flush=True)
+        except Exception as ex:      # pylint: disable=broad-except
+            failed += 1
+            print('not ok %s: %s' % (name, ex), flush=True)
+    sys.exit(1 if failed else 0)
+
+
+main()
