@@ -90,9 +90,18 @@ bool sroce_qp_peer_ok(struct sroce_qp *qp, const u8 *iph, bool v6)
 			       &qp->path.daddr6);
 }
 
+/* May @qp complete to @ibcq? An XRC TGT QP: to the CQ of any XRC SRQ */
+static bool sroce_qp_may_complete_to(struct sroce_qp *qp, struct ib_cq *ibcq)
+{
+	if (qp->ibqp.qp_type == IB_QPT_XRC_TGT)
+		return qp->ibqp.device == ibcq->device;
+	return qp->ibqp.send_cq == ibcq || qp->ibqp.recv_cq == ibcq;
+}
+
 /**
  * sroce_qp_next() - iterate over the published QPs
- * @ibcq: only QPs completing to this CQ (send or receive), or NULL for all
+ * @ibcq: only QPs that may complete to this CQ (send or receive; XRC TGT
+ *	QPs of its device), or NULL for all
  * @index: QPN to start at; set to the QPN of the QP returned
  *
  * Return: the next QP at or after *@index, with a reference, or NULL.
@@ -103,7 +112,7 @@ struct sroce_qp *sroce_qp_next(struct ib_cq *ibcq, unsigned long *index)
 
 	rcu_read_lock();
 	xa_for_each_start(&sroce_qp_xa, *index, qp, *index) {
-		if ((!ibcq || qp->ibqp.send_cq == ibcq || qp->ibqp.recv_cq == ibcq) &&
+		if ((!ibcq || sroce_qp_may_complete_to(qp, ibcq)) &&
 		    refcount_inc_not_zero(&qp->ref))
 			break;
 	}

@@ -35,7 +35,8 @@ void sroce_qp_sched(struct sroce_qp *qp)
  *	rings
  * @ibcq: the CQ
  *
- * Flushes the worker of each QP whose send or receive CQ is @ibcq, so
+ * Flushes the worker of each QP whose send or receive CQ is @ibcq (and of
+ * every XRC TGT QP of its device: any XRC SRQ's CQ may get theirs), so
  * completions of work posted (and doorbelled) before the call are in the
  * CQ when it returns. resize_cq uses it to judge how many CQEs are really
  * outstanding. (The GSI QP is not in the QPN table: its CQs are ib_mad's,
