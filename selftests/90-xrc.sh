@@ -9,7 +9,8 @@
 # names, completions on that SRQ's CQ with the TGT QP's number, the SRQ
 # limit event, RDMA WRITE/READ byte-exact and checked against the SRQ's
 # PD, SENDs to a missing SRQ or one of another XRC domain refused with a
-# remote invalid request error, and what must be refused locally.
+# remote invalid request error, and what must be refused locally (also as
+# raw uverbs commands, past the provider).
 # rdma_rxe implements no XRC: there is no interop case.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/net-topo.sh"
@@ -58,14 +59,14 @@ xsrq() {
 }
 case_ok() { timeout 60 python3 "$here/xrc_verbs.py" sroce8 1 "$1"; }
 
-ktap_header $((1 + 3 + 4 + 1))
+ktap_header $((1 + 3 + 5 + 1))
 dmesg_mark
 ktap_diag "rdma_rxe has no XRC: XRC runs sroce <-> sroce only"
 ktap_result "topology up (sroce in two namespaces)" topo_up sroce
 ktap_result "ibv_xsrq_pingpong 1 client x 50, 4 KiB" xsrq 1 -n 50
 ktap_result "ibv_xsrq_pingpong 4 clients x 20, 64 KiB, MTU 1024" xsrq 4 -n 20 -s 65536 -m 1024
 ktap_result "ibv_xsrq_pingpong 3 clients x 20, completion events" xsrq 3 -n 20 -e
-for c in send rdma badsrq refuse; do
+for c in send rdma badsrq refuse raw; do
 	ktap_result "XRC verbs: $c" case_ok "$c"
 done
 ktap_result "dmesg clean" dmesg_clean_since_mark

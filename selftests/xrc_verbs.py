@@ -17,6 +17,8 @@ CASE:
   refuse   what must be refused: an XRC INI QP with a receive queue or an
            SRQ, posting receives to INI or TGT QPs, posting sends to a TGT
            QP, the SRQ number of a basic SRQ
+  raw      the same posts as raw uverbs write() commands (uverbs_raw.py),
+           past the provider: the driver refuses them (EINVAL)
 
 Exit 0 when the case behaves as the IBTA and the verbs API say, 1 (with a
 message) otherwise.
@@ -269,8 +271,43 @@ def case_refuse(dev, gid_index):
     refused('LOCAL_INV on an XRC INI QP', lambda: x.snd[0].post_send(inv))
 
 
+def case_raw(dev, gid_index):
+    """A hostile program's legacy write() commands on an XRC TGT QP's
+    handle: work requests reach the driver (through the core's shared
+    handle, on the real QP) and must be refused, not posted."""
+    import struct
+    import uverbs_raw as U
+    CREATE_QP, DESTROY_QP, POST_SEND, POST_RECV = 24, 27, 28, 29
+    OPEN_XRCD, CLOSE_XRCD = 37, 38
+    QPT_XRC_TGT, WR_SEND = 10, 2
+    uv = U.Uverbs(dev)
+    try:
+        xrcd = struct.unpack_from('<I', uv.cmd(OPEN_XRCD, struct.pack(
+            '<II', 0xffffffff, os.O_CREAT), 8, True))[0]
+        body = struct.pack('<QIIIIIIIIIBBBB', 0, xrcd, 0, 0, 0, 0, 0, 0, 0, 0,
+                           0, QPT_XRC_TGT, 0, 0)
+        qp = struct.unpack_from('<I', uv.cmd(CREATE_QP, body, 32, True))[0]
+        sge = struct.pack('<QII', 0xffff888000000000, 64, 0)
+        wr = struct.pack('<QIIII', 1, 1, WR_SEND, 0, 0) + bytes(32)
+        err = U.errno_of(uv.cmd, POST_SEND, struct.pack('<IIII', qp, 1, 1, len(wr)) +
+                         wr + sge, 8, True)
+        if err != errno.EINVAL:
+            raise Fail('raw POST_SEND on an XRC TGT QP: errno %d, expected EINVAL' % err)
+        rwr = struct.pack('<QII', 1, 1, 0)
+        err = U.errno_of(uv.cmd, POST_RECV, struct.pack('<IIII', qp, 1, 1, len(rwr)) +
+                         rwr + sge, 8, True)
+        if err != errno.EINVAL:
+            raise Fail('raw POST_RECV on an XRC TGT QP: errno %d, expected EINVAL' % err)
+        # an empty post (a doorbell) is harmless
+        uv.cmd(POST_SEND, struct.pack('<IIII', qp, 0, 0, len(wr)), 8, True)
+        uv.cmd(DESTROY_QP, struct.pack('<II', qp, 0), 8, True)
+        uv.cmd(CLOSE_XRCD, struct.pack('<I', xrcd))
+    finally:
+        uv.close()
+
+
 CASES = {'send': case_send, 'rdma': case_rdma, 'badsrq': case_badsrq,
-         'refuse': case_refuse}
+         'refuse': case_refuse, 'raw': case_raw}
 
 
 def main():
