@@ -385,10 +385,17 @@ void sroce_completer_rx(struct sroce_qp *qp, struct sk_buff *skb,
 		/* the first/last/only responses carry an AETH */
 		return;
 	}
-	if (hdr->bth.opcode == SROCE_OP_RC_ACKNOWLEDGE)
+	/* RC or XRC: the same operations */
+	switch (hdr->bth.opcode & SROCE_OP_OPERATION_MASK) {
+	case SROCE_OP_RC_ACKNOWLEDGE:
 		sroce_rx_ack(qp, hdr);
-	else if (hdr->bth.opcode == SROCE_OP_RC_ATOMIC_ACKNOWLEDGE)
+		break;
+	case SROCE_OP_RC_ATOMIC_ACKNOWLEDGE:
 		sroce_rx_atomic_ack(qp, hdr);
+		break;
+	default:
+		break;
+	}
 }
 
 /* The local ACK timer expired: retry from the oldest unacknowledged PSN. */

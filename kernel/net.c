@@ -101,6 +101,26 @@ static int sroce_mc_rcv(struct sk_buff *skb, const struct sroce_pkt_hdr *hdr,
 	return 0;
 }
 
+/*
+ * RC and UC packets go to QPs of their type; XRC requests to XRC TGT QPs,
+ * XRC responses and acknowledges to XRC INI QPs.
+ */
+static bool sroce_rcv_type_ok(const struct sroce_qp *qp, u32 flags)
+{
+	switch (qp->ibqp.qp_type) {
+	case IB_QPT_RC:
+		return flags & SROCE_OPF_RC;
+	case IB_QPT_UC:
+		return flags & SROCE_OPF_UC;
+	case IB_QPT_XRC_TGT:
+		return (flags & SROCE_OPF_XRC) && (flags & SROCE_OPF_REQ);
+	case IB_QPT_XRC_INI:
+		return (flags & SROCE_OPF_XRC) && (flags & (SROCE_OPF_RESP | SROCE_OPF_ACK));
+	default:
+		return false;
+	}
+}
+
 /**
  * sroce_rcv() - hand a checked RoCEv2 datagram to its QP
  * @net: the namespace it arrived in
@@ -147,8 +167,7 @@ static int sroce_rcv(struct net *net, struct sk_buff *skb, const u8 *iph, bool v
 		return 0;
 	}
 	/* the sender's address is checked under the QP lock (sroce_rc_rx()) */
-	if (!((hdr.info->flags & SROCE_OPF_RC) && qp->ibqp.qp_type == IB_QPT_RC) &&
-	    !((hdr.info->flags & SROCE_OPF_UC) && qp->ibqp.qp_type == IB_QPT_UC)) {
+	if (!sroce_rcv_type_ok(qp, hdr.info->flags)) {
 		why = SROCE_DROP_HDR;
 		goto drop_put;
 	}

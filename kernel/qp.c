@@ -90,9 +90,18 @@ bool sroce_qp_peer_ok(struct sroce_qp *qp, const u8 *iph, bool v6)
 			       &qp->path.daddr6);
 }
 
+/* May @qp complete to @ibcq? An XRC TGT QP: to the CQ of any XRC SRQ */
+static bool sroce_qp_may_complete_to(struct sroce_qp *qp, struct ib_cq *ibcq)
+{
+	if (qp->ibqp.qp_type == IB_QPT_XRC_TGT)
+		return qp->ibqp.device == ibcq->device;
+	return qp->ibqp.send_cq == ibcq || qp->ibqp.recv_cq == ibcq;
+}
+
 /**
  * sroce_qp_next() - iterate over the published QPs
- * @ibcq: only QPs completing to this CQ (send or receive), or NULL for all
+ * @ibcq: only QPs that may complete to this CQ (send or receive; XRC TGT
+ *	QPs of its device), or NULL for all
  * @index: QPN to start at; set to the QPN of the QP returned
  *
  * Return: the next QP at or after *@index, with a reference, or NULL.
@@ -103,7 +112,7 @@ struct sroce_qp *sroce_qp_next(struct ib_cq *ibcq, unsigned long *index)
 
 	rcu_read_lock();
 	xa_for_each_start(&sroce_qp_xa, *index, qp, *index) {
-		if ((!ibcq || qp->ibqp.send_cq == ibcq || qp->ibqp.recv_cq == ibcq) &&
+		if ((!ibcq || sroce_qp_may_complete_to(qp, ibcq)) &&
 		    refcount_inc_not_zero(&qp->ref))
 			break;
 	}
@@ -150,6 +159,31 @@ void sroce_qp_set_error(struct sroce_qp *qp)
 
 /* ---- create / destroy ------------------------------------------------ */
 
+/*
+ * XRC QPs: an INI QP only sends (a send CQ, no RQ, no receive CQ, no SRQ);
+ * a TGT QP has no queues and no CQs at all, only its XRC domain (the core
+ * creates it without a PD and without udata, even for user space, and
+ * hands user space a shared handle of its own). An INI QP needs a user
+ * ring: a kernel ib_send_wr cannot name the remote XRC SRQ.
+ */
+static int sroce_qp_check_xrc(struct ib_qp_init_attr *init, struct ib_udata *udata)
+{
+	struct ib_qp_cap *cap = &init->cap;
+
+	if (init->srq || init->recv_cq || cap->max_recv_wr || cap->max_recv_sge)
+		return -EINVAL;
+	if (init->qp_type == IB_QPT_XRC_TGT)
+		return !init->xrcd || init->send_cq ? -EINVAL : 0;
+	if (!udata)
+		return -EOPNOTSUPP;
+	if (!init->send_cq)
+		return -EINVAL;
+	if (cap->max_send_wr > SROCE_MAX_QP_WR || cap->max_send_sge > SROCE_MAX_SGE ||
+	    cap->max_inline_data > SROCE_MAX_INLINE)
+		return -EINVAL;
+	return 0;
+}
+
 static int sroce_qp_check_init(struct sroce_dev *sdev, struct ib_qp_init_attr *init,
 			       struct ib_udata *udata)
 {
@@ -160,6 +194,11 @@ static int sroce_qp_check_init(struct sroce_dev *sdev, struct ib_qp_init_attr *i
 	case IB_QPT_UC:
 	case IB_QPT_UD:
 		break;
+	case IB_QPT_XRC_INI:
+	case IB_QPT_XRC_TGT:
+		if (init->create_flags)
+			return -EOPNOTSUPP;
+		return sroce_qp_check_xrc(init, udata);
 	case IB_QPT_GSI:	/* QP1: ib_mad's, on port 1 */
 		if (udata || init->port_num != SROCE_PORT)
 			return -EINVAL;
@@ -202,6 +241,11 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		goto err_dec_count;
 	}
 
+	if (init->qp_type == IB_QPT_XRC_TGT) {
+		/* what it asked for is nothing it can have: no queues */
+		memset(cap, 0, sizeof(*cap));
+		qp->xrcd = init->xrcd;
+	}
 	ssge = max(cap->max_send_sge, 1u);
 	rsge = max(cap->max_recv_sge, 1u);
 	qp->sdev = sdev;
@@ -223,6 +267,10 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		qp->rq_stride = qp->srq->stride;
 		rsge = qp->srq->max_sge;
 	}
+	/* XRC TGT: room for a buffer of any XRC SRQ (sroce_recv_take()) */
+	if (init->qp_type == IB_QPT_XRC_TGT)
+		qp->rq_stride = ALIGN(sizeof(struct sroce_recv_wqe) +
+				      SROCE_MAX_SGE * sizeof(struct sroce_sge), 16);
 	qp->max_send_sge = ssge;
 	qp->max_recv_sge = rsge;
 	qp->max_inline = qp->sq_stride - sizeof(struct sroce_send_wqe);
@@ -232,7 +280,9 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		err = PTR_ERR(qp->sq);
 		goto err_dec_count;
 	}
-	qp->rq = sroce_queue_create(udata, qp->rq_entries, qp->rq_stride);
+	/* an XRC INI QP's RQ is never posted to: not even mappable */
+	qp->rq = sroce_queue_create(init->qp_type == IB_QPT_XRC_INI ? NULL : udata,
+				    qp->rq_entries, qp->rq_stride);
 	if (IS_ERR(qp->rq)) {
 		err = PTR_ERR(qp->rq);
 		goto err_destroy_sq;
@@ -598,6 +648,7 @@ int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	init->recv_cq = ibqp->recv_cq;
 	init->cap = attr->cap;
 	init->sq_sig_type = qp->sig_all ? IB_SIGNAL_ALL_WR : IB_SIGNAL_REQ_WR;
+	init->xrcd = qp->xrcd;
 	return 0;
 }
 

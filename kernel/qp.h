@@ -156,6 +156,8 @@ struct sroce_resp {
 	u32 recv_off;
 	/* UC: a message was lost or refused; drop up to the next FIRST/ONLY */
 	bool uc_skip;
+	/* XRC TGT: the XRC SRQ of the message in progress (its XRCETH) */
+	u32 xrc_srqn;
 	/* WRITE in progress */
 	bool in_write;
 	struct sroce_mr *wmr;
@@ -185,6 +187,8 @@ struct sroce_qp {
 	struct sroce_queue *sq;
 	struct sroce_queue *rq;
 	struct sroce_srq *srq;	/* receives come from here, if set */
+	struct ib_xrcd *xrcd;	/* XRC TGT: its XRC domain */
+	struct sroce_srq *xsrq;	/* XRC TGT: the XRC SRQ of the packet being executed */
 	bool has_sq, has_rq;	/* created with send / receive WRs */
 	void *sq_shadow;	/* validated copies of SQ entries */
 	struct sroce_swqe *swqe;
@@ -240,6 +244,24 @@ static inline struct sroce_swqe *sroce_swqe(struct sroce_qp *qp, u32 idx)
 static inline bool sroce_qp_is_uc(const struct sroce_qp *qp)
 {
 	return qp->ibqp.qp_type == IB_QPT_UC;
+}
+
+static inline bool sroce_qp_is_xrc(const struct sroce_qp *qp)
+{
+	return qp->ibqp.qp_type == IB_QPT_XRC_INI || qp->ibqp.qp_type == IB_QPT_XRC_TGT;
+}
+
+/* Types run by the connected transport (RC's, with UC and XRC variants) */
+static inline bool sroce_qpt_connected(enum ib_qp_type type)
+{
+	return type == IB_QPT_RC || type == IB_QPT_UC ||
+	       type == IB_QPT_XRC_INI || type == IB_QPT_XRC_TGT;
+}
+
+/* The opcode a QP sends for RC operation @rc_op: XRC QPs use prefix 101b */
+static inline u8 sroce_qp_opcode(const struct sroce_qp *qp, u8 rc_op)
+{
+	return sroce_qp_is_xrc(qp) ? rc_op | SROCE_OP_PREFIX_XRC : rc_op;
 }
 
 /* Has the requester sent anything that is not completed yet? */

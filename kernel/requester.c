@@ -14,6 +14,7 @@
 #include "mw.h"
 #include "qp.h"
 #include "queue.h"
+#include "xrc.h"
 
 static bool sroce_wqe_is_read(const struct sroce_send_wqe *wqe)
 {
@@ -100,6 +101,27 @@ static enum ib_wc_status sroce_fetch_wqe(struct sroce_qp *qp, u32 idx)
 
 	memcpy(wqe, sroce_queue_at(qp->sq, idx), qp->sq_stride);
 	memset(sw, 0, sizeof(*sw));
+
+	if (qp->ibqp.qp_type == IB_QPT_XRC_INI) {
+		/* the XRCETH names the remote XRC SRQ in 24 bits */
+		if (wqe->xrc_srqn > SROCE_QPN_MASK)
+			return IB_WC_LOC_QP_OP_ERR;
+		/*
+		 * XRC sends data: no local operations, no SEND with Invalidate,
+		 * no IBTA 1.5 ATOMIC WRITE or FLUSH (RC only)
+		 */
+		switch (wqe->opcode) {
+		case SROCE_WR_ATOMIC_WRITE:
+		case SROCE_WR_FLUSH:
+		case IB_UVERBS_WR_SEND_WITH_INV:
+		case IB_UVERBS_WR_LOCAL_INV:
+		case IB_UVERBS_WR_BIND_MW:
+		case SROCE_WR_REG_MR:
+			return IB_WC_LOC_QP_OP_ERR;
+		default:
+			break;
+		}
+	}
 
 	switch (wqe->opcode) {
 	case IB_UVERBS_WR_SEND:
@@ -292,6 +314,11 @@ static int sroce_req_send_one(struct sroce_qp *qp)
 		hdr.ieth_rkey = (__force u32)wqe->ex;
 		if (last)
 			sw->last_psn = req->psn;
+	}
+	if (sroce_qp_is_xrc(qp)) {
+		/* IBTA: the XRC opcodes are the RC ones with prefix 101b */
+		hdr.bth.opcode = sroce_qp_opcode(qp, hdr.bth.opcode);
+		hdr.xrc_srqn = wqe->xrc_srqn;
 	}
 	hdr.bth.pad = sroce_pad_len(payload);
 	hdr.info = sroce_opcode(hdr.bth.opcode);
@@ -752,7 +779,8 @@ void sroce_flush(struct sroce_qp *qp)
 	WRITE_ONCE(qp->sq->hdr->flags, SROCE_RING_F_NEED_WAKEUP);
 	WRITE_ONCE(qp->rq->hdr->flags, SROCE_RING_F_NEED_WAKEUP);
 
-	n = sroce_queue_avail(qp->rq);
+	/* XRC QPs have no receive CQ and nothing can post to their RQ */
+	n = qp->ibqp.recv_cq ? sroce_queue_avail(qp->rq) : 0;
 	while (n-- > 0) {
 		memcpy(&rqe, sroce_queue_at(qp->rq, qp->rq->cons), sizeof(rqe));
 		cqe.wr_id = rqe.wr_id;
@@ -763,15 +791,18 @@ void sroce_flush(struct sroce_qp *qp)
 		if (sroce_cq_post(sroce_to_cq(qp->ibqp.recv_cq), &cqe, false))
 			break;
 	}
-	/* a buffer taken out of the SRQ is the QP's to complete */
-	if (qp->srq && qp->resp.rqe_valid) {
+	/* a buffer taken out of the (XRC) SRQ is the QP's to complete */
+	if ((qp->srq || qp->ibqp.qp_type == IB_QPT_XRC_TGT) && qp->resp.rqe_valid) {
 		struct sroce_recv_wqe *w = qp->resp.rqe;
 
 		cqe.wr_id = w->wr_id;
 		cqe.status = IB_WC_WR_FLUSH_ERR;
 		cqe.opcode = IB_WC_RECV;
 		cqe.qp_num = qp->ibqp.qp_num;
-		sroce_cq_post(sroce_to_cq(qp->ibqp.recv_cq), &cqe, false);
+		if (qp->srq)
+			sroce_cq_post(sroce_to_cq(qp->ibqp.recv_cq), &cqe, false);
+		else
+			sroce_xrc_flush_rqe(qp, &cqe);
 	}
 	qp->resp.rqe_valid = false;
 	/* IBTA: an SRQ's QP in ERR takes nothing more from it */

@@ -11,6 +11,7 @@
 #include "qp.h"
 #include "queue.h"
 #include "srq.h"
+#include "xrc.h"
 
 /* ---- sending ACKs and READ responses --------------------------------- */
 
@@ -27,7 +28,7 @@ int sroce_send_ack(struct sroce_qp *qp, u8 syndrome, u32 psn)
 
 	lockdep_assert_held(&qp->lock);
 
-	hdr.bth.opcode = SROCE_OP_RC_ACKNOWLEDGE;
+	hdr.bth.opcode = sroce_qp_opcode(qp, SROCE_OP_RC_ACKNOWLEDGE);
 	hdr.bth.pkey = 0xffff;
 	hdr.bth.dqpn = qp->attr.dest_qp_num;
 	hdr.bth.psn = psn & SROCE_PSN_MASK;
@@ -133,7 +134,7 @@ static int sroce_send_atomic_ack(struct sroce_qp *qp, const struct sroce_resp_re
 	struct sroce_pkt_hdr hdr = {};
 	struct sk_buff *skb;
 
-	hdr.bth.opcode = SROCE_OP_RC_ATOMIC_ACKNOWLEDGE;
+	hdr.bth.opcode = sroce_qp_opcode(qp, SROCE_OP_RC_ATOMIC_ACKNOWLEDGE);
 	hdr.info = sroce_opcode(hdr.bth.opcode);
 	hdr.bth.pkey = 0xffff;
 	hdr.bth.dqpn = qp->attr.dest_qp_num;
@@ -185,6 +186,7 @@ void sroce_responder_send_reads(struct sroce_qp *qp)
 			hdr.bth.opcode = SROCE_OP_RC_READ_RESPONSE_LAST;
 		else
 			hdr.bth.opcode = SROCE_OP_RC_READ_RESPONSE_MIDDLE;
+		hdr.bth.opcode = sroce_qp_opcode(qp, hdr.bth.opcode);
 		hdr.info = sroce_opcode(hdr.bth.opcode);
 		hdr.bth.pkey = 0xffff;
 		hdr.bth.dqpn = qp->attr.dest_qp_num;
@@ -225,6 +227,21 @@ void sroce_responder_send_reads(struct sroce_qp *qp)
 
 /* ---- executing requests --------------------------------------------- */
 
+/*
+ * The PD rkeys and receive buffers are checked against: an XRC TGT QP has
+ * none of its own and uses the one of the XRC SRQ the request names.
+ */
+static struct ib_pd *sroce_resp_pd(struct sroce_qp *qp)
+{
+	return qp->xsrq ? qp->xsrq->ibsrq.pd : qp->ibqp.pd;
+}
+
+/* Where receive completions go: an XRC SRQ's own CQ for an XRC TGT QP */
+static struct sroce_cq *sroce_resp_cq(struct sroce_qp *qp)
+{
+	return sroce_to_cq(qp->xsrq ? qp->xsrq->ibsrq.ext.cq : qp->ibqp.recv_cq);
+}
+
 static int sroce_resp_get_rqe(struct sroce_qp *qp)
 {
 	struct sroce_resp *resp = &qp->resp;
@@ -243,7 +260,7 @@ static int sroce_resp_place(struct sroce_qp *qp, u32 off, const u8 *src, u32 len
 	struct sroce_recv_wqe *rqe = qp->resp.rqe;
 	int err;
 
-	err = sroce_sgl_copy(qp->sdev, qp->ibqp.pd, rqe->sge, rqe->num_sge, off,
+	err = sroce_sgl_copy(qp->sdev, sroce_resp_pd(qp), rqe->sge, rqe->num_sge, off,
 			     (void *)src, len, SROCE_COPY_TO_MR);
 	return err == -EMSGSIZE || err == -EAGAIN || !err ? err : -EACCES;
 }
@@ -312,7 +329,7 @@ static int sroce_resp_complete_recv(struct sroce_qp *qp, const struct sroce_pkt_
 	}
 	qp->resp.rqe_valid = false;
 	sroce_recv_done(qp);
-	return sroce_cq_post(sroce_to_cq(qp->ibqp.recv_cq), &cqe, hdr->bth.se);
+	return sroce_cq_post(sroce_resp_cq(qp), &cqe, hdr->bth.se);
 }
 
 /* Opcode sequence check (IBTA 9.8.3): what may follow what. */
@@ -356,7 +373,8 @@ static int sroce_resp_send(struct sroce_qp *qp, struct sk_buff *skb,
 		return 0;
 	/* SEND with Invalidate: a FR MR or type 2 MW of ours, valid */
 	if ((flags & SROCE_OPF_IETH) &&
-	    sroce_key_invalidate(qp->sdev, qp->ibqp.pd, qp->ibqp.qp_num, hdr->ieth_rkey)) {
+	    sroce_key_invalidate(qp->sdev, sroce_resp_pd(qp), qp->ibqp.qp_num,
+				 hdr->ieth_rkey)) {
 		sroce_resp_complete_recv(qp, hdr, IB_WC_LOC_ACCESS_ERR, resp->recv_off);
 		sroce_resp_fatal(qp, SROCE_NAK_REM_ACCESS);
 		return -EACCES;
@@ -389,7 +407,7 @@ static int sroce_resp_write(struct sroce_qp *qp, struct sk_buff *skb,
 		if (!(qp->attr.qp_access_flags & IB_ACCESS_REMOTE_WRITE))
 			goto access_err;
 		if (hdr->reth.dma_len) {
-			mr = sroce_rkey_lookup(qp->sdev, hdr->reth.rkey, qp->ibqp.pd,
+			mr = sroce_rkey_lookup(qp->sdev, hdr->reth.rkey, sroce_resp_pd(qp),
 					       qp->ibqp.qp_num, IB_ACCESS_REMOTE_WRITE,
 					       hdr->reth.va, hdr->reth.dma_len, &gen);
 			if (IS_ERR(mr))
@@ -489,7 +507,7 @@ static int sroce_resp_read(struct sroce_qp *qp, const struct sroce_pkt_hdr *hdr,
 	if (dup)
 		sroce_resp_drop_reads_from(qp, hdr->bth.psn);
 	if (len) {
-		mr = sroce_rkey_lookup(qp->sdev, hdr->reth.rkey, qp->ibqp.pd, qp->ibqp.qp_num,
+		mr = sroce_rkey_lookup(qp->sdev, hdr->reth.rkey, sroce_resp_pd(qp), qp->ibqp.qp_num,
 				       IB_ACCESS_REMOTE_READ, hdr->reth.va, len, &gen);
 		if (IS_ERR(mr))
 			goto access_err;
@@ -563,7 +581,7 @@ static int sroce_resp_atomic(struct sroce_qp *qp, const struct sroce_pkt_hdr *hd
 		sroce_resp_fatal(qp, SROCE_NAK_INVALID_REQ);
 		return -EINVAL;
 	}
-	mr = sroce_rkey_lookup(qp->sdev, atm->rkey, qp->ibqp.pd, qp->ibqp.qp_num,
+	mr = sroce_rkey_lookup(qp->sdev, atm->rkey, sroce_resp_pd(qp), qp->ibqp.qp_num,
 			       IB_ACCESS_REMOTE_ATOMIC, atm->va, 8, &gen);
 	if (IS_ERR(mr))
 		goto access_err;
@@ -574,7 +592,8 @@ static int sroce_resp_atomic(struct sroce_qp *qp, const struct sroce_pkt_hdr *hd
 		return -EINVAL;
 	}
 	err = sroce_mr_atomic(mr, gen, atm->va,
-			      hdr->bth.opcode == SROCE_OP_RC_FETCH_ADD ?
+			      (hdr->bth.opcode & SROCE_OP_OPERATION_MASK) ==
+			      SROCE_OP_RC_FETCH_ADD ?
 			      SROCE_ATOMIC_FETCH_ADD : SROCE_ATOMIC_CMP_SWAP,
 			      atm->compare, atm->swap_add, &orig);
 	sroce_mr_put(mr);
@@ -713,14 +732,28 @@ static int sroce_resp_flush(struct sroce_qp *qp, const struct sroce_pkt_hdr *hdr
 	return sroce_resp_empty_answer(qp, hdr->bth.psn, false);
 }
 
-/**
- * sroce_responder_rx() - a request packet for this QP
- * @qp: the QP
- * @skb: the packet (data at the UDP header)
- * @hdr: its parsed transport header
+/*
+ * XRC TGT: the request in order names XRC SRQ @xerr found (0) or not
+ * (-errno). A message keeps the SRQ its first packet named.
  */
-void sroce_responder_rx(struct sroce_qp *qp, struct sk_buff *skb,
-			const struct sroce_pkt_hdr *hdr)
+static bool sroce_resp_xrc_ok(struct sroce_qp *qp, const struct sroce_pkt_hdr *hdr,
+			      int xerr)
+{
+	struct sroce_resp *resp = &qp->resp;
+
+	if (qp->ibqp.qp_type != IB_QPT_XRC_TGT)
+		return true;
+	if (xerr)
+		return false;
+	if (resp->in_send || resp->in_write)
+		return hdr->xrc_srqn == resp->xrc_srqn;
+	resp->xrc_srqn = hdr->xrc_srqn;
+	return true;
+}
+
+/* A request packet; @xerr: see sroce_responder_rx() */
+static void sroce_resp_rx(struct sroce_qp *qp, struct sk_buff *skb,
+			  const struct sroce_pkt_hdr *hdr, int xerr)
 {
 	struct sroce_resp *resp = &qp->resp;
 	enum ib_qp_state state = READ_ONCE(qp->state);
@@ -772,22 +805,31 @@ void sroce_responder_rx(struct sroce_qp *qp, struct sk_buff *skb,
 		return;
 	}
 	if (d < 0) {
-		/* duplicate: READs and atomics are answered again, the rest re-ACKed */
-		if (flags & SROCE_OPF_READ)
-			sroce_resp_read(qp, hdr, true);
-		else if (flags & SROCE_OPF_ATOMIC)
+		/*
+		 * duplicate: READs and atomics are answered again, the rest
+		 * re-ACKed; a READ naming no usable XRC SRQ has no PD to be
+		 * read under and is ignored
+		 */
+		if (flags & SROCE_OPF_READ) {
+			if (!xerr)
+				sroce_resp_read(qp, hdr, true);
+		} else if (flags & SROCE_OPF_ATOMIC) {
 			sroce_resp_atomic(qp, hdr, true);
-		else if (flags & SROCE_OPF_ATOMIC_WRITE)
+		} else if (flags & SROCE_OPF_ATOMIC_WRITE) {
 			sroce_resp_atomic_write(qp, skb, hdr, true);
-		else if (flags & SROCE_OPF_FLUSH)
+		} else if (flags & SROCE_OPF_FLUSH) {
 			sroce_resp_flush(qp, hdr, true);
-		else
+		} else {
 			resp->ack_pending = true;
+		}
 		return;
 	}
 	resp->nak_sent = false;
 	resp->nak_deferred = false;	/* the resend it asked for has begun */
 	if (!sroce_resp_seq_ok(qp, flags))
+		goto invalid;
+	/* XRC TGT: a missing XRC SRQ, or one of another XRC domain */
+	if (!sroce_resp_xrc_ok(qp, hdr, xerr))
 		goto invalid;
 
 	if (flags & SROCE_OPF_SEND)
@@ -813,6 +855,32 @@ void sroce_responder_rx(struct sroce_qp *qp, struct sk_buff *skb,
 
 invalid:
 	sroce_resp_fatal(qp, SROCE_NAK_INVALID_REQ);
+}
+
+/**
+ * sroce_responder_rx() - a request packet for this QP
+ * @qp: the QP
+ * @skb: the packet (data at the UDP header)
+ * @hdr: its parsed transport header
+ *
+ * For an XRC TGT QP the XRC SRQ the request's XRCETH names is found first
+ * and held while the packet is executed (sroce_xrc_resp_begin()).
+ */
+void sroce_responder_rx(struct sroce_qp *qp, struct sk_buff *skb,
+			const struct sroce_pkt_hdr *hdr)
+{
+	int xerr;
+
+	lockdep_assert_held(&qp->lock);
+
+	if (qp->ibqp.qp_type != IB_QPT_XRC_TGT) {
+		sroce_resp_rx(qp, skb, hdr, 0);
+		return;
+	}
+	xerr = (hdr->info->flags & SROCE_OPF_XRCETH) ?
+	       sroce_xrc_resp_begin(qp, hdr->xrc_srqn) : -EINVAL;
+	sroce_resp_rx(qp, skb, hdr, xerr);
+	sroce_xrc_resp_end(qp);
 }
 
 /* Forget responder state (RESET/INIT). */

@@ -35,7 +35,8 @@ void sroce_qp_sched(struct sroce_qp *qp)
  *	rings
  * @ibcq: the CQ
  *
- * Flushes the worker of each QP whose send or receive CQ is @ibcq, so
+ * Flushes the worker of each QP whose send or receive CQ is @ibcq (and of
+ * every XRC TGT QP of its device: any XRC SRQ's CQ may get theirs), so
  * completions of work posted (and doorbelled) before the call are in the
  * CQ when it returns. resize_cq uses it to judge how many CQEs are really
  * outstanding. (The GSI QP is not in the QPN table: its CQs are ib_mad's,
@@ -256,7 +257,7 @@ static void sroce_qp_work(struct work_struct *w)
 void sroce_qp_kick(struct sroce_qp *qp)
 {
 	/* UD and GSI QPs run in their work item only (sroce_ud_work()) */
-	if (qp->ibqp.qp_type != IB_QPT_RC && qp->ibqp.qp_type != IB_QPT_UC) {
+	if (!sroce_qpt_connected(qp->ibqp.qp_type)) {
 		sroce_qp_sched(qp);
 		return;
 	}
@@ -318,7 +319,7 @@ static void sroce_ud_work(struct work_struct *w)
  */
 void sroce_sched_init_qp(struct sroce_qp *qp, enum ib_qp_type type)
 {
-	bool connected = type == IB_QPT_RC || type == IB_QPT_UC;
+	bool connected = sroce_qpt_connected(type);
 
 	INIT_WORK(&qp->work, connected ? sroce_qp_work : sroce_ud_work);
 	skb_queue_head_init(&qp->rxq);
@@ -362,6 +363,11 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	struct sroce_qp *qp = sroce_to_qp(ibqp);
 	struct sroce_ring_hdr *h = qp->sq->hdr;
 
+	/* an XRC TGT QP has no queues: its SRQs take the receives */
+	if (wr && ibqp->qp_type == IB_QPT_XRC_TGT) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
 	if (wr && !qp->sq->mmap)
 		return sroce_kpost_send(qp, wr, bad_wr);
 	if (wr) {
@@ -380,6 +386,11 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 {
 	struct sroce_qp *qp = sroce_to_qp(ibqp);
 
+	/* XRC QPs have no RQ: INI only sends, TGT receives into XRC SRQs */
+	if (wr && sroce_qp_is_xrc(qp)) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
 	if (wr && !qp->rq->mmap)
 		return sroce_kpost_recv(qp, wr, bad_wr);
 	if (wr) {

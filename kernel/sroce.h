@@ -77,6 +77,7 @@ enum sroce_stat {
  *	under RCU (mw.c)
  * @mw_next: cyclic allocation hint for @mw_xa
  * @mw_count: MWs allocated, at most SROCE_MAX_MW
+ * @xrcd_count: XRC domains allocated, at most SROCE_MAX_XRCD (xrc.c)
  * @gsi_qp: the device's GSI QP (QP1), NULL when none; see ud.c
  * @dm_pages: pages of device memory allocated, at most SROCE_DM_DEV_PAGES
  *	(dm.c)
@@ -104,6 +105,7 @@ struct sroce_dev {
 	struct xarray mw_xa;
 	u32 mw_next;
 	atomic_t mw_count;
+	atomic_t xrcd_count;
 	struct sroce_qp *gsi_qp;
 	atomic_long_t dm_pages;
 	spinlock_t odp_lock;

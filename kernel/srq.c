@@ -17,6 +17,7 @@
 #include "qp.h"
 #include "queue.h"
 #include "srq.h"
+#include "xrc.h"
 
 static u32 sroce_srq_stride(u32 max_sge)
 {
@@ -33,7 +34,8 @@ int sroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	u32 sge, n;
 	int err;
 
-	if (init->srq_type != IB_SRQT_BASIC)
+	/* an XRC SRQ's XRCD and CQ are the core's to check and hold */
+	if (init->srq_type != IB_SRQT_BASIC && init->srq_type != IB_SRQT_XRC)
 		return -EOPNOTSUPP;
 	if (!attr->max_wr || attr->max_wr > SROCE_MAX_SRQ_WR ||
 	    attr->max_sge > SROCE_MAX_SGE)
@@ -64,15 +66,25 @@ int sroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	attr->max_wr = n;
 	attr->max_sge = sge;
 	attr->srq_limit = 0;
+	if (init->srq_type == IB_SRQT_XRC) {
+		err = sroce_xrc_srq_reserve(srq);
+		if (err)
+			goto err_destroy_queue;
+	}
 
 	if (udata) {
 		sroce_queue_info(srq->rq, &resp.ring);
 		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
 		if (err)
-			goto err_destroy_queue;
+			goto err_remove_srqn;
 	}
+	if (init->srq_type == IB_SRQT_XRC)
+		sroce_xrc_srq_publish(srq);
 	return 0;
 
+err_remove_srqn:
+	if (init->srq_type == IB_SRQT_XRC)
+		sroce_xrc_srq_remove(srq);
 err_destroy_queue:
 	sroce_queue_destroy(srq->rq);
 err_dec_count:
@@ -117,7 +129,13 @@ int sroce_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 {
 	struct sroce_srq *srq = sroce_to_srq(ibsrq);
 
-	/* the core destroys the SRQ's QPs first (usecnt) */
+	/*
+	 * The core destroys the SRQ's QPs first (usecnt); XRC TGT QPs are
+	 * not counted: they find an XRC SRQ per packet, and stop finding it
+	 * here.
+	 */
+	if (ibsrq->srq_type == IB_SRQT_XRC)
+		sroce_xrc_srq_remove(srq);
 	sroce_queue_destroy(srq->rq);
 	srq->rq = NULL;
 	atomic_dec(&sroce_to_dev(ibsrq->device)->srq_count);
@@ -240,6 +258,8 @@ int sroce_recv_take(struct sroce_qp *qp, struct sroce_recv_wqe *rqe)
 {
 	int n;
 
+	if (qp->xsrq)	/* XRC TGT: the XRC SRQ the request names */
+		return sroce_srq_take(qp->xsrq, rqe);
 	if (qp->srq)
 		return sroce_srq_take(qp->srq, rqe);
 	n = sroce_queue_avail(qp->rq);
@@ -255,6 +275,6 @@ int sroce_recv_take(struct sroce_qp *qp, struct sroce_recv_wqe *rqe)
 /* The receive buffer taken by sroce_recv_take() is completed. */
 void sroce_recv_done(struct sroce_qp *qp)
 {
-	if (!qp->srq)
+	if (!qp->srq && !qp->xsrq)
 		sroce_queue_consumed(qp->rq, 1);
 }

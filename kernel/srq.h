@@ -6,6 +6,8 @@
 #ifndef SROCE_SRQ_H
 #define SROCE_SRQ_H
 
+#include <linux/completion.h>
+#include <linux/refcount.h>
 #include <linux/spinlock.h>
 #include <rdma/ib_verbs.h>
 
@@ -25,6 +27,9 @@ struct sroce_dev;
  * @max_sge: SGEs per entry
  * @limit: IB_EVENT_SRQ_LIMIT_REACHED fires (once) when fewer than this
  *	remain posted; 0: not armed
+ * @ref: XRC SRQ: one reference for its number (xrc.c) plus one per
+ *	responder executing a packet into it
+ * @freed: XRC SRQ: the last reference is gone
  */
 struct sroce_srq {
 	struct ib_srq ibsrq;
@@ -34,6 +39,8 @@ struct sroce_srq {
 	u32 stride;
 	u32 max_sge;
 	u32 limit;
+	refcount_t ref;
+	struct completion freed;
 };
 
 static inline struct sroce_srq *sroce_to_srq(struct ib_srq *ibsrq)

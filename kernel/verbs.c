@@ -16,6 +16,7 @@
 #include "qp.h"
 #include "queue.h"
 #include "srq.h"
+#include "xrc.h"
 #include "mw.h"
 #include "mcast.h"
 #include "dm.h"
@@ -82,8 +83,8 @@ static int sroce_query_device(struct ib_device *ibdev,
 		IB_ODP_SUPPORT_ATOMIC | IB_ODP_SUPPORT_SRQ_RECV;
 	attr->device_cap_flags = IB_DEVICE_SYS_IMAGE_GUID | IB_DEVICE_RC_RNR_NAK_GEN |
 				 IB_DEVICE_MEM_MGT_EXTENSIONS | IB_DEVICE_MEM_WINDOW |
-				 IB_DEVICE_MEM_WINDOW_TYPE_2B | SROCE_DEVICE_ATOMIC_WRITE |
-				 SROCE_DEVICE_FLUSH_GLOBAL;
+				 IB_DEVICE_MEM_WINDOW_TYPE_2B | IB_DEVICE_XRC |
+				 SROCE_DEVICE_ATOMIC_WRITE | SROCE_DEVICE_FLUSH_GLOBAL;
 	return 0;
 }
 
@@ -243,6 +244,7 @@ const struct ib_device_ops sroce_dev_ops = {
 	.alloc_mw = sroce_alloc_mw,
 	.alloc_pd = sroce_alloc_pd,
 	.alloc_ucontext = sroce_alloc_ucontext,
+	.alloc_xrcd = sroce_alloc_xrcd,
 	.attach_mcast = sroce_attach_mcast,
 	.create_ah = sroce_create_ah,
 	.create_cq = sroce_create_cq,
@@ -254,6 +256,7 @@ const struct ib_device_ops sroce_dev_ops = {
 	.dealloc_mw = sroce_dealloc_mw,
 	.dealloc_pd = sroce_dealloc_pd,
 	.dealloc_ucontext = sroce_dealloc_ucontext,
+	.dealloc_xrcd = sroce_dealloc_xrcd,
 	.dereg_mr = sroce_dereg_mr,
 	.disassociate_ucontext = sroce_disassociate_ucontext,
 	.destroy_ah = sroce_destroy_ah,
@@ -294,6 +297,7 @@ const struct ib_device_ops sroce_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_qp, sroce_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_srq, sroce_srq, ibsrq),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, sroce_ucontext, ibuc),
+	INIT_RDMA_OBJ_SIZE(ib_xrcd, sroce_xrcd, ibxrcd),
 };
 
 /**

@@ -35,7 +35,8 @@ static_assert((int)IBV_WR_ATOMIC_FETCH_AND_ADD ==
 /* what create_qp_ex takes; create_flags must be 0 */
 #define SROCE_QP_INIT_ATTR_MASK (IBV_QP_INIT_ATTR_PD | \
 				 IBV_QP_INIT_ATTR_CREATE_FLAGS | \
-				 IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
+				 IBV_QP_INIT_ATTR_SEND_OPS_FLAGS | \
+				 IBV_QP_INIT_ATTR_XRCD)
 
 static uint32_t min_u32(uint32_t a, uint32_t b)
 {
@@ -90,6 +91,24 @@ struct ibv_qp *sroce_create_qp_ex(struct ibv_context *ibctx,
 	case IBV_QPT_RC:
 	case IBV_QPT_UC:
 	case IBV_QPT_UD:
+		break;
+	case IBV_QPT_XRC_SEND:
+		/*
+		 * An XRC INI QP only sends: no RQ, no SRQ (a receive CQ is
+		 * ignored, as libibverbs and the kernel do).
+		 */
+		if (attr->srq || attr->cap.max_recv_wr || attr->cap.max_recv_sge) {
+			errno = EINVAL;
+			return NULL;
+		}
+		break;
+	case IBV_QPT_XRC_RECV:
+		/* an XRC TGT QP: no queues, nothing to post, no ops to offer */
+		if (!(attr->comp_mask & IBV_QP_INIT_ATTR_XRCD) || !attr->xrcd ||
+		    (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)) {
+			errno = EINVAL;
+			return NULL;
+		}
 		break;
 	default:
 		errno = EOPNOTSUPP;
@@ -316,6 +335,8 @@ static void sroce_write_send_wqe(const struct sroce_qp *qp, void *slot,
 		break;
 	}
 
+	if (qp->vqp.qp.qp_type == IBV_QPT_XRC_SEND)
+		sroce_wqe_set_xrc(w, wr->qp_type.xrc.remote_srqn);
 	if (qp->vqp.qp.qp_type == IBV_QPT_UD)
 		sroce_wqe_set_ud(w, wr->wr.ud.ah, wr->wr.ud.remote_qpn,
 				 wr->wr.ud.remote_qkey);

@@ -343,6 +343,17 @@ static void sroce_wr_set_ud_addr(struct ibv_qp_ex *qpx, struct ibv_ah *ah,
 	b->need_ud = false;
 }
 
+static void sroce_wr_set_xrc_srqn(struct ibv_qp_ex *qpx, uint32_t remote_srqn)
+{
+	struct sroce_qpx_batch *b = &qpx_to_sqp(qpx)->batch;
+
+	if (!b->cur) {
+		sroce_batch_fail(b, EINVAL);
+		return;
+	}
+	sroce_wqe_set_xrc(b->cur, remote_srqn);
+}
+
 static void sroce_wr_set_sge_list(struct ibv_qp_ex *qpx, size_t num_sge,
 				  const struct ibv_sge *sg_list)
 {
@@ -458,6 +469,8 @@ void sroce_qpx_init(struct sroce_qp *qp, uint64_t send_ops_flags)
 	qpx->wr_set_inline_data_list = sroce_wr_set_inline_data_list;
 	if (qp->vqp.qp.qp_type == IBV_QPT_UD)
 		qpx->wr_set_ud_addr = sroce_wr_set_ud_addr;
+	if (qp->vqp.qp.qp_type == IBV_QPT_XRC_SEND)
+		qpx->wr_set_xrc_srqn = sroce_wr_set_xrc_srqn;
 
 	if (send_ops_flags & IBV_QP_EX_WITH_SEND)
 		qpx->wr_send = sroce_wr_send;

@@ -101,6 +101,10 @@ static const struct verbs_context_ops sroce_ctx_ops = {
 	.query_srq = sroce_query_srq,
 	.destroy_srq = sroce_destroy_srq,
 	.post_srq_recv = sroce_post_srq_recv,
+	.create_srq_ex = sroce_create_srq_ex,
+	.get_srq_num = sroce_get_srq_num,
+	.open_xrcd = sroce_open_xrcd,
+	.close_xrcd = sroce_close_xrcd,
 	/*
 	 * Every op left NULL keeps libibverbs' default, which fails with
 	 * EOPNOTSUPP.

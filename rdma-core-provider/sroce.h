@@ -84,9 +84,12 @@ struct sroce_qp {
 	struct sroce_qpx_batch batch;
 };
 
-/* A shared receive queue: one ring of receive WQEs, posted without syscalls */
+/*
+ * A shared receive queue: one ring of receive WQEs, posted without
+ * syscalls. vsrq.srq_num is an XRC SRQ's number (ibv_get_srq_num()).
+ */
 struct sroce_srq {
-	struct ibv_srq ibv_srq;
+	struct verbs_srq vsrq;
 	pthread_spinlock_t lock;	/* post vs. post */
 	struct sroce_ring ring;		/* ring.own: producer index */
 	uint32_t max_sge;
@@ -105,7 +108,7 @@ struct sroce_dm {
 
 static inline struct sroce_srq *to_ssrq(struct ibv_srq *ibsrq)
 {
-	return container_of(ibsrq, struct sroce_srq, ibv_srq);
+	return container_of(ibsrq, struct sroce_srq, vsrq.srq);
 }
 
 /* srq.c */
@@ -115,6 +118,14 @@ int sroce_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr);
 int sroce_destroy_srq(struct ibv_srq *ibsrq);
 int sroce_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 			struct ibv_recv_wr **bad_wr);
+struct ibv_srq *sroce_create_srq_ex(struct ibv_context *ibctx,
+				    struct ibv_srq_init_attr_ex *attr);
+int sroce_get_srq_num(struct ibv_srq *ibsrq, uint32_t *srq_num);
+
+/* xrc.c */
+struct ibv_xrcd *sroce_open_xrcd(struct ibv_context *ibctx,
+				 struct ibv_xrcd_init_attr *attr);
+int sroce_close_xrcd(struct ibv_xrcd *ibxrcd);
 
 static inline struct sroce_device *to_sdev(struct ibv_device *ibdev)
 {

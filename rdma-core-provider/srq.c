@@ -23,13 +23,9 @@ static void sroce_srq_free(struct sroce_srq *srq)
 	free(srq);
 }
 
-struct ibv_srq *sroce_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *attr)
+static struct sroce_srq *sroce_srq_alloc(void)
 {
-	struct usroce_create_srq_resp resp = {};
-	struct ibv_create_srq cmd = {};
 	struct sroce_srq *srq;
-	uint32_t room;
-	int ret;
 
 	srq = calloc(1, sizeof(*srq));
 	if (!srq)
@@ -38,29 +34,109 @@ struct ibv_srq *sroce_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *at
 		free(srq);
 		return NULL;
 	}
-	ret = ibv_cmd_create_srq(pd, &srq->ibv_srq, attr, &cmd, sizeof(cmd),
-				 &resp.ibv_resp, sizeof(resp));
+	return srq;
+}
+
+/*
+ * After the kernel created the SRQ: map its ring. On failure the SRQ is
+ * destroyed and freed, and errno set.
+ */
+static struct ibv_srq *sroce_srq_finish(struct sroce_srq *srq, int cmd_fd,
+					const struct sroce_ring_info *ring,
+					struct ibv_srq_attr *attr)
+{
+	uint32_t room;
+	int ret;
+
+	ret = sroce_ring_map(&srq->ring, cmd_fd, ring, sizeof(struct sroce_recv_wqe));
 	if (ret) {
-		pthread_spin_destroy(&srq->lock);
-		free(srq);
-		errno = ret;
-		return NULL;
-	}
-	ret = sroce_ring_map(&srq->ring, pd->context->cmd_fd, &resp.ring,
-			     sizeof(struct sroce_recv_wqe));
-	if (ret) {
-		ibv_cmd_destroy_srq(&srq->ibv_srq);
-		pthread_spin_destroy(&srq->lock);
-		free(srq);
+		ibv_cmd_destroy_srq(&srq->vsrq.srq);
+		sroce_srq_free(srq);
 		errno = ret;
 		return NULL;
 	}
 	/* what a slot holds bounds what the kernel granted */
 	room = srq->ring.entry_size - sizeof(struct sroce_recv_wqe);
-	srq->max_sge = attr->attr.max_sge < room / sizeof(struct sroce_sge) ?
-		       attr->attr.max_sge : room / sizeof(struct sroce_sge);
-	attr->attr.max_sge = srq->max_sge;
-	return &srq->ibv_srq;
+	srq->max_sge = attr->max_sge < room / sizeof(struct sroce_sge) ?
+		       attr->max_sge : room / sizeof(struct sroce_sge);
+	attr->max_sge = srq->max_sge;
+	return &srq->vsrq.srq;
+}
+
+struct ibv_srq *sroce_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *attr)
+{
+	struct usroce_create_srq_resp resp = {};
+	struct ibv_create_srq cmd = {};
+	struct sroce_srq *srq;
+	int ret;
+
+	srq = sroce_srq_alloc();
+	if (!srq)
+		return NULL;
+	ret = ibv_cmd_create_srq(pd, &srq->vsrq.srq, attr, &cmd, sizeof(cmd),
+				 &resp.ibv_resp, sizeof(resp));
+	if (ret) {
+		sroce_srq_free(srq);
+		errno = ret;
+		return NULL;
+	}
+	return sroce_srq_finish(srq, pd->context->cmd_fd, &resp.ring, &attr->attr);
+}
+
+/*
+ * Basic and XRC SRQs (IBV_SRQT_XRC: an XRC domain and a CQ, which gets the
+ * completions of every XRC TGT QP receiving into it); tag matching is not
+ * supported.
+ */
+struct ibv_srq *sroce_create_srq_ex(struct ibv_context *ibctx,
+				    struct ibv_srq_init_attr_ex *attr)
+{
+	struct usroce_create_xsrq_resp resp = {};
+	struct usroce_create_xsrq cmd = {};
+	enum ibv_srq_type type = IBV_SRQT_BASIC;
+	struct sroce_srq *srq;
+	int ret;
+
+	if (attr->comp_mask & ~(IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD |
+				IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_CQ)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE)
+		type = attr->srq_type;
+	if (type != IBV_SRQT_BASIC && type != IBV_SRQT_XRC) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_PD) || !attr->pd ||
+	    (type == IBV_SRQT_XRC &&
+	     (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_XRCD) || !attr->xrcd ||
+	      !(attr->comp_mask & IBV_SRQ_INIT_ATTR_CQ) || !attr->cq))) {
+		errno = EINVAL;
+		return NULL;
+	}
+
+	srq = sroce_srq_alloc();
+	if (!srq)
+		return NULL;
+	ret = ibv_cmd_create_srq_ex(ibctx, &srq->vsrq, attr, &cmd.ibv_cmd,
+				    sizeof(cmd), &resp.ibv_resp, sizeof(resp));
+	if (ret) {
+		sroce_srq_free(srq);
+		errno = ret;
+		return NULL;
+	}
+	return sroce_srq_finish(srq, ibctx->cmd_fd, &resp.ring, &attr->attr);
+}
+
+int sroce_get_srq_num(struct ibv_srq *ibsrq, uint32_t *srq_num)
+{
+	struct sroce_srq *srq = to_ssrq(ibsrq);
+
+	if (srq->vsrq.srq_type != IBV_SRQT_XRC)
+		return EOPNOTSUPP;
+	*srq_num = srq->vsrq.srq_num;
+	return 0;
 }
 
 int sroce_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr, int mask)

@@ -19,6 +19,11 @@ static_assert(SROCE_SEND_INLINE == IBV_SEND_INLINE, "send flag");
 
 bool sroce_opcode_ok(enum ibv_qp_type type, enum ibv_wr_opcode op)
 {
+	/* XRC INI: data transfer only (no local operations, no invalidation) */
+	if (type == IBV_QPT_XRC_SEND)
+		return op == IBV_WR_SEND || op == IBV_WR_SEND_WITH_IMM ||
+		       op == IBV_WR_RDMA_WRITE || op == IBV_WR_RDMA_WRITE_WITH_IMM ||
+		       op == IBV_WR_RDMA_READ || sroce_opcode_is_atomic(op);
 	switch (op) {
 	case IBV_WR_SEND:
 	case IBV_WR_SEND_WITH_IMM:

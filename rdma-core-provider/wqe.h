@@ -50,6 +50,11 @@ void sroce_wqe_set_bind(struct sroce_send_wqe *w, struct ibv_mw *mw, uint32_t rk
 			const struct ibv_mw_bind_info *info);
 void sroce_wqe_set_ud(struct sroce_send_wqe *w, struct ibv_ah *ah,
 		      uint32_t remote_qpn, uint32_t remote_qkey);
+/* XRC INI: the remote XRC SRQ the request goes to (24 bits, kernel-checked) */
+static inline void sroce_wqe_set_xrc(struct sroce_send_wqe *w, uint32_t remote_srqn)
+{
+	w->xrc_srqn = remote_srqn;
+}
 /* Replace the WQE's data with @n SGEs (drops any inline data). */
 void sroce_wqe_set_sges(struct sroce_send_wqe *w, const struct ibv_sge *sge,
 			uint32_t n);

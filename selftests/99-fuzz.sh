@@ -6,7 +6,9 @@
 # 1000000 for the full run the reliability issue asks for) hostile RoCEv2
 # frames from a peer namespace at live QPs of every type and state on a
 # sroce device (fuzz_targets.py: RC in RESET, INIT, RTR, RTS with requests
-# outstanding, SQD and ERR, a UD QP, and QP1): valid frames of every opcode
+# outstanding, SQD and ERR, XRC TGT and INI QPs in RTS with an XRC SRQ, a
+# UD QP, and QP1): valid frames of every opcode (XRC requests naming the
+# real XRC SRQ or a random one)
 # with random fields (PSNs near the QPs', the real rkey and VA of an MR),
 # the same with header bits flipped and lengths changed (ICRC recomputed),
 # wrong ICRCs and garbage. Afterwards: the kernel log is clean, the drops
@@ -63,12 +65,13 @@ qpns=$(echo "$line" | sed -E 's/.*qpns=([0-9,]+).*/\1/')
 rkey=$(echo "$line" | sed -E 's/.*rkey=([0-9]+).*/\1/')
 va=$(echo "$line" | sed -E 's/.*va=([0-9]+).*/\1/')
 len=$(echo "$line" | sed -E 's/.*len=([0-9]+).*/\1/')
+srqn=$(echo "$line" | sed -E 's/.*srqn=([0-9]+).*/\1/')
 
 sync; echo 3 > /proc/sys/vm/drop_caches
 s0=$(slab_kb) d0=$(drops) t0=$(date +%s)
 counters > "$D/c0"
 out=$(timeout -k 5 $((COUNT / 500 + 120)) ip netns exec srpeer "$FUZZ" --src 192.0.2.2 --dst 192.0.2.1 \
-	--qpn "$qpns,1" --rkey "$rkey" --va "$va" --mr-len "$len" --count "$COUNT" --seed "$RANDOM" 2>&1)
+	--qpn "$qpns,1" --rkey "$rkey" --va "$va" --mr-len "$len" --srqn "$srqn" --count "$COUNT" --seed "$RANDOM" 2>&1)
 rc=$?
 ktap_diag "$out (in $(($(date +%s) - t0)) s)"
 [ "$rc" -eq 0 ] && ktap_ok "$COUNT hostile frames sent" || ktap_fail "$COUNT hostile frames sent" "exit $rc"

@@ -4,11 +4,13 @@
     python3 fuzz_targets.py DEVICE GID_INDEX PEER_IPV4
 
 Creates on DEVICE: RC QPs in RESET, INIT, RTR, RTS (with READs and WRITEs
-outstanding towards a peer that never answers), SQD and ERR, all connected
-to PEER_IPV4 so that frames from there pass the peer check; a UD QP in RTS;
-receives posted wherever they may be. Prints one line
+outstanding towards a peer that never answers), SQD and ERR, an XRC TGT QP
+in RTS (its XRC domain holding an XRC SRQ with receives posted) and an XRC
+INI QP in RTS (requests outstanding), all connected to PEER_IPV4 so that
+frames from there pass the peer check; a UD QP in RTS; receives posted
+wherever they may be. Prints one line
 
-    targets qpns=Q1,Q2,... rkey=K va=V len=L
+    targets qpns=Q1,Q2,... rkey=K va=V len=L srqn=S
 
 then, until a line arrives on stdin, polls the CQ and brings every RTR, RTS
 or SQD QP that a hostile frame moved to ERR back through RESET to its state
@@ -17,6 +19,7 @@ Then it tears everything down and prints "teardown N ms"; it exits 1 if a
 verb failed or teardown took over 5 s.
 Not a test by itself (selftests/run only runs NN-*.sh).
 """
+import os
 import select
 import sys
 import time
@@ -28,8 +31,10 @@ from pyverbs.device import Context
 from pyverbs.mr import MR
 from pyverbs.pd import PD
 from pyverbs.pyverbs_error import PyverbsRDMAError
-from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
+from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr, QPInitAttrEx
+from pyverbs.srq import SRQ, SrqInitAttrEx
 from pyverbs.wr import RecvWR, SendWR, SGE
+from pyverbs.xrcd import XRCD, XRCDInitAttr
 
 ACCESS = (e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE |
           e.IBV_ACCESS_REMOTE_READ)
@@ -80,6 +85,8 @@ def main():
         qp.to_rts(a)
 
     def recvs(qp, n=16):
+        if qp.qp_type in (e.IBV_QPT_XRC_SEND, e.IBV_QPT_XRC_RECV):
+            return      # no receive queue: the XRC SRQ has the buffers
         for i in range(n):
             qp.post_recv(RecvWR(wr_id=i, num_sge=1, sg=[SGE(mr.buf + 4096 * (i % 16), 4096, mr.lkey)]))
 
@@ -89,7 +96,10 @@ def main():
             w = SendWR(wr_id=100 + i, opcode=op, num_sge=1, sg=[SGE(mr.buf, 8192, mr.lkey)])
             if op != e.IBV_WR_SEND:
                 w.set_wr_rdma(0x1234, 0x10000)
-            qp.post_send(w)
+            if qp.qp_type == e.IBV_QPT_XRC_SEND:
+                w.set_qp_type_xrc(srq.get_srq_num())
+            if qp.qp_type != e.IBV_QPT_XRC_RECV:
+                qp.post_send(w)
 
     def state(qp, st):
         a = QPAttr()
@@ -116,6 +126,27 @@ def main():
         qps[name] = rc()
         bring_up(name, qps[name])
 
+    # XRC: a domain (not shared: no file) with one XRC SRQ full of buffers
+    xrcd = XRCD(ctx, XRCDInitAttr(e.IBV_XRCD_INIT_ATTR_FD | e.IBV_XRCD_INIT_ATTR_OFLAGS,
+                                  os.O_CREAT, -1))
+    sa = SrqInitAttrEx(max_wr=64, max_sge=1)
+    sa.srq_type = e.IBV_SRQT_XRC
+    sa.pd, sa.xrcd, sa.cq = pd, xrcd, cq
+    sa.comp_mask = e.IBV_SRQ_INIT_ATTR_TYPE | e.IBV_SRQ_INIT_ATTR_PD | \
+        e.IBV_SRQ_INIT_ATTR_CQ | e.IBV_SRQ_INIT_ATTR_XRCD
+    srq = SRQ(ctx, sa)
+    for i in range(32):
+        srq.post_recv(RecvWR(wr_id=i, num_sge=1, sg=[SGE(mr.buf + 4096 * (i % 16), 4096,
+                                                         mr.lkey)]))
+    qps['xrc_tgt'] = QP(ctx, QPInitAttrEx(qp_type=e.IBV_QPT_XRC_RECV, xrcd=xrcd,
+                                          comp_mask=e.IBV_QP_INIT_ATTR_XRCD))
+    qps['xrc_ini'] = QP(ctx, QPInitAttrEx(qp_type=e.IBV_QPT_XRC_SEND, scq=cq, pd=pd,
+                                          cap=QPCap(max_send_wr=64, max_recv_wr=0,
+                                                    max_recv_sge=0),
+                                          comp_mask=e.IBV_QP_INIT_ATTR_PD))
+    for name in ('xrc_tgt', 'xrc_ini'):
+        bring_up(name, qps[name])
+
     ud = QP(pd, QPInitAttr(qp_type=e.IBV_QPT_UD, scq=cq, rcq=cq,
                            cap=QPCap(max_send_wr=16, max_recv_wr=64)))
     a = QPAttr()
@@ -128,8 +159,9 @@ def main():
     recvs(ud, 32)
     qps['ud'] = ud
 
-    print('targets qpns=%s rkey=%d va=%d len=%d' % (
-        ','.join(str(q.qp_num) for q in qps.values()), mr.rkey, mr.buf, MR_LEN), flush=True)
+    print('targets qpns=%s rkey=%d va=%d len=%d srqn=%d' % (
+        ','.join(str(q.qp_num) for q in qps.values()), mr.rkey, mr.buf, MR_LEN,
+        srq.get_srq_num()), flush=True)
     polled = revived = 0
     while not select.select([sys.stdin], [], [], 0.05)[0]:
         while True:
@@ -137,7 +169,7 @@ def main():
             polled += n
             if not n:
                 break
-        for name in ('rtr', 'rts', 'sqd'):
+        for name in ('rtr', 'rts', 'sqd', 'xrc_tgt', 'xrc_ini'):
             attr, _ = qps[name].query(e.IBV_QP_STATE)
             if attr.qp_state == e.IBV_QPS_ERR:
                 state(qps[name], e.IBV_QPS_RESET)
@@ -158,6 +190,8 @@ def main():
     t0 = time.time()
     for qp in qps.values():
         qp.close()
+    srq.close()
+    xrcd.close()
     mr.close()
     cq.close()
     pd.close()

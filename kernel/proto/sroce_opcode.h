@@ -3,7 +3,7 @@
  * sroce protocol core: the BTH OpCode table (IBTA 9.2.1, Annex A17).
  *
  * The opcode's top three bits select the transport (RC 000, UC 001,
- * UD 011), the low five bits the operation. One table indexed by the full
+ * UD 011, XRC 101), the low five bits the operation. One table indexed by the full
  * 8-bit opcode describes every opcode sroce understands; all other entries
  * are zero and sroce_opcode() returns NULL for them.
  */
@@ -21,6 +21,9 @@ extern "C" {
 #define SROCE_OP_PREFIX_RC	0x00
 #define SROCE_OP_PREFIX_UC	0x20
 #define SROCE_OP_PREFIX_UD	0x60
+#define SROCE_OP_PREFIX_XRC	0xa0
+/* Operation bits (4-0): the same for RC, UC and XRC */
+#define SROCE_OP_OPERATION_MASK	0x1f
 
 enum sroce_opcode_num {
 	SROCE_OP_RC_SEND_FIRST			= 0x00,
@@ -64,6 +67,31 @@ enum sroce_opcode_num {
 
 	SROCE_OP_UD_SEND_ONLY			= 0x64,
 	SROCE_OP_UD_SEND_ONLY_IMM		= 0x65,
+
+	/* XRC: the RC operations with prefix 101b (IBTA 9.2.1, XRC annex) */
+	SROCE_OP_XRC_SEND_FIRST			= 0xa0,
+	SROCE_OP_XRC_SEND_MIDDLE		= 0xa1,
+	SROCE_OP_XRC_SEND_LAST			= 0xa2,
+	SROCE_OP_XRC_SEND_LAST_IMM		= 0xa3,
+	SROCE_OP_XRC_SEND_ONLY			= 0xa4,
+	SROCE_OP_XRC_SEND_ONLY_IMM		= 0xa5,
+	SROCE_OP_XRC_WRITE_FIRST		= 0xa6,
+	SROCE_OP_XRC_WRITE_MIDDLE		= 0xa7,
+	SROCE_OP_XRC_WRITE_LAST			= 0xa8,
+	SROCE_OP_XRC_WRITE_LAST_IMM		= 0xa9,
+	SROCE_OP_XRC_WRITE_ONLY			= 0xaa,
+	SROCE_OP_XRC_WRITE_ONLY_IMM		= 0xab,
+	SROCE_OP_XRC_READ_REQUEST		= 0xac,
+	SROCE_OP_XRC_READ_RESPONSE_FIRST	= 0xad,
+	SROCE_OP_XRC_READ_RESPONSE_MIDDLE	= 0xae,
+	SROCE_OP_XRC_READ_RESPONSE_LAST		= 0xaf,
+	SROCE_OP_XRC_READ_RESPONSE_ONLY		= 0xb0,
+	SROCE_OP_XRC_ACKNOWLEDGE		= 0xb1,
+	SROCE_OP_XRC_ATOMIC_ACKNOWLEDGE		= 0xb2,
+	SROCE_OP_XRC_COMPARE_SWAP		= 0xb3,
+	SROCE_OP_XRC_FETCH_ADD			= 0xb4,
+	SROCE_OP_XRC_SEND_LAST_INV		= 0xb6,
+	SROCE_OP_XRC_SEND_ONLY_INV		= 0xb7,
 };
 
 /**
@@ -92,8 +120,13 @@ enum sroce_opcode_num {
  * @SROCE_OPF_WRITE: RDMA WRITE operation
  * @SROCE_OPF_READ: RDMA READ request or response
  * @SROCE_OPF_ATOMIC: CmpSwap/FetchAdd request or ATOMIC Acknowledge
- * @SROCE_OPF_NEEDS_ACK: RC request; the requester must see it acknowledged
- *                       (explicitly or coalesced) before completing it
+ * @SROCE_OPF_NEEDS_ACK: RC or XRC request; the requester must see it
+ *                       acknowledged (explicitly or coalesced) before
+ *                       completing it
+ * @SROCE_OPF_XRC: eXtended Reliable Connected transport (requests,
+ *                 responses and acknowledges alike)
+ * @SROCE_OPF_XRCETH: XRC Extended Transport Header present (XRC requests:
+ *                    the destination XRC SRQ number)
  * @SROCE_OPF_FETH: FLUSH Extended Transport Header present (IBTA 1.5)
  * @SROCE_OPF_FLUSH: RDMA FLUSH request
  * @SROCE_OPF_ATOMIC_WRITE: ATOMIC WRITE request (8 bytes of payload)
@@ -122,19 +155,24 @@ enum sroce_opcode_flags {
 	SROCE_OPF_READ		= 1u << 20,
 	SROCE_OPF_ATOMIC	= 1u << 21,
 	SROCE_OPF_NEEDS_ACK	= 1u << 22,
-	SROCE_OPF_FETH		= 1u << 24,
-	SROCE_OPF_FLUSH		= 1u << 25,
-	SROCE_OPF_ATOMIC_WRITE	= 1u << 26,
+	SROCE_OPF_XRC		= 1u << 23,
+	SROCE_OPF_XRCETH	= 1u << 24,
+	SROCE_OPF_FETH		= 1u << 25,
+	SROCE_OPF_FLUSH		= 1u << 26,
+	SROCE_OPF_ATOMIC_WRITE	= 1u << 27,
 };
 
-#define SROCE_OPF_TRANSPORT	(SROCE_OPF_RC | SROCE_OPF_UC | SROCE_OPF_UD)
+#define SROCE_OPF_TRANSPORT	(SROCE_OPF_RC | SROCE_OPF_UC | SROCE_OPF_UD | \
+				 SROCE_OPF_XRC)
+/* The reliable connected transports: RC and XRC share one protocol */
+#define SROCE_OPF_RELIABLE	(SROCE_OPF_RC | SROCE_OPF_XRC)
 #define SROCE_OPF_KIND		(SROCE_OPF_REQ | SROCE_OPF_RESP | SROCE_OPF_ACK)
 #define SROCE_OPF_POSITION	(SROCE_OPF_FIRST | SROCE_OPF_MIDDLE | \
 				 SROCE_OPF_LAST | SROCE_OPF_ONLY)
 #define SROCE_OPF_EXT_HDRS	(SROCE_OPF_RETH | SROCE_OPF_AETH | \
 				 SROCE_OPF_IMMDT | SROCE_OPF_IETH | \
 				 SROCE_OPF_ATMETH | SROCE_OPF_ATMACK | \
-				 SROCE_OPF_DETH | SROCE_OPF_FETH)
+				 SROCE_OPF_DETH | SROCE_OPF_XRCETH | SROCE_OPF_FETH)
 #define SROCE_OPF_OPERATION	(SROCE_OPF_SEND | SROCE_OPF_WRITE | \
 				 SROCE_OPF_READ | SROCE_OPF_ATOMIC | \
 				 SROCE_OPF_FLUSH | SROCE_OPF_ATOMIC_WRITE)

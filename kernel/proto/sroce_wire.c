@@ -126,7 +126,7 @@ const char *sroce_pkt_strerror(int err)
 
 /*
  * Extension headers follow the BTH in this fixed order (IBTA 9.2):
- * DETH, FETH, RETH, AtomicETH, AETH, AtomicAckETH, ImmDt, IETH. Only the
+ * DETH, XRCETH, FETH, RETH, AtomicETH, AETH, AtomicAckETH, ImmDt, IETH. Only the
  * combinations in the opcode table occur.
  */
 static u32 sroce_ext_decode(const u8 *p, u32 flags, struct sroce_pkt_hdr *h)
@@ -136,6 +136,10 @@ static u32 sroce_ext_decode(const u8 *p, u32 flags, struct sroce_pkt_hdr *h)
 	if (flags & SROCE_OPF_DETH) {
 		sroce_deth_get(p + off, &h->deth);
 		off += SROCE_HDR_DETH_LEN;
+	}
+	if (flags & SROCE_OPF_XRCETH) {
+		h->xrc_srqn = sroce_get_be24(p + off + 1);
+		off += SROCE_HDR_XRCETH_LEN;
 	}
 	if (flags & SROCE_OPF_FETH) {
 		h->feth = sroce_get_be32(p + off) & (SROCE_FETH_SEL_MASK | SROCE_FETH_PLT_MASK);
@@ -175,6 +179,11 @@ static u32 sroce_ext_encode(u8 *p, u32 flags, const struct sroce_pkt_hdr *h)
 	if (flags & SROCE_OPF_DETH) {
 		sroce_deth_put(p + off, &h->deth);
 		off += SROCE_HDR_DETH_LEN;
+	}
+	if (flags & SROCE_OPF_XRCETH) {
+		p[off] = 0;
+		sroce_put_be24(p + off + 1, h->xrc_srqn);
+		off += SROCE_HDR_XRCETH_LEN;
 	}
 	if (flags & SROCE_OPF_FETH) {
 		sroce_put_be32(p + off, h->feth & (SROCE_FETH_SEL_MASK | SROCE_FETH_PLT_MASK));

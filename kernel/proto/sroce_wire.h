@@ -27,10 +27,12 @@ extern "C" {
 #define SROCE_HDR_IMMDT_LEN	4
 #define SROCE_HDR_IETH_LEN	4
 #define SROCE_HDR_DETH_LEN	8
+#define SROCE_HDR_XRCETH_LEN	4
 #define SROCE_HDR_FETH_LEN	4
 #define SROCE_PKT_ICRC_LEN	4
-/* Largest transport header: BTH + AtomicETH */
-#define SROCE_HDR_MAX_LEN	(SROCE_HDR_BTH_LEN + SROCE_HDR_ATMETH_LEN)
+/* Largest transport header: BTH + XRCETH + AtomicETH */
+#define SROCE_HDR_MAX_LEN	(SROCE_HDR_BTH_LEN + SROCE_HDR_XRCETH_LEN + \
+				 SROCE_HDR_ATMETH_LEN)
 /* The UDP length field bounds every RoCEv2 packet */
 #define SROCE_PKT_MAX_LEN	0xffffu
 
@@ -207,6 +209,8 @@ void sroce_deth_put(u8 *p, const struct sroce_deth *deth);
  *         back as big-endian __be32 imm_data)
  * @ieth_rkey: IETH R_Key to invalidate, valid with SROCE_OPF_IETH
  * @deth: valid with SROCE_OPF_DETH
+ * @xrc_srqn: XRCETH XRC SRQ number (24 bits; the reserved byte before it
+ *            is ignored), valid with SROCE_OPF_XRCETH
  * @feth: FETH placement type and selectivity level (SROCE_FETH_*), valid
  *        with SROCE_OPF_FETH; reserved bits are dropped
  * @hdr_len: BTH + extension headers; the payload starts there
@@ -224,6 +228,7 @@ struct sroce_pkt_hdr {
 	u32 immdt;
 	u32 ieth_rkey;
 	struct sroce_deth deth;
+	u32 xrc_srqn;
 	u32 feth;
 	u32 hdr_len;
 	u32 payload_len;

@@ -123,7 +123,7 @@ struct sroce_send_wqe {
 	__u32 num_sge;
 	__u32 inline_len;	/* with SROCE_SEND_INLINE: bytes after the header */
 	__be32 ex;		/* immediate data, or the rkey to invalidate */
-	__u32 reserved;
+	__u32 xrc_srqn;		/* XRC INI QPs: the remote XRC SRQ (24 bits) */
 	union {
 		struct {
 			__aligned_u64 remote_addr;

@@ -320,6 +320,10 @@ TEST(Opcode, ExactlyTheIbtaSet)
 		expect.insert(op);
 	expect.insert(0x64);
 	expect.insert(0x65);
+	for (unsigned op = 0xa0; op <= 0xb4; op++)
+		expect.insert(op);
+	expect.insert(0xb6);
+	expect.insert(0xb7);
 	for (unsigned op = 0; op < 256; op++) {
 		const sroce_opcode_info *info = sroce_opcode(static_cast<std::uint8_t>(op));
 		EXPECT_EQ(info != nullptr, expect.count(op) == 1) << std::hex << op;
@@ -348,6 +352,7 @@ TEST(Opcode, Invariants)
 		len += (fl & SROCE_OPF_ATMACK) ? SROCE_HDR_ATMACK_LEN : 0;
 		len += (fl & SROCE_OPF_DETH) ? SROCE_HDR_DETH_LEN : 0;
 		len += (fl & SROCE_OPF_FETH) ? SROCE_HDR_FETH_LEN : 0;
+		len += (fl & SROCE_OPF_XRCETH) ? SROCE_HDR_XRCETH_LEN : 0;
 		EXPECT_EQ(info->hdr_len, len);
 		EXPECT_LE(info->hdr_len, SROCE_HDR_MAX_LEN);
 
@@ -362,6 +367,9 @@ TEST(Opcode, Invariants)
 		if (fl & SROCE_OPF_RC) {
 			EXPECT_EQ(prefix, SROCE_OP_PREFIX_RC);
 			EXPECT_EQ(name.substr(0, 3), "RC ");
+		} else if (fl & SROCE_OPF_XRC) {
+			EXPECT_EQ(prefix, SROCE_OP_PREFIX_XRC);
+			EXPECT_EQ(name.substr(0, 4), "XRC ");
 		} else if (fl & SROCE_OPF_UC) {
 			EXPECT_EQ(prefix, SROCE_OP_PREFIX_UC);
 			EXPECT_EQ(name.substr(0, 3), "UC ");
@@ -373,13 +381,16 @@ TEST(Opcode, Invariants)
 			EXPECT_TRUE(fl & SROCE_OPF_ONLY);
 		}
 		EXPECT_EQ((fl & SROCE_OPF_DETH) != 0, (fl & SROCE_OPF_UD) != 0);
+		// every XRC request, and nothing else, names its XRC SRQ
+		EXPECT_EQ((fl & SROCE_OPF_XRCETH) != 0,
+			  (fl & SROCE_OPF_XRC) && (fl & SROCE_OPF_REQ));
 
 		// Every request and READ response names its operation.
 		if (fl & (SROCE_OPF_REQ | SROCE_OPF_RESP)) {
 			EXPECT_EQ(popcount(fl & SROCE_OPF_OPERATION), 1u);
 		}
 		EXPECT_EQ((fl & SROCE_OPF_NEEDS_ACK) != 0,
-			  (fl & SROCE_OPF_RC) && (fl & SROCE_OPF_REQ));
+			  (fl & SROCE_OPF_RELIABLE) && (fl & SROCE_OPF_REQ));
 		EXPECT_EQ((fl & SROCE_OPF_PAYLOAD) != 0,
 			  (fl & (SROCE_OPF_SEND | SROCE_OPF_WRITE | SROCE_OPF_ATOMIC_WRITE)) ||
 			  (fl & SROCE_OPF_RESP));
@@ -401,7 +412,7 @@ TEST(Opcode, Invariants)
 		}
 		EXPECT_FALSE((fl & SROCE_OPF_IMMDT) && (fl & SROCE_OPF_IETH));
 		if (fl & SROCE_OPF_IETH) {
-			EXPECT_TRUE((fl & SROCE_OPF_RC) && (fl & SROCE_OPF_SEND));
+			EXPECT_TRUE((fl & SROCE_OPF_RELIABLE) && (fl & SROCE_OPF_SEND));
 		}
 		if ((fl & SROCE_OPF_WRITE) && (fl & SROCE_OPF_START)) {
 			EXPECT_TRUE(fl & SROCE_OPF_RETH);
@@ -411,7 +422,7 @@ TEST(Opcode, Invariants)
 				    ((fl & SROCE_OPF_RESP) && !(fl & SROCE_OPF_MIDDLE)));
 		}
 		if (fl & (SROCE_OPF_ACK | SROCE_OPF_RESP)) {
-			EXPECT_TRUE(fl & SROCE_OPF_RC);
+			EXPECT_TRUE(fl & SROCE_OPF_RELIABLE);
 		}
 		if (fl & SROCE_OPF_ACK) {
 			EXPECT_TRUE(fl & SROCE_OPF_AETH);
@@ -421,7 +432,8 @@ TEST(Opcode, Invariants)
 		EXPECT_EQ((fl & SROCE_OPF_ATMACK) != 0,
 			  (fl & SROCE_OPF_ATOMIC) && (fl & SROCE_OPF_ACK));
 		if (fl & SROCE_OPF_MIDDLE) {
-			EXPECT_EQ(info->hdr_len, SROCE_HDR_BTH_LEN);
+			EXPECT_EQ(info->hdr_len, SROCE_HDR_BTH_LEN +
+				  ((fl & SROCE_OPF_XRCETH) ? SROCE_HDR_XRCETH_LEN : 0));
 		}
 		if ((fl & SROCE_OPF_READ) && (fl & SROCE_OPF_REQ)) {
 			EXPECT_TRUE((fl & SROCE_OPF_RETH) && !(fl & SROCE_OPF_PAYLOAD));
@@ -442,6 +454,77 @@ TEST(Opcode, UcMirrorsRc)
 		EXPECT_EQ(uc->hdr_len, rc->hdr_len);
 		EXPECT_EQ(std::string(uc->name).substr(3), std::string(rc->name).substr(3));
 	}
+}
+
+// XRC opcodes mirror every RC one with prefix 101b; requests gain the
+// 4-byte XRCETH, responses and acknowledges are the same as RC's.
+TEST(Opcode, XrcMirrorsRc)
+{
+	for (unsigned low = 0; low < 0x20; low++) {
+		const sroce_opcode_info *rc = sroce_opcode(static_cast<std::uint8_t>(low));
+		const sroce_opcode_info *xrc = sroce_opcode(static_cast<std::uint8_t>(0xa0 | low));
+		// FLUSH and ATOMIC WRITE (IBTA 1.5) are offered on RC only
+		if (low == SROCE_OP_RC_FLUSH || low == SROCE_OP_RC_ATOMIC_WRITE) {
+			EXPECT_EQ(xrc, nullptr) << std::hex << low;
+			continue;
+		}
+		ASSERT_EQ(rc != nullptr, xrc != nullptr) << std::hex << low;
+		if (!rc)
+			continue;
+		const bool req = rc->flags & SROCE_OPF_REQ;
+		EXPECT_EQ(xrc->flags, (rc->flags & ~SROCE_OPF_RC) | SROCE_OPF_XRC |
+			  (req ? static_cast<std::uint32_t>(SROCE_OPF_XRCETH) : 0u));
+		EXPECT_EQ(xrc->hdr_len, rc->hdr_len + (req ? SROCE_HDR_XRCETH_LEN : 0));
+		EXPECT_EQ(std::string(xrc->name).substr(4), std::string(rc->name).substr(3));
+	}
+}
+
+// XRCETH sits right after the BTH, before RETH/AtomicETH/ImmDt: 8 reserved
+// bits (written 0, ignored) and the 24-bit XRC SRQ number.
+TEST(Wire, XrcethLayout)
+{
+	sroce_pkt_hdr h{};
+	h.bth.opcode = SROCE_OP_XRC_WRITE_ONLY_IMM;
+	h.bth.dqpn = 0x123;
+	h.xrc_srqn = 0xffabcdef;	// wider than 24 bits: truncated
+	h.reth = {0x1122334455667788ull, 0x5678, 4};
+	h.immdt = 0xdeadbeef;
+	std::uint8_t b[SROCE_HDR_MAX_LEN];
+	std::memset(b, 0xaa, sizeof(b));
+	ASSERT_EQ(sroce_pkt_build_hdrs(b, sizeof(b), &h), 36);
+	EXPECT_EQ(b[0], 0xab);
+	EXPECT_EQ(b[12], 0);	// reserved
+	EXPECT_EQ(sroce_get_be24(b + 13), 0xabcdefu);
+	EXPECT_EQ(sroce_get_be64(b + 16), 0x1122334455667788ull);
+	EXPECT_EQ(sroce_get_be32(b + 24), 0x5678u);
+	EXPECT_EQ(sroce_get_be32(b + 28), 4u);
+	EXPECT_EQ(sroce_get_be32(b + 32), 0xdeadbeefu);
+
+	Bytes p(36 + 4 + SROCE_PKT_ICRC_LEN, 0);	// headers, payload, ICRC
+	std::memcpy(p.data(), b, 36);
+	p[12] = 0xff;			// reserved bits are ignored
+	for (int k = 0; k < 4; k++)
+		p[36 + k] = static_cast<std::uint8_t>(k + 1);
+	sroce_pkt_hdr out{};
+	ASSERT_EQ(sroce_pkt_parse(p.data(), p.size(), &out), SROCE_PKT_OK);
+	EXPECT_EQ(out.xrc_srqn, 0xabcdefu);
+	EXPECT_EQ(out.reth.va, 0x1122334455667788ull);
+	EXPECT_EQ(out.immdt, 0xdeadbeefu);
+	EXPECT_EQ(out.hdr_len, 36u);
+	EXPECT_EQ(out.payload_len, 4u);
+
+	// an XRC atomic is the longest header; one byte short is truncated
+	h = {};
+	h.bth.opcode = SROCE_OP_XRC_COMPARE_SWAP;
+	EXPECT_EQ(sroce_pkt_build_hdrs(b, SROCE_HDR_MAX_LEN, &h), SROCE_HDR_MAX_LEN);
+	EXPECT_EQ(sroce_pkt_build_hdrs(b, SROCE_HDR_MAX_LEN - 1, &h), SROCE_PKT_ETRUNC);
+	Bytes a(b, b + SROCE_HDR_MAX_LEN - 1);
+	a.resize(a.size() + 4);
+	EXPECT_EQ(sroce_pkt_parse(a.data(), a.size(), &out), SROCE_PKT_ETRUNC);
+
+	// responses carry no XRCETH
+	EXPECT_EQ(sroce_opcode(SROCE_OP_XRC_ACKNOWLEDGE)->hdr_len, 16);
+	EXPECT_EQ(sroce_opcode(SROCE_OP_XRC_READ_RESPONSE_MIDDLE)->hdr_len, 12);
 }
 
 TEST(Opcode, SpotChecks)
@@ -709,6 +792,7 @@ TEST(Build, RoundTripEveryOpcode)
 				   static_cast<std::uint32_t>(rng() & SROCE_QPN_MASK)};
 			in.feth = static_cast<std::uint32_t>(rng()) &
 				  (SROCE_FETH_SEL_MASK | SROCE_FETH_PLT_MASK);
+			in.xrc_srqn = static_cast<std::uint32_t>(rng() & SROCE_QPN_MASK);
 
 			std::uint32_t payload = 0;
 			if (info->flags & (SROCE_OPF_FIRST | SROCE_OPF_MIDDLE))
@@ -761,6 +845,9 @@ TEST(Build, RoundTripEveryOpcode)
 			if (fl & SROCE_OPF_DETH) {
 				EXPECT_EQ(out.deth.qkey, in.deth.qkey);
 				EXPECT_EQ(out.deth.src_qpn, in.deth.src_qpn);
+			}
+			if (fl & SROCE_OPF_XRCETH) {
+				EXPECT_EQ(out.xrc_srqn, in.xrc_srqn);
 			}
 			if (fl & SROCE_OPF_FETH) {
 				EXPECT_EQ(out.feth, in.feth);

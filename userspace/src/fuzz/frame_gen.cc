@@ -83,6 +83,8 @@ std::size_t FrameGen::build_valid(std::span<std::uint8_t> out)
 	hdr.ieth_rkey = rkey;
 	hdr.deth.qkey = chance(50) ? 0x80010000u : static_cast<std::uint32_t>(rng_());
 	hdr.deth.src_qpn = static_cast<std::uint32_t>(below(1u << 24));
+	hdr.xrc_srqn = t_.srqn && chance(60) ? t_.srqn
+					     : static_cast<std::uint32_t>(below(1u << 24));
 
 	std::uint32_t payload = 0;
 	if (info->flags & SROCE_OPF_PAYLOAD) {

@@ -29,6 +29,7 @@ struct Target {
 	std::uint32_t rkey = 0;	// a real MR to aim WRITE/READ/atomics at
 	std::uint64_t va = 0;
 	std::uint32_t mr_len = 0;
+	std::uint32_t srqn = 0;	// a real XRC SRQ for XRC requests to name
 	std::uint32_t mtu = 1024;
 };
 

@@ -26,7 +26,8 @@ namespace {
 void usage(FILE *f)
 {
 	std::fputs("usage: sroce-fuzz --src IPV4 --dst IPV4 [--qpn N[,N...]] [--count N]\n"
-		   "                  [--seed N] [--rkey K --va V --mr-len L] [--mtu M]\n"
+		   "                  [--seed N] [--rkey K --va V --mr-len L] [--srqn S]\n"
+		   "                  [--mtu M]\n"
 		   "Sends COUNT (default 1000000) hostile RoCEv2 frames from SRC to DST's\n"
 		   "UDP port 4791 (raw socket: run as root, in the namespace owning SRC).\n",
 		   f);
@@ -92,6 +93,8 @@ int main(int argc, char **argv)
 			ok = ok && parse_num(v, t.va);
 		} else if (a == "--mr-len") {
 			ok = ok && parse_num(v, t.mr_len);
+		} else if (a == "--srqn") {
+			ok = ok && parse_num(v, t.srqn) && t.srqn < (1u << 24);
 		} else if (a == "--mtu") {
 			ok = ok && parse_num(v, t.mtu) && (t.mtu == 256 || t.mtu == 512 ||
 						     t.mtu == 1024 || t.mtu == 2048 || t.mtu == 4096);
