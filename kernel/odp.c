@@ -128,22 +128,42 @@ static void sroce_odp_fault_work(struct work_struct *w)
 	odp->start = U64_MAX;
 	odp->end = 0;
 	spin_unlock_bh(&odp->lock);
-	if (start < end && !READ_ONCE(mr->dead) &&
-	    sroce_odp_map(mr, start, end - start, true))
-		sroce_stat_inc(sdev, SROCE_STAT_ODP_FAULT_ERRS);
+	if (start < end && !READ_ONCE(mr->dead)) {
+		bool failed = sroce_odp_map(mr, start, end - start, true);
+
+		/*
+		 * Not mapped in the process (or not writable): the transfers
+		 * that wait for it fail the next time they miss there.
+		 */
+		spin_lock_bh(&odp->lock);
+		if (failed) {
+			odp->bad_start = start;
+			odp->bad_end = end;
+		} else if (start < odp->bad_end && odp->bad_start < end) {
+			odp->bad_start = odp->bad_end = 0;
+		}
+		spin_unlock_bh(&odp->lock);
+		if (failed)
+			sroce_stat_inc(sdev, SROCE_STAT_ODP_FAULT_ERRS);
+	}
 	sroce_mr_put(mr);	/* taken by sroce_odp_miss() */
 }
 
 /*
  * A copy missed [@uva, @uva + @len): queue the fault work (one MR
- * reference while it is queued). Caller is in an RCU read-side section
- * and saw the MR alive, so sroce_odp_mr_stop() cannot have run yet.
+ * reference while it is queued) and return -EAGAIN, or -EFAULT if @uva
+ * is where a fault failed. Caller is in an RCU read-side section and saw
+ * the MR alive, so sroce_odp_mr_stop() cannot have run yet.
  */
-static void sroce_odp_miss(struct sroce_mr *mr, u64 uva, u64 len)
+static int sroce_odp_miss(struct sroce_mr *mr, u64 uva, u64 len)
 {
 	struct sroce_odp *odp = &mr->odp;
 
 	spin_lock_bh(&odp->lock);
+	if (uva >= odp->bad_start && uva < odp->bad_end) {
+		spin_unlock_bh(&odp->lock);
+		return -EFAULT;		/* faulting it in failed already */
+	}
 	odp->start = min(odp->start, uva);
 	odp->end = max(odp->end, uva + len);
 	spin_unlock_bh(&odp->lock);
@@ -151,6 +171,7 @@ static void sroce_odp_miss(struct sroce_mr *mr, u64 uva, u64 len)
 	if (!queue_work(sroce_odp_wq, &odp->fault_work))
 		sroce_mr_put(mr);	/* already queued: it takes the new range too */
 	sroce_stat_inc(sroce_to_dev(mr->ibmr.device), SROCE_STAT_ODP_FAULTS);
+	return -EAGAIN;
 }
 
 /**
@@ -177,6 +198,8 @@ int sroce_odp_mr_init(struct sroce_mr *mr, struct ib_device *ibdev, u64 start, u
 	spin_lock_init(&mr->odp.lock);
 	mr->odp.start = U64_MAX;
 	mr->odp.end = 0;
+	mr->odp.bad_start = 0;
+	mr->odp.bad_end = 0;
 	mutex_lock(&umem->umem_mutex);
 	umem->private = mr;
 	mutex_unlock(&umem->umem_mutex);
@@ -238,8 +261,8 @@ static void *sroce_odp_va(struct sroce_mr *mr, u64 uva, u64 bit, u64 *room)
  * @to_mr: direction
  *
  * Context: any, under rcu_read_lock() with the MR seen alive.
- * Return: 0, or -EAGAIN when a page is not present (its fault is queued;
- * nothing was copied past it).
+ * Return: 0, -EAGAIN when a page is not present (its fault is queued;
+ * nothing was copied past it), -EFAULT when it cannot be faulted in.
  */
 int sroce_odp_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len, bool to_mr)
 {
@@ -267,7 +290,7 @@ int sroce_odp_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len, bool to_mr
 	}
 	read_unlock(&mr->lock);
 	if (err)
-		sroce_odp_miss(mr, uva, len);
+		err = sroce_odp_miss(mr, uva, len);
 	return err;
 }
 
@@ -280,7 +303,8 @@ int sroce_odp_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len, bool to_mr
  * until sroce_odp_word_done().
  * Return: the address, ERR_PTR(-EINVAL) if the user address of @iova is
  * not 8-byte aligned, ERR_PTR(-EAGAIN) when the page is not present (its
- * fault is queued); the lock is not held on error.
+ * fault is queued), ERR_PTR(-EFAULT) when it cannot be faulted in; the
+ * lock is not held on error.
  */
 u64 *sroce_odp_word(struct sroce_mr *mr, u64 iova)
 {
@@ -294,8 +318,7 @@ u64 *sroce_odp_word(struct sroce_mr *mr, u64 iova)
 	if (va)
 		return va;
 	read_unlock(&mr->lock);
-	sroce_odp_miss(mr, uva, 8);
-	return ERR_PTR(-EAGAIN);
+	return ERR_PTR(sroce_odp_miss(mr, uva, 8));
 }
 
 void sroce_odp_word_done(struct sroce_mr *mr)

@@ -25,6 +25,9 @@ enum ib_uverbs_advise_mr_advice;
  * @lock: protects @start and @end
  * @start: first user address a transfer missed, ~0 if none
  * @end: end of the missed range
+ * @bad_start: first address of the last range that could not be faulted in
+ * @bad_end: its end (equal to @bad_start: none); transfers that miss in it
+ *           fail with -EFAULT instead of waiting for ever
  */
 struct sroce_odp {
 	struct ib_umem_odp *umem;
@@ -32,6 +35,8 @@ struct sroce_odp {
 	spinlock_t lock;
 	u64 start;
 	u64 end;
+	u64 bad_start;
+	u64 bad_end;
 };
 
 int sroce_odp_mr_init(struct sroce_mr *mr, struct ib_device *ibdev, u64 start, u64 length,

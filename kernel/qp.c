@@ -459,11 +459,16 @@ static int sroce_qp_check_attr(struct sroce_qp *qp, const struct ib_qp_attr *att
 	if ((mask & IB_QP_QKEY) && (attr->qkey & SROCE_QKEY_PRIVILEGED) &&
 	    !may_priv_qkey)
 		return -EPERM;
-	/* ON_DEMAND is accepted (and means nothing: paging is per MR), as on NICs */
+	/*
+	 * ON_DEMAND is accepted (and means nothing: paging is per MR), as on
+	 * NICs; the FLUSH rights are what the CM (6.2+) sets when the device
+	 * can flush
+	 */
 	if ((mask & IB_QP_ACCESS_FLAGS) &&
 	    (attr->qp_access_flags & ~(IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ |
 				       IB_ACCESS_REMOTE_ATOMIC | IB_ACCESS_LOCAL_WRITE |
-				       IB_ACCESS_ON_DEMAND)))
+				       IB_ACCESS_ON_DEMAND | SROCE_ACCESS_FLUSH_GLOBAL |
+				       SROCE_ACCESS_FLUSH_PERSISTENT)))
 		return -EINVAL;
 	if ((mask & IB_QP_CAP) && (attr->cap.max_send_wr > qp->sq_entries ||
 				   attr->cap.max_recv_wr > qp->rq_entries))

@@ -720,6 +720,11 @@ static int sroce_resp_flush(struct sroce_qp *qp, const struct sroce_pkt_hdr *hdr
 		need |= SROCE_ACCESS_FLUSH_GLOBAL;
 	if (plt & SROCE_FETH_PLT_PERSISTENT)
 		need |= SROCE_ACCESS_FLUSH_PERSISTENT;
+	/* the QP grants the placement types it allows, as the MR does */
+	if (need & ~qp->attr.qp_access_flags) {
+		sroce_resp_fatal(qp, SROCE_NAK_REM_ACCESS);
+		return -EACCES;
+	}
 	mr = sroce_rkey_lookup(qp->sdev, hdr->reth.rkey, qp->ibqp.pd, qp->ibqp.qp_num, need,
 			       hdr->reth.va, sel == SROCE_FETH_SEL_MR ? 0 : hdr->reth.dma_len,
 			       &gen);

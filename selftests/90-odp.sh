@@ -8,7 +8,9 @@
 # pages, faults them in (odp_faults) and moves exactly the bytes the
 # process sees; invalidation (pages dropped between transfers, the process
 # writing in between: never a stale page); ibv_advise_mr prefetch and its
-# refusals; HUGETLB without ON_DEMAND refused. rdma_rxe has no ODP on
+# refusals; HUGETLB without ON_DEMAND refused; an ODP MR whose memory is
+# unmapped fails transfers (remote access / local protection error)
+# instead of waiting for ever. rdma_rxe has no ODP on
 # these kernels (explicit ODP came in 6.15): nothing to compare with.
 . "$(dirname "$0")/lib.sh"
 here=$(dirname "$0")
@@ -20,7 +22,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-CASES=(caps write read send atomic invalidate advise refused)
+CASES=(caps write read send atomic invalidate advise refused unmapped)
 py_case() {
 	grep -qx "ok $1" "$LOG" && return 0
 	grep -E "^not ok $1:" "$LOG" ||
@@ -46,5 +48,7 @@ ktap_result "invalidation: the process' own writes and new data seen, never stal
 ktap_result "ibv_advise_mr PREFETCH_WRITE: no fault after it; EINVAL for pinned MR, past end" \
 	py_case advise
 ktap_result "HUGETLB without ON_DEMAND: EOPNOTSUPP" py_case refused
+ktap_result "unmapped ODP memory: REM_ACCESS_ERR / LOC_PROT_ERR, no endless wait" \
+	py_case unmapped
 ktap_result "dmesg clean" dmesg_clean_since_mark
 ktap_finish

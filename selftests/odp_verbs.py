@@ -22,6 +22,9 @@ invalidate  WRITE, drop the pages, WRITE again: the process sees the second
 advise      ibv_advise_mr PREFETCH_WRITE then WRITE; refused on a pinned MR
             (EINVAL) and past the MR's end (EINVAL)
 refused     HUGETLB without ON_DEMAND: EOPNOTSUPP
+unmapped    an ODP MR whose memory was unmapped: a WRITE into it completes with
+            REM_ACCESS_ERR, a WRITE out of it with LOC_PROT_ERR (the fault
+            fails; nothing waits for ever)
 """
 import ctypes
 import errno
@@ -67,6 +70,25 @@ class Buf:
 
     def sge(self, off, n):
         return SGE(self.addr + off, n, self.mr.lkey)
+
+
+LIBC = ctypes.CDLL(None, use_errno=True)
+LIBC.mmap.restype = ctypes.c_void_p
+LIBC.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
+                      ctypes.c_int, ctypes.c_long]
+LIBC.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+
+
+def unmapped_mr(pd):
+    """An ODP MR over anonymous memory that is then unmapped."""
+    addr = LIBC.mmap(None, SIZE, mmap.PROT_READ | mmap.PROT_WRITE,
+                     mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS, -1, 0)
+    if addr in (None, ctypes.c_void_p(-1).value):
+        raise Fail('mmap failed')
+    mr = MR(pd, SIZE, ODP, address=addr)
+    if LIBC.munmap(addr, SIZE):
+        raise Fail('munmap failed')
+    return addr, mr
 
 
 def faults(dev):
@@ -125,6 +147,14 @@ def case(name, dev, ctx, pd, gid):
         return
     a, b = pair(ctx, pd, gid)
     src, dst = Buf(pd), Buf(pd)
+    if name == 'unmapped':
+        addr, mr = unmapped_mr(pd)
+        post(a, e.IBV_WR_RDMA_WRITE, src.sge(0, 4096), addr, mr.rkey)
+        expect_wc(a, 'WRITE into an unmapped ODP MR', e.IBV_WC_REM_ACCESS_ERR, secs=20)
+        c, d = pair(ctx, pd, gid)
+        post(c, e.IBV_WR_RDMA_WRITE, SGE(addr, 4096, mr.lkey), dst.addr, dst.mr.rkey)
+        expect_wc(c, 'WRITE out of an unmapped ODP MR', e.IBV_WC_LOC_PROT_ERR, secs=20)
+        return
     if name == 'write':
         data = pattern(1, SIZE)
         src.put(0, data)
