@@ -17,7 +17,10 @@
 # ibv_wr_atomic_write): the capability bit, the 8 bytes stored as they are
 # and seen by a CMP_SWAP after it, and its refusals (misaligned:
 # REM_INV_REQ; bad rkey, an MR or a QP without remote write, beyond the MR:
-# REM_ACCESS) with the target untouched.
+# REM_ACCESS) with the target untouched; sroce-verify --ops atomic_write
+# mixed with WRITEs and READs sroce<->sroce, with 10 % of the READ
+# responses (which answer ATOMIC WRITE) dropped, and against rdma_rxe in
+# both roles where rxe has ATOMIC WRITE (Linux 6.2+).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/net-topo.sh"
 . "$(dirname "$0")/bounded.sh"
@@ -57,21 +60,29 @@ py_case() {
 	return 1
 }
 
+# does rxe8 advertise ATOMIC WRITE (IB_UVERBS_DEVICE_ATOMIC_WRITE)?
+rxe_atomic_write() {
+	python3 -c 'import sys
+from pyverbs.device import Context
+sys.exit(0 if Context(name="rxe8").query_device_ex().device_cap_flags_ex & (1 << 40) else 1)'
+}
+
 # "retransmits seq_naks_sent" of DEV, for stat_delta (fault-lib.sh)
 snap() { echo "$(port_stat "$1" retransmits) $(port_stat "$1" seq_naks_sent)"; }
 
-# drop_acks RATE ARGS...: RATE % of the ATOMIC ACKs dropped in both
-# directions; byte-exact or fail; exit 4 when nothing was dropped
-drop_acks() {
-	local rate=$1 rc dropped before t0=$SECONDS
-	shift
-	fault_drop atomicack "$rate" || return 1
+# drop_class CLASS RATE ARGS...: RATE % of the packets of CLASS
+# (fault-lib.sh) dropped in both directions; byte-exact or fail; exit 4
+# when nothing was dropped
+drop_class() {
+	local class=$1 rate=$2 rc dropped before t0=$SECONDS
+	shift 2
+	fault_drop "$class" "$rate" || return 1
 	before=$(snap sroce8)
 	verify_run exact peer sroce9 sroce8 192.0.2.2 "${QP[@]}" "$@"
 	rc=$?
 	dropped=$(fault_dropped)
 	fault_clear
-	echo "dropped $dropped ATOMIC ACKs in $((SECONDS - t0)) s; $(stat_delta sroce8 "${before% *}" "${before#* }")"
+	echo "dropped $dropped $class packets in $((SECONDS - t0)) s; $(stat_delta sroce8 "${before% *}" "${before#* }")"
 	[ "$rc" -eq 0 ] && [ "$dropped" -eq 0 ] && return 4
 	return "$rc"
 }
@@ -85,12 +96,12 @@ ktap_case() {
 	[ -z "$out" ] || ktap_diag "$out"
 	case $rc in
 	0) ktap_ok "$name" ;;
-	4) ktap_skip "$name" "no ATOMIC ACK was dropped: nothing shown" ;;
+	4) ktap_skip "$name" "no packet of the class was dropped: nothing shown" ;;
 	*) ktap_fail "$name" "$name: $(grep -v -e '^ *$' <<< "$out" | tail -n 1)" ;;
 	esac
 }
 
-ktap_header 22
+ktap_header 26
 dmesg_mark
 modprobe -q nf_tables 2>/dev/null
 ktap_result "topology sroce8 <-> sroce9" topo_up sroce
@@ -118,9 +129,18 @@ ktap_result "sroce8 <-> sroce9 --ops cas,faa: every result and target exact" \
 ktap_result "sroce8 <-> sroce9 --ops read,write,send,cas,faa --depth 8" \
 	verify_run exact peer sroce9 sroce8 192.0.2.2 "${QP[@]}" --ops read,write,send,cas,faa \
 	--depth 8 --max-size 64K -m 1024 -n 240 --seed 2
+ktap_result "sroce8 <-> sroce9 --ops atomic_write,write,read --depth 8: targets exact" \
+	verify_run exact peer sroce9 sroce8 192.0.2.2 "${QP[@]}" --ops atomic_write,write,read \
+	--depth 8 --max-size 16K -n 240 --seed 6
+if require_cmd nft > /dev/null; then
+	ktap_case "drop 10 % READ responses: every ATOMIC WRITE answered again, targets exact" \
+		drop_class rdresp 10 --ops atomic_write --depth 8 -n 320 --seed 7
+else
+	ktap_skip "drop 10 % READ responses" "nft missing"
+fi
 if require_cmd nft > /dev/null; then
 	ktap_case "drop 10 % ATOMIC ACKs: duplicates answered from the kept result, never re-executed" \
-		drop_acks 10 "${ATOMICS[@]}" --depth 8 -n 320 --seed 3
+		drop_class atomicack 10 "${ATOMICS[@]}" --depth 8 -n 320 --seed 3
 else
 	ktap_skip "drop 10 % ATOMIC ACKs" "nft missing"
 fi
@@ -135,11 +155,26 @@ if require_module rdma_rxe > /dev/null; then
 	ktap_result "sroce9 requester -> rxe8 responder: --ops cas,faa" \
 		verify_run exact peer sroce9 rxe8 192.0.2.2 "${QP[@]}" "${ATOMICS[@]}" \
 		--initiator server --depth 4 -n 200 --seed 5
+	if rxe_atomic_write; then
+		ktap_result "rxe8 requester -> sroce9 responder: --ops atomic_write,write" \
+			verify_run exact peer sroce9 rxe8 192.0.2.2 "${QP[@]}" \
+			--ops atomic_write,write --initiator client --depth 4 -n 200 --seed 8
+		ktap_result "sroce9 requester -> rxe8 responder: --ops atomic_write,write" \
+			verify_run exact peer sroce9 rxe8 192.0.2.2 "${QP[@]}" \
+			--ops atomic_write,write --initiator server --depth 4 -n 200 --seed 9
+	else
+		ktap_skip "rxe8 requester -> sroce9 responder: atomic_write" \
+			"rdma_rxe has no ATOMIC WRITE on $(uname -r) (Linux 6.2+)"
+		ktap_skip "sroce9 requester -> rxe8 responder: atomic_write" \
+			"rdma_rxe has no ATOMIC WRITE on $(uname -r) (Linux 6.2+)"
+	fi
 	topo_down_bounded
 else
 	ktap_skip "topology rxe8 <-> sroce9" "rdma_rxe missing"
 	ktap_skip "rxe8 requester -> sroce9 responder" "rdma_rxe missing"
 	ktap_skip "sroce9 requester -> rxe8 responder" "rdma_rxe missing"
+	ktap_skip "rxe8 requester -> sroce9 responder: atomic_write" "rdma_rxe missing"
+	ktap_skip "sroce9 requester -> rxe8 responder: atomic_write" "rdma_rxe missing"
 fi
 ktap_result "dmesg clean" dmesg_clean_since_mark
 ktap_finish

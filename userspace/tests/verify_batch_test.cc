@@ -136,9 +136,24 @@ TEST(VerifyBatch, OpsOption)
 		  bit(Op::Read) | bit(Op::Write) | bit(Op::CmpSwap) | bit(Op::FetchAdd));
 	// all: every operation, atomics included
 	EXPECT_EQ(parse_ok({"--ops", "all"}).ops, kAllOps);
-	EXPECT_EQ(kAllOps, kDefaultOps | kAtomicOps);
+	EXPECT_EQ(kAllOps, kDefaultOps | kAtomicOps | kAtomicWriteOp);
 	EXPECT_EQ(op_name(Op::CmpSwap), "cas");
 	EXPECT_EQ(op_name(Op::FetchAdd), "faa");
+	EXPECT_EQ(op_name(Op::AtomicWrite), "atomic_write");
+	EXPECT_EQ(parse_ok({"--ops", "atomic_write,read"}).ops,
+		  bit(Op::AtomicWrite) | bit(Op::Read));
+	// an ATOMIC WRITE: 8 bytes from the WR itself into an 8-aligned region
+	PlanParams aw{.seed = 9, .ops = bit(Op::AtomicWrite), .max_size = 64 << 10, .max_sge = 4,
+		      .mtu = 1024};
+	for (uint64_t i = 0; i < 100; i++) {
+		Plan p = make_plan(aw, i);
+		EXPECT_EQ(p.op, Op::AtomicWrite);
+		EXPECT_EQ(p.size, kAtomicSize);
+		EXPECT_TRUE(p.local.empty());
+		EXPECT_FALSE(p.posts_recv);
+		EXPECT_EQ(p.remote.length, kAtomicSize);
+		EXPECT_EQ(p.remote.offset % kAtomicSize, 0u);
+	}
 	EXPECT_TRUE(usage_error({"--ops", "cas,atomic"}));
 	EXPECT_TRUE(usage_error({"--ops", ""}));
 }

@@ -74,7 +74,7 @@ PeerInfo PeerInfo::decode(WireReader &r)
 }
 
 Endpoint::Endpoint(const std::string &device, int gid_index, uint32_t max_size, uint32_t depth,
-		   uint32_t psn, bool atomics)
+		   uint32_t psn, bool atomics, bool atomic_write)
 	: ctx_(open_device(device)), gid_index_(gid_index), psn_(psn & 0xffffff)
 {
 	ibv_device_attr dattr{};
@@ -106,6 +106,14 @@ Endpoint::Endpoint(const std::string &device, int gid_index, uint32_t max_size, 
 				    " reports atomic_cap IBV_ATOMIC_NONE (no remote atomics)");
 		access |= IBV_ACCESS_REMOTE_ATOMIC;
 	}
+	if (atomic_write) {
+		ibv_device_attr_ex xattr{};
+		// IB_UVERBS_DEVICE_ATOMIC_WRITE: the device executes ATOMIC WRITE
+		if (ibv_query_device_ex(ctx_.get(), nullptr, &xattr) ||
+		    !(xattr.device_cap_flags_ex & (1ull << 40)))
+			throw Error("--ops atomic_write: " + std::string(ibv_get_device_name(ctx_->device)) +
+				    " does not advertise ATOMIC WRITE");
+	}
 	if (ibv_query_gid(ctx_.get(), kPort, gid_index, &gid_))
 		throw_errno("ibv_query_gid index " + std::to_string(gid_index), errno);
 	static const ibv_gid zero{};
@@ -134,7 +142,25 @@ Endpoint::Endpoint(const std::string &device, int gid_index, uint32_t max_size, 
 	init.cap.max_send_sge = sge;
 	init.cap.max_recv_sge = sge;
 	init.cap.max_inline_data = kWantInline;
-	qp_.reset(ibv_create_qp(pd_.get(), &init));
+	if (atomic_write) {
+		// an extended QP: ATOMIC WRITE exists only in the ibv_wr_* API; the
+		// other operations keep using ibv_post_send on it
+		ibv_qp_init_attr_ex ex{};
+		ex.send_cq = init.send_cq;
+		ex.recv_cq = init.recv_cq;
+		ex.qp_type = IBV_QPT_RC;
+		ex.cap = init.cap;
+		ex.pd = pd_.get();
+		ex.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+		ex.send_ops_flags = IBV_QP_EX_WITH_ATOMIC_WRITE;
+		qp_.reset(ibv_create_qp_ex(ctx_.get(), &ex));
+		if (!qp_)
+			throw_errno("ibv_create_qp_ex with ATOMIC WRITE", errno);
+		qpx_ = ibv_qp_to_qp_ex(qp_.get());
+		init.cap = ex.cap;
+	} else {
+		qp_.reset(ibv_create_qp(pd_.get(), &init));
+	}
 	if (!qp_) {
 		// a device without inline data
 		init.cap.max_inline_data = 0;

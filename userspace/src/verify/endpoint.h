@@ -38,8 +38,10 @@ public:
 	// Opens DEVICE, creates everything and moves the QP to INIT; the
 	// queues hold DEPTH transfers in flight. With ATOMICS the MRs and the
 	// QP allow remote atomics (an Error if the device has no atomic_cap).
+	// With ATOMIC_WRITE the QP is an extended one that may post ATOMIC
+	// WRITE (an Error if the device does not advertise it).
 	Endpoint(const std::string &device, int gid_index, uint32_t max_size, uint32_t depth,
-		 uint32_t psn, bool atomics = false);
+		 uint32_t psn, bool atomics = false, bool atomic_write = false);
 
 	PeerInfo info() const;
 	// The requester's retry settings, applied by connect().
@@ -56,6 +58,8 @@ public:
 	uint64_t addr(uint32_t mr, uint64_t offset) const;
 	uint32_t lkey(uint32_t mr) const { return regions_[mr].mr->lkey; }
 	ibv_qp *qp() const { return qp_.get(); }
+	// the extended QP (ATOMIC WRITE runs only), else nullptr
+	ibv_qp_ex *qpx() const { return qpx_; }
 	ibv_cq *send_cq() const { return scq_.get(); }
 	ibv_cq *recv_cq() const { return rcq_.get(); }
 	uint32_t max_inline() const { return max_inline_; }
@@ -70,6 +74,7 @@ private:
 	CqPtr scq_;
 	CqPtr rcq_;
 	QpPtr qp_;
+	ibv_qp_ex *qpx_ = nullptr;
 	std::vector<Region> regions_;
 	int gid_index_;
 	ibv_gid gid_{};

@@ -8,7 +8,7 @@ namespace sroce::verify {
 namespace {
 
 constexpr std::string_view kOpNames[kNumOps] = {
-	"send", "send_imm", "write", "write_imm", "read", "cas", "faa",
+	"send", "send_imm", "write", "write_imm", "read", "cas", "faa", "atomic_write",
 };
 
 template <typename T>
@@ -81,8 +81,8 @@ std::string usage_text()
 	       "Run random RC transfers against a peer sroce-verify and check every byte and\n"
 	       "every completion. Without SERVER_ADDR, wait for a client; the client's\n"
 	       "transfer parameters (-n, --max-size, --min-size, --depth, --ops, --initiator,\n"
-	       "--seed, -m, --timeout, --qp-timeout, --retry-cnt) apply to both. cas and faa\n"
-	       "are 8 bytes each whatever --min-size and --max-size say.\n"
+	       "--seed, -m, --timeout, --qp-timeout, --retry-cnt) apply to both. cas, faa\n"
+	       "and atomic_write are 8 bytes each whatever --min-size and --max-size say.\n"
 	       "  -d, --ib-dev DEV       RDMA device (default: the first one)\n"
 	       "  -g, --gid-idx N        local GID index (default 0)\n"
 	       "  -m, --mtu BYTES        path MTU 256..4096 (default: the port's active MTU)\n"
@@ -91,9 +91,10 @@ std::string usage_text()
 	       "      --min-size BYTES   smallest transfer (default 0)\n"
 	       "      --depth N          transfers outstanding at once, 1..256 (default 1)\n"
 	       "      --ops LIST         comma list of send,send_imm,write,write_imm,read,\n"
-	       "                         cas (ATOMIC_CMP_AND_SWP), faa (ATOMIC_FETCH_AND_ADD)\n"
-	       "                         or all (all seven); default: the five without\n"
-	       "                         cas and faa\n"
+	       "                         cas (ATOMIC_CMP_AND_SWP), faa (ATOMIC_FETCH_AND_ADD),\n"
+	       "                         atomic_write (IBTA 1.5 ATOMIC WRITE, ibv_wr_atomic_write)\n"
+	       "                         or all (all eight); default: the five without\n"
+	       "                         cas, faa and atomic_write\n"
 	       "      --initiator WHO    who starts every transfer: client, server or any\n"
 	       "                         (default any: each side half of them, at random)\n"
 	       "      --seed N           seed of every random choice (default 1)\n"

@@ -12,15 +12,17 @@
 namespace sroce::verify {
 
 // The RC operations the tool exercises (bit positions in a mask): the five
-// data transfers, then the two 8-byte atomics.
-enum class Op : uint8_t { Send, SendImm, Write, WriteImm, Read, CmpSwap, FetchAdd };
-inline constexpr unsigned kNumOps = 7;
+// data transfers, the two 8-byte atomics, then IBTA 1.5's ATOMIC WRITE.
+enum class Op : uint8_t { Send, SendImm, Write, WriteImm, Read, CmpSwap, FetchAdd, AtomicWrite };
+inline constexpr unsigned kNumOps = 8;
 inline constexpr uint32_t kAllOps = (1u << kNumOps) - 1;
 // Without --ops: the five data transfers, so that runs (and seeds) behave
 // as before atomics existed. --ops all adds the atomics.
 inline constexpr uint32_t kAtomicOps = (1u << static_cast<unsigned>(Op::CmpSwap)) |
 				       (1u << static_cast<unsigned>(Op::FetchAdd));
-inline constexpr uint32_t kDefaultOps = kAllOps & ~kAtomicOps;
+// ATOMIC WRITE (posted with ibv_wr_atomic_write on an extended QP)
+inline constexpr uint32_t kAtomicWriteOp = 1u << static_cast<unsigned>(Op::AtomicWrite);
+inline constexpr uint32_t kDefaultOps = kAllOps & ~kAtomicOps & ~kAtomicWriteOp;
 inline constexpr uint32_t kMaxDepth = 256;     // --depth limit
 
 // Which side starts the transfers (--initiator): each plan draws one at

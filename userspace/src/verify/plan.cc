@@ -165,6 +165,15 @@ Plan make_plan(const PlanParams &p, uint64_t iteration)
 		plan_atomic(rng, plan);
 		return plan;
 	}
+	if (plan.op == Op::AtomicWrite) {
+		// the 8 message bytes, from the WR itself, to an 8-aligned region
+		plan.size = kAtomicSize;
+		plan.remote.mr = static_cast<uint32_t>(rng.below(kNumMrs));
+		plan.remote.offset = rng.below(kMaxRemoteOffset / kAtomicSize) * kAtomicSize;
+		plan.remote.length = kAtomicSize;
+		plan.send_wr_id = rng.next();
+		return plan;
+	}
 	plan.size = pick_size(rng, p.max_size, p.mtu);
 	if (plan.size < p.min_size)
 		plan.size = static_cast<uint32_t>(rng.between(p.min_size, p.max_size));
@@ -184,6 +193,7 @@ Plan make_plan(const PlanParams &p, uint64_t iteration)
 		break;
 	case Op::CmpSwap:
 	case Op::FetchAdd:
+	case Op::AtomicWrite:
 		break;  // planned above
 	case Op::Write:
 	case Op::WriteImm:
@@ -252,8 +262,8 @@ std::string describe_plan(const Plan &plan)
 		      std::string(op_name(plan.op)).c_str(), plan.size,
 		      std::string(role_name(plan.initiator)).c_str(),
 		      std::string(role_name(other(plan.initiator))).c_str(), imm,
-		      plan.try_inline && plan.op != Op::Read && !is_atomic(plan.op)
-			      ? ", inline if it fits" : "");
+		      plan.try_inline && plan.op != Op::Read && !is_atomic(plan.op) &&
+		      plan.op != Op::AtomicWrite ? ", inline if it fits" : "");
 	std::string out = buf;
 	out += "\n  " + std::string(role_name(plan.initiator)) + " SGEs (" +
 	       std::to_string(plan.local.size()) + "): " + describe_list(plan.local);
@@ -261,7 +271,7 @@ std::string describe_plan(const Plan &plan)
 		out += "\n  " + std::string(role_name(other(plan.initiator))) + " RECV SGEs (" +
 		       std::to_string(plan.recv.size()) + "): " + describe_list(plan.recv);
 	if (plan.op == Op::Write || plan.op == Op::WriteImm || plan.op == Op::Read ||
-	    is_atomic(plan.op))
+	    is_atomic(plan.op) || plan.op == Op::AtomicWrite)
 		out += "\n  " + std::string(role_name(other(plan.initiator))) +
 		       " remote region: " + describe_list({plan.remote});
 	return out;

@@ -5,6 +5,7 @@
 
 #include "buffer_check.h"
 #include "completion.h"
+#include "pattern.h"
 
 namespace sroce::verify {
 
@@ -20,6 +21,7 @@ ibv_wc_opcode send_wc_opcode(Op op)
 	case Op::Read: return IBV_WC_RDMA_READ;
 	case Op::CmpSwap: return IBV_WC_COMP_SWAP;
 	case Op::FetchAdd: return IBV_WC_FETCH_ADD;
+	case Op::AtomicWrite: return IBV_WC_ATOMIC_WRITE;
 	}
 	return IBV_WC_SEND;
 }
@@ -34,6 +36,7 @@ ibv_wr_opcode wr_opcode(Op op)
 	case Op::Read: return IBV_WR_RDMA_READ;
 	case Op::CmpSwap: return IBV_WR_ATOMIC_CMP_AND_SWP;
 	case Op::FetchAdd: return IBV_WR_ATOMIC_FETCH_AND_ADD;
+	case Op::AtomicWrite: return IBV_WR_ATOMIC_WRITE;
 	}
 	return IBV_WR_SEND;
 }
@@ -49,7 +52,7 @@ std::vector<ibv_sge> to_ibv(const Endpoint &ep, const std::vector<Sge> &list)
 // The target's region of a WRITE, READ or atomic, as an SGE list (or none).
 std::vector<Sge> region(const Plan &plan)
 {
-	if (!is_rdma(plan.op) && !is_atomic(plan.op))
+	if (!is_rdma(plan.op) && !is_atomic(plan.op) && plan.op != Op::AtomicWrite)
 		return {};
 	return {plan.remote};
 }
@@ -79,7 +82,7 @@ void prepare_initiator(Endpoint &ep, const Plan &plan)
 void prepare_target(Endpoint &ep, const Plan &plan)
 {
 	auto reg = region(plan);
-	fill_background(ep, plan, reg);
+	fill_background(ep, plan, reg);	// an ATOMIC WRITE's target too
 	// an atomic's operand: the first 8 message bytes, atomic_original()
 	if (plan.op == Op::Read || is_atomic(plan.op))
 		fill_message(ep, plan, reg);
@@ -96,8 +99,34 @@ void prepare_target(Endpoint &ep, const Plan &plan)
 		throw_errno("ibv_post_recv", rc);
 }
 
+namespace {
+
+// ATOMIC WRITE: the message's 8 bytes go in the WR (ibv_wr_atomic_write)
+void post_atomic_write(Endpoint &ep, const PeerInfo &peer, const Plan &plan)
+{
+	uint8_t data[kAtomicSize];
+	for (unsigned k = 0; k < kAtomicSize; k++)
+		data[k] = pattern_byte(plan.data_key, k);
+	ibv_qp_ex *qpx = ep.qpx();
+	if (!qpx)
+		throw Error("atomic_write without an extended QP");
+	ibv_wr_start(qpx);
+	qpx->wr_id = plan.send_wr_id;
+	qpx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_atomic_write(qpx, peer.mr_rkey[plan.remote.mr],
+			    peer.mr_addr[plan.remote.mr] + plan.remote.offset, data);
+	if (int rc = ibv_wr_complete(qpx))
+		throw_errno("ibv_wr_complete (ATOMIC WRITE)", rc);
+}
+
+}  // namespace
+
 void post_request(Endpoint &ep, const PeerInfo &peer, const Plan &plan)
 {
+	if (plan.op == Op::AtomicWrite) {
+		post_atomic_write(ep, peer, plan);
+		return;
+	}
 	auto sges = to_ibv(ep, plan.local);
 	ibv_send_wr wr{};
 	wr.wr_id = plan.send_wr_id;
@@ -137,6 +166,7 @@ void check_request(Endpoint &ep, const Plan &plan, const ibv_wc &wc)
 	e.qp_num = ep.qp()->qp_num;
 	if (plan.op == Op::Read || is_atomic(plan.op))
 		e.byte_len = plan.size;
+	// ATOMIC WRITE: byte_len is not defined for it (rxe and sroce differ)
 	if (auto bad = check_completion(wc, e))
 		throw Error("send queue: " + *bad);
 	if (plan.op == Op::Read)
@@ -173,6 +203,9 @@ void settle_target(Endpoint &ep, const Plan &plan)
 		must(check_list(ep, plan, region(plan), plan.size, "RDMA WRITE target"));
 	if (plan.op == Op::Read)
 		must(check_list(ep, plan, region(plan), plan.size, "RDMA READ source"));
+	// the 8 bytes as they were sent, the guards around them untouched
+	if (plan.op == Op::AtomicWrite)
+		must(check_list(ep, plan, region(plan), plan.size, "ATOMIC WRITE target"));
 	// executed exactly once: a replayed FETCH_ADD must not add again
 	if (is_atomic(plan.op))
 		must(check_word(ep, plan, plan.remote, atomic_final(plan),

@@ -22,7 +22,7 @@ using namespace sroce::verify;
 namespace {
 
 constexpr uint32_t kMagic = 0x53525646;  // "SRVF"
-constexpr uint32_t kVersion = 3;  // 3: cas and faa
+constexpr uint32_t kVersion = 4;  // 3: cas and faa; 4: atomic_write
 constexpr int kExitFail = 1;
 constexpr int kExitUsage = 2;
 
@@ -110,7 +110,8 @@ Connected server_setup(const Options &o, TcpLink &link)
 		c.ep = std::make_unique<Endpoint>(o.device, o.gid_index, c.hello.max_size,
 						  c.hello.depth,
 						  initial_psn(c.hello.seed, Role::Server),
-						  (c.hello.ops & kAtomicOps) != 0);
+						  (c.hello.ops & kAtomicOps) != 0,
+						  (c.hello.ops & kAtomicWriteOp) != 0);
 	} catch (const Error &e) {
 		// tell the client why instead of just hanging up
 		WireWriter w;
@@ -137,7 +138,8 @@ int run(const Options &o)
 			// the device first: a local problem need not bother the server
 			auto ep = std::make_unique<Endpoint>(o.device, o.gid_index, o.max_size,
 							     o.depth, initial_psn(o.seed, Role::Client),
-							     (o.ops & kAtomicOps) != 0);
+							     (o.ops & kAtomicOps) != 0,
+							     (o.ops & kAtomicWriteOp) != 0);
 			link = TcpLink::connect(o.server, o.port, std::chrono::seconds(o.timeout_s));
 			c = client_setup(o, std::move(ep), *link);
 		} else {
