@@ -5,6 +5,8 @@
 #   make check               host unit tests + VM selftests on every kernel
 #   make bench               sroce vs rdma_rxe vs TCP on every kernel (build/bench)
 #   make sparse              module under sparse (C=2) for every kernel
+#   make check-debug         selftests on a KASAN/lockdep/kmemleak 6.1 kernel
+#                            built from source (opt-in; TESTS=... to choose)
 #   make install             provider + module on a real host (see README)
 #   make clean
 
@@ -16,12 +18,12 @@ MODSRC := $(TOP)/kernel
 MODFILES := $(MODSRC)/Kbuild $(wildcard $(MODSRC)/*.c $(MODSRC)/*.h $(MODSRC)/proto/*.c $(MODSRC)/proto/*.h $(MODSRC)/uapi/*.h)
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps module module-host modules provider userspace run check bench sparse install clean help
+.PHONY: all deps module module-host modules provider userspace run check check-debug bench sparse install clean help
 
 all: deps module provider userspace
 
 help:
-	@sed -n '2,9p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,11p' Makefile | sed 's/^# \{0,1\}//'
 
 # scripts/deps is idempotent and quiet when everything is present
 deps:
@@ -36,7 +38,7 @@ $(B)/kernel/$(1)/sroce.ko: $(MODFILES) $(B)/kernels/$(1)/.done
 	@mkdir -p $(B)/kernel/$(1)/proto
 	@cd $(MODSRC) && for f in Kbuild *.c *.h proto/*.c proto/*.h; do ln -sfn $(MODSRC)/$$$$f $(B)/kernel/$(1)/$$$$f; done
 	@ln -sfn $(MODSRC)/uapi $(B)/kernel/$(1)/uapi
-	$(MAKE) -C $(B)/kernels/$(1)/build M=$(B)/kernel/$(1) W=1 modules
+	$(MAKE) -C $(B)/kernels/$(1)/build M=$(B)/kernel/$(1) W=1 $(MODFLAGS_$(1)) modules
 module-$(1): $(B)/kernel/$(1)/sroce.ko
 sparse-$(1): $(B)/kernels/$(1)/.done
 	@mkdir -p $(B)/kernel/$(1)
@@ -45,6 +47,16 @@ sparse-$(1): $(B)/kernels/$(1)/.done
 	@! grep -E 'warning|error' $(B)/kernel/$(1)/sparse.log
 endef
 $(foreach k,$(KERNELS),$(eval $(call module_rules,$(k))))
+
+# The debug kernel (KASAN, lockdep, kmemleak) of `make check-debug`: built
+# from Debian's linux-source-6.1 by scripts/debug-kernel, not part of
+# KERNELS (so not of make modules/sparse/check). Its sroce.ko carries DWARF
+# (-g) so that the reports' sroce frames decode to file:line.
+DEBUG_KERNEL := 6.1-debug
+MODFLAGS_$(DEBUG_KERNEL) := KCFLAGS=-g
+$(eval $(call module_rules,$(DEBUG_KERNEL)))
+$(B)/kernels/$(DEBUG_KERNEL)/.done: scripts/debug-kernel scripts/debug-kernel.config
+	@scripts/debug-kernel
 
 $(B)/kernels/%/.done:
 	@scripts/deps --kernels $*
@@ -85,6 +97,18 @@ run: all
 check: deps
 	@$(MAKE) --no-print-directory modules provider userspace
 	@scripts/check --kernels "$(KERNELS)"
+
+# Opt-in: builds (once, cached in build/kernels/6.1-debug) a 6.1 kernel
+# with KASAN, lockdep and kmemleak, runs TESTS on it in one VM, then a
+# kmemleak scan; reports in build/check-debug. See Documentation/testing.rst.
+DEBUG_TESTS := 10-module 20-link 35-cq-mr 90-rc-pingpong 90-srq 95-rc-errors \
+	96-verify 98-loopback 99-hostile 99-teardown 99-fuzz
+TESTS ?= $(DEBUG_TESTS)
+check-debug:
+	@scripts/deps --packages --rdma-core
+	@scripts/debug-kernel
+	@$(MAKE) --no-print-directory module-$(DEBUG_KERNEL) provider userspace
+	@scripts/check-debug $(TESTS)
 
 # BENCH_ARGS: e.g. --reps 5, --smoke (see scripts/bench --help)
 bench: deps
