@@ -816,7 +816,7 @@ out_unlock:
 }
 
 /* @op on one aligned word; returns the value found */
-static u64 sroce_atomic_word(u64 *word, enum sroce_atomic_op op, u64 compare, u64 swap_add)
+u64 sroce_atomic_word(u64 *word, enum sroce_atomic_op op, u64 compare, u64 swap_add)
 {
 	u64 old = READ_ONCE(*word), new;
 
@@ -878,13 +878,7 @@ int sroce_mr_atomic(struct sroce_mr *mr, u32 gen, u64 iova, enum sroce_atomic_op
 			err = -EACCES;
 		read_unlock(&mr->lock);
 	} else if (mr->odp.umem) {
-		word = sroce_odp_word(mr, iova);
-		if (IS_ERR(word)) {
-			err = PTR_ERR(word);
-		} else {
-			*orig = sroce_atomic_word(word, op, compare, swap_add);
-			sroce_odp_word_done(mr);
-		}
+		err = sroce_odp_atomic(mr, iova, op, compare, swap_add, orig);
 	} else if (!sroce_mr_is_dma(mr)) {	/* user or DM MR: its pages */
 		u64 pos = iova - mr->iova + mr->offset;
 

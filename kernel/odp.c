@@ -54,12 +54,14 @@ static bool sroce_odp_invalidate(struct mmu_interval_notifier *mni,
 	mmu_interval_set_seq(mni, cur_seq);
 	start = max_t(u64, ib_umem_start(umem), range->start);
 	end = min_t(u64, ib_umem_end(umem), range->end);
-	/* NULL: not published yet, or stopped: nobody copies */
-	if (mr)
+	if (mr) {
 		write_lock_bh(&mr->lock);
-	ib_umem_odp_unmap_dma_pages(umem, start, end);
-	if (mr)
+		ib_umem_odp_unmap_dma_pages(umem, start, end);
 		write_unlock_bh(&mr->lock);
+	} else {
+		/* not published yet, or stopped: nobody copies */
+		ib_umem_odp_unmap_dma_pages(umem, start, end);
+	}
 	mutex_unlock(&umem->umem_mutex);
 	return true;
 }
@@ -295,35 +297,33 @@ int sroce_odp_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len, bool to_mr
 }
 
 /**
- * sroce_odp_word() - the kernel address of an aligned 8-byte word, writable
+ * sroce_odp_atomic() - an 8-byte atomic on a word of an ODP MR
  * @mr: the MR, referenced, in bounds checked by the caller
  * @iova: the word
+ * @op: CMP_SWAP, FETCH_ADD or WRITE (sroce_mr_atomic())
+ * @compare: CMP_SWAP's compare value
+ * @swap_add: the swap value, the addend or the value to write
+ * @orig: the value found
  *
- * Context: as sroce_odp_copy(). On success mr->lock is held for reading
- * until sroce_odp_word_done().
- * Return: the address, ERR_PTR(-EINVAL) if the user address of @iova is
- * not 8-byte aligned, ERR_PTR(-EAGAIN) when the page is not present (its
- * fault is queued), ERR_PTR(-EFAULT) when it cannot be faulted in; the
- * lock is not held on error.
+ * Context: as sroce_odp_copy().
+ * Return: 0, -EINVAL if the user address of @iova is not 8-byte aligned,
+ * -EAGAIN when the page is not present (its fault is queued), -EFAULT
+ * when it cannot be faulted in.
  */
-u64 *sroce_odp_word(struct sroce_mr *mr, u64 iova)
+int sroce_odp_atomic(struct sroce_mr *mr, u64 iova, enum sroce_atomic_op op, u64 compare,
+		     u64 swap_add, u64 *orig)
 {
 	u64 uva = sroce_odp_uva(mr, iova), room;
 	void *va;
 
 	if (uva & 7)
-		return ERR_PTR(-EINVAL);
+		return -EINVAL;
 	read_lock(&mr->lock);
 	va = sroce_odp_va(mr, uva, ODP_WRITE_ALLOWED_BIT, &room);
 	if (va)
-		return va;
+		*orig = sroce_atomic_word(va, op, compare, swap_add);
 	read_unlock(&mr->lock);
-	return ERR_PTR(sroce_odp_miss(mr, uva, 8));
-}
-
-void sroce_odp_word_done(struct sroce_mr *mr)
-{
-	read_unlock(&mr->lock);
+	return va ? 0 : sroce_odp_miss(mr, uva, 8);
 }
 
 /**

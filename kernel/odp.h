@@ -43,8 +43,6 @@ int sroce_odp_mr_init(struct sroce_mr *mr, struct ib_device *ibdev, u64 start, u
 		      int access);
 void sroce_odp_mr_stop(struct sroce_mr *mr);
 int sroce_odp_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len, bool to_mr);
-u64 *sroce_odp_word(struct sroce_mr *mr, u64 iova);
-void sroce_odp_word_done(struct sroce_mr *mr);
 void sroce_odp_wait(struct sroce_qp *qp);
 void sroce_odp_init_dev(struct sroce_dev *sdev);
 void sroce_odp_cleanup_dev(struct sroce_dev *sdev);

@@ -263,6 +263,10 @@ enum sroce_atomic_op {
 	SROCE_ATOMIC_WRITE,
 };
 
+u64 sroce_atomic_word(u64 *word, enum sroce_atomic_op op, u64 compare, u64 swap_add);
+/* on an ODP MR (odp.c) */
+int sroce_odp_atomic(struct sroce_mr *mr, u64 iova, enum sroce_atomic_op op, u64 compare,
+		     u64 swap_add, u64 *orig);
 int sroce_mr_atomic(struct sroce_mr *mr, u32 gen, u64 iova, enum sroce_atomic_op op,
 		    u64 compare, u64 swap_add, u64 *orig);
 struct ib_mr *sroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type, u32 max_num_sg);
