@@ -241,6 +241,24 @@ static void sroce_odp_retry(struct sroce_qp *qp, u32 psn)
 	sroce_odp_wait(qp);
 }
 
+/*
+ * Place @len bytes of the response with @psn at @off of @wqe's first
+ * @num_sge SGEs. False when they could not be: a missing ODP page (asked
+ * again later) or a bad local key of ours (the entry fails).
+ */
+static bool sroce_rx_place(struct sroce_qp *qp, const struct sroce_send_wqe *wqe, u32 num_sge,
+			   u32 off, void *data, u32 len, u32 psn)
+{
+	int err = sroce_sgl_copy(qp->sdev, qp->ibqp.pd, wqe->sge, num_sge, off, data, len,
+				 SROCE_COPY_TO_MR);
+
+	if (err == -EAGAIN)
+		sroce_odp_retry(qp, psn);
+	else if (err)
+		sroce_req_fail(qp, IB_WC_LOC_PROT_ERR);
+	return !err;
+}
+
 static void sroce_rx_read_resp(struct sroce_qp *qp, struct sk_buff *skb,
 			       const struct sroce_pkt_hdr *hdr)
 {
@@ -250,7 +268,6 @@ static void sroce_rx_read_resp(struct sroce_qp *qp, struct sk_buff *skb,
 	struct sroce_swqe *sw;
 	const u8 *payload;
 	u32 op = hdr->info->flags;
-	int err;
 
 	idx = sroce_read_of_psn(qp, psn);
 	if (idx == req->started)
@@ -292,17 +309,9 @@ static void sroce_rx_read_resp(struct sroce_qp *qp, struct sk_buff *skb,
 		    sw->read_done + hdr->payload_len != sw->length)
 			goto bad;
 		payload = skb->data + sizeof(struct udphdr) + hdr->hdr_len;
-		err = sroce_sgl_copy(qp->sdev, qp->ibqp.pd, wqe->sge, wqe->num_sge,
-				     sw->read_done, (void *)payload, hdr->payload_len,
-				     SROCE_COPY_TO_MR);
-		if (err == -EAGAIN) {
-			sroce_odp_retry(qp, psn);
+		if (!sroce_rx_place(qp, wqe, wqe->num_sge, sw->read_done, (void *)payload,
+				    hdr->payload_len, psn))
 			return;
-		}
-		if (err) {
-			sroce_req_fail(qp, IB_WC_LOC_PROT_ERR);
-			return;
-		}
 		sw->read_done += hdr->payload_len;
 	}
 	req->rd_gap = false;
@@ -324,7 +333,6 @@ static void sroce_rx_atomic_ack(struct sroce_qp *qp, const struct sroce_pkt_hdr 
 	struct sroce_send_wqe *wqe;
 	struct sroce_swqe *sw;
 	u64 orig = hdr->atmack;
-	int err;
 
 	if (sroce_aeth_syn_type(hdr->aeth.syndrome) != SROCE_AETH_ACK)
 		return;		/* bogus: NAKs come as plain Acknowledge packets */
@@ -344,16 +352,8 @@ static void sroce_rx_atomic_ack(struct sroce_qp *qp, const struct sroce_pkt_hdr 
 		sroce_req_retire(qp, IB_WC_SUCCESS);
 	}
 	sw = sroce_swqe(qp, idx);
-	err = sroce_sgl_copy(qp->sdev, qp->ibqp.pd, wqe->sge, 1, 0, &orig, sizeof(orig),
-			     SROCE_COPY_TO_MR);
-	if (err == -EAGAIN) {
-		sroce_odp_retry(qp, psn);
+	if (!sroce_rx_place(qp, wqe, 1, 0, &orig, sizeof(orig), psn))
 		return;
-	}
-	if (err) {
-		sroce_req_fail(qp, IB_WC_LOC_PROT_ERR);
-		return;
-	}
 	sw->read_done = sw->length;
 	req->rd_gap = false;
 	if (sroce_psn_diff(psn, req->una_psn) >= 0)
