@@ -24,6 +24,12 @@
 #                      within 10 s; the survivor's SEND ends RETRY_EXC_ERR
 #   kill_responder     kill -9 of the process answering an 8 MiB READ:
 #                      gone within 10 s; the requester gets an error
+#   flush              IBTA 1.5 FLUSH requests: on a device with FLUSH
+#                      (6.12) a range, its duplicate and the whole MR are
+#                      answered by zero-length READ Response Only; an MR
+#                      without FLUSH_GLOBAL and a persistence flush get a
+#                      remote access NAK; without FLUSH (6.1) a FLUSH gets
+#                      an invalid request NAK
 # After each case a fresh QP pair carries SEND/WRITE/READ both ways
 # (":health") and the kernel log is clean (":dmesg"). At the end
 # ibv_rc_pingpong and sroce-verify still run between the two devices.
@@ -35,7 +41,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 VERIFY=${SROCE_TOP:-$here/..}/build/userspace/sroce-verify
 LOG=/tmp/99-hostile.$$
 CASES=(write_first_dereg read_err_dereg spoofed_responses out_of_window dup_ack_storm
-       nak_storm reset_init kill_requester kill_responder)
+       nak_storm reset_init kill_requester kill_responder flush)
 cleanup() {
 	bg_kill_all
 	topo_down_bounded

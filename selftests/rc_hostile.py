@@ -517,7 +517,74 @@ def case_kill_responder(env):
     kill_case(env, False)
 
 
+FLUSH = 0x1c                    # IBTA 1.5 RC FLUSH
+ACCESS_FLUSH_GLOBAL = 1 << 8    # IBV_ACCESS_FLUSH_GLOBAL
+SYN_NAK_INV = 0x61              # NAK invalid request
+
+
+def feth(sel, plt):
+    """FLUSH Extended Transport Header: selectivity bits 5:4, placement 3:0."""
+    return struct.pack('!I', (sel << 4) | plt)
+
+
+def answers(pkts, src):
+    """(opcode, PSN, AETH syndrome, payload bytes) of SRC's RoCEv2 packets."""
+    out = []
+    for p in pkts:
+        if IP in p and UDP in p and p[IP].src == src and p[UDP].dport == ROCE_PORT:
+            b = bytes(p[UDP].payload)
+            pad = (b[1] >> 4) & 3
+            out.append((b[0], int.from_bytes(b[9:12], 'big'), b[12],
+                        len(b) - 12 - 4 - 4 - pad))
+    return out
+
+
+def flush_once(env, v, psn, rkey, va, length, sel, plt, expect):
+    """Send one FLUSH to V, expect the one answer EXPECT (opcode, syndrome)."""
+    snif = sniffer(env.args.iface)
+    env.wire.send(bth(FLUSH, v.qpn, psn, ackreq=True) + feth(sel, plt) + reth(va, rkey, length))
+    time.sleep(0.5)
+    got = [a for a in answers(snif.stop(), env.args.dst) if a[1] == psn]
+    want_op, want_syn = expect
+    if not got:
+        raise Fail('FLUSH psn %d: no answer' % psn)
+    op, _, syn, n = got[-1]
+    if op != want_op or (want_syn is not None and syn != want_syn) or \
+            (want_syn is None and syn >> 5) or (op == RD_ONLY and n):
+        raise Fail('FLUSH psn %d: answer opcode %#x syndrome %#x %d bytes, expected '
+                   'opcode %#x syndrome %s' % (psn, op, syn, n, want_op,
+                                              'ACK' if want_syn is None else hex(want_syn)))
+    env.say('FLUSH psn %d (sel %d plt %d): opcode %#x syndrome %#x' % (psn, sel, plt, op, syn))
+
+
+def case_flush(env):
+    """IBTA 1.5 FLUSH from the peer. A device with FLUSH (6.12): a FLUSH of
+    a range, again (a duplicate), and of the whole MR, each answered by a
+    zero-length READ Response Only with an ACK syndrome; an MR without
+    FLUSH_GLOBAL, and a persistence flush, NAK'd remote access. A device
+    without it (6.1) NAKs a FLUSH as an invalid request."""
+    import rc_verbs  # pylint: disable=import-outside-toplevel
+    has = env.vctx.query_device_ex().device_cap_flags_ex & (1 << 38)
+    if not has:
+        v = env.victim()
+        v.connect(env.peer_gid, FAKE_QPN, rq_psn=100, sq_psn=500)
+        flush_once(env, v, 100, v.mr.rkey, v.mr.buf, 64, 0, 1, (ACK, SYN_NAK_INV))
+        return
+    rc_verbs.ACCESS |= ACCESS_FLUSH_GLOBAL     # this child's QPs and MRs grant FLUSH
+    v = env.victim()
+    v.connect(env.peer_gid, FAKE_QPN, rq_psn=100, sq_psn=500)
+    flush_once(env, v, 100, v.mr.rkey, v.mr.buf + 64, 4096, 0, 1, (RD_ONLY, None))
+    flush_once(env, v, 100, v.mr.rkey, v.mr.buf + 64, 4096, 0, 1, (RD_ONLY, None))
+    flush_once(env, v, 101, v.mr.rkey, v.mr.buf, 0, 1, 1, (RD_ONLY, None))
+    plain = rc_verbs.MR(env.vpd, 4096, rc_verbs.ACCESS & ~ACCESS_FLUSH_GLOBAL)
+    flush_once(env, v, 102, plain.rkey, plain.buf, 64, 0, 1, (ACK, SYN_NAK_ACCESS))
+    w = env.victim()
+    w.connect(env.peer_gid, FAKE_QPN, rq_psn=100, sq_psn=500)
+    flush_once(env, w, 100, w.mr.rkey, w.mr.buf, 64, 0, 2, (ACK, SYN_NAK_ACCESS))
+
+
 CASES = {
+    'flush': case_flush,
     'write_first_dereg': case_write_first_dereg,
     'read_err_dereg': case_read_err_dereg,
     'spoofed_responses': case_spoofed_responses,
