@@ -55,7 +55,7 @@ $(foreach k,$(KERNELS),$(eval $(call module_rules,$(k))))
 DEBUG_KERNEL := 6.1-debug
 MODFLAGS_$(DEBUG_KERNEL) := KCFLAGS=-g
 $(eval $(call module_rules,$(DEBUG_KERNEL)))
-$(B)/kernels/$(DEBUG_KERNEL)/.done: scripts/debug-kernel scripts/debug-kernel.config
+$(B)/kernels/$(DEBUG_KERNEL)/.done: scripts/debug-kernel.config
 	@scripts/debug-kernel
 
 $(B)/kernels/%/.done:

@@ -141,7 +141,7 @@ else
 fi
 
 # 2. after rmmod sroce (objects only the module pointed to are leaks now)
-for d in $(ls /sys/class/infiniband/ 2>/dev/null | grep '^sroce'); do rdma link delete "$d" 2>/dev/null; done
+for d in /sys/class/infiniband/sroce*; do [ -e "$d" ] && rdma link delete "${d##*/}" 2>/dev/null; done
 if ! rmmod sroce 2>"$work/rmmod.err"; then
 	ktap_fail "kmemleak: no leak with a sroce frame (after rmmod sroce)" "rmmod sroce failed: $(cat "$work/rmmod.err")"
 elif ! scan "$work/unloaded"; then
