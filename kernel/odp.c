@@ -329,7 +329,7 @@ int sroce_odp_atomic(struct sroce_mr *mr, u64 iova, enum sroce_atomic_op op, u64
 /**
  * sroce_odp_wait() - @qp waits for the fault its transfer just queued
  * @qp: the QP whose transfer met a missing page (sroce_odp_copy() or
- *      sroce_odp_word() failed)
+ *      sroce_odp_atomic() returned -EAGAIN)
  *
  * The device's wake-up item, queued behind that fault, kicks it (one
  * reference held meanwhile).
