@@ -12,7 +12,7 @@
 VERIFY=${SROCE_TOP:-$(dirname "$0")/..}/build/userspace/sroce-verify
 NS=svf
 # sizes/counts keep the whole script well under 2 minutes under TCG
-ARGS=(-n 1000 --max-size 2M --timeout 30)
+ARGS=(-n 1000 --max-size 2M --timeout $((30 * ${SROCE_TIMEOUT_SCALE:-1})))
 SERVER_LOG=/tmp/96-verify-server.$$
 server_pid=""
 
@@ -36,9 +36,9 @@ verify_pair() {
 	local ns=$1 sdev=$2 cdev=$3 addr=$4 seed=$5 crc src
 	local run=()
 	[ -z "$ns" ] || run=(ip netns exec "$ns")
-	"${run[@]}" timeout 100 "$VERIFY" -d "$sdev" -g 1 >"$SERVER_LOG" 2>&1 &
+	"${run[@]}" timeout $((100 * ${SROCE_TIMEOUT_SCALE:-1})) "$VERIFY" -d "$sdev" -g 1 >"$SERVER_LOG" 2>&1 &
 	server_pid=$!
-	timeout 100 "$VERIFY" -d "$cdev" -g 1 --seed "$seed" "${ARGS[@]}" "$addr"
+	timeout $((100 * ${SROCE_TIMEOUT_SCALE:-1})) "$VERIFY" -d "$cdev" -g 1 --seed "$seed" "${ARGS[@]}" "$addr"
 	crc=$?
 	wait "$server_pid"
 	src=$?

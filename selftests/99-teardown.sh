@@ -13,7 +13,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/net-topo.sh"
 
-LIMIT=10
+LIMIT=$((10 * ${SROCE_TIMEOUT_SCALE:-1}))	# 10 s; scaled on a debug kernel (run --timeout-scale)
 pids=()
 
 cleanup() {

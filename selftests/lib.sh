@@ -74,17 +74,25 @@ ktap_skip_all() {
 
 # ktap_result NAME CMD [ARG...]: run CMD, show its output as diagnostics.
 ktap_result() {
-	local name=$1 out rc
+	local name=$1 out rc t0=${EPOCHREALTIME/./}
 	shift
 	out=$("$@" 2>&1)
 	rc=$?
 	[ -z "$out" ] || ktap_diag "$out"
+	ktap_time "$t0"
 	if [ "$rc" -eq 0 ]; then
 		ktap_ok "$name"
 	else
 		ktap_fail "$name" "exit status $rc: $*"
 	fi
 	return "$rc"
+}
+
+# ktap_time T0: "# time N.Ns" for a step that began at T0 (EPOCHREALTIME
+# without its dot), when it took a second or more: where a script's time goes.
+ktap_time() {
+	local us=$(( ${EPOCHREALTIME/./} - $1 ))
+	[ "$us" -lt 1000000 ] || printf '# time %d.%ds\n' $((us / 1000000)) $((us / 100000 % 10))
 }
 
 ktap_finish() {

@@ -46,9 +46,13 @@ from rc_wire import (ACK, MTU, RD_FIRST, RD_LAST, RD_ONLY, READ_REQ, ROCE_PORT, 
                      SEND_ONLY, SYN_ACK, SYN_NAK_ACCESS, SYN_NAK_SEQ, WRITE_FIRST, WRITE_LAST,
                      WRITE_MIDDLE, WRITE_ONLY, Wire, aeth, bth, reth, roce_opcodes, sniffer)
 
+# selftests/run --timeout-scale (a debug kernel): the bounds on transfers
+# grow with it; the bounds that are the test's claim (KILL_SECS,
+# CALL_SECS) do not
+SCALE = max(1, int(os.environ.get('SROCE_TIMEOUT_SCALE', '1') or 1))
 FAKE_QPN = 0xabcde      # no QP has it: the victim's packets are dropped
 CALL_SECS = 2.0         # a victim verb must return within this
-CASE_SECS = 40          # a case child is killed after this
+CASE_SECS = 40 * SCALE  # a case child is killed after this
 KILL_SECS = 10          # a killed process must be gone within this
 
 BAD_DMESG = re.compile(r'Kernel panic|Oops|kernel BUG at|BUG:|WARNING:|-+\[ cut here \]-+|KASAN|'
@@ -266,7 +270,7 @@ def case_dup_ack_storm(env):
         while sent[0] < 256:          # the storm is on before the WRITE starts
             time.sleep(0.01)
         v.send(e.IBV_WR_RDMA_WRITE, size, 0, p.mr.buf, p.mr.rkey)
-        expect_wc(v, '4 MiB WRITE during the duplicate ACK storm', secs=30)
+        expect_wc(v, '4 MiB WRITE during the duplicate ACK storm', secs=30 * SCALE)
     finally:
         stop.set()
         t.join()
@@ -401,7 +405,7 @@ def worker(env, role, fd_out, fd_in, size):
         while True:
             me.send(e.IBV_WR_RDMA_WRITE, size, 0, peer_addr, peer_rkey)
             me.send(e.IBV_WR_RDMA_READ, size, 0, peer_addr, peer_rkey)
-            wcs = me.poll(2, 30)
+            wcs = me.poll(2, 30 * SCALE)
             if len(wcs) < 2 or any(w.status != e.IBV_WC_SUCCESS for w in wcs):
                 os.write(fd_out, ('ERR %s\n' % [w.status for w in wcs]).encode())
                 os._exit(1)
@@ -466,7 +470,7 @@ def kill_case(env, victim_dies):
         os.write(p_out, (vq + '\n').encode())
         if readline(v_in, 10) != 'UP' or readline(p_in, 10) != 'UP':
             raise Fail('the transfer processes did not connect')
-        r = readline(v_in, 30)
+        r = readline(v_in, 30 * SCALE)
         if not r or not r.startswith('ROUND'):
             raise Fail('the 8 MiB WRITE+READ round did not complete: %s' % r)
         time.sleep(0.2)            # well into the next round
@@ -480,7 +484,7 @@ def kill_case(env, victim_dies):
         if victim_dies:
             # the responder's SEND to the dead QP must end with RETRY_EXC_ERR
             os.write(p_out, b'go\n')
-            r = readline(p_in, 25)
+            r = readline(p_in, 25 * SCALE)
             env.say('the survivor\'s SEND to the dead QP: %s' % r)
             if r != 'WC %d' % e.IBV_WC_RETRY_EXC_ERR:
                 raise Fail('the survivor\'s SEND to the dead QP ended with %s, expected '
@@ -488,9 +492,9 @@ def kill_case(env, victim_dies):
             if not reap(pp, KILL_SECS):
                 raise Fail('the survivor did not exit within %d s' % KILL_SECS)
         else:
-            r = readline(v_in, 30)
+            r = readline(v_in, 30 * SCALE)
             while r and r.startswith('ROUND'):
-                r = readline(v_in, 30)
+                r = readline(v_in, 30 * SCALE)
             env.say('the requester after its responder died: %s' % r)
             if not r or not r.startswith('ERR'):
                 raise Fail('the requester did not see an error completion after its '
