@@ -12,7 +12,8 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/net-topo.sh"
 QS=
-stop_server() { [ -n "$QS" ] && { kill "$QS" 2>/dev/null; wait "$QS" 2>/dev/null; }; QS=; }
+# the server forks a child per client: end those (ours, by parent PID) too
+stop_server() { [ -n "$QS" ] && { pkill -P "$QS" 2>/dev/null; kill "$QS" 2>/dev/null; wait "$QS" 2>/dev/null; }; QS=; }
 cleanup() { stop_server; topo_down; rm -f "$SLOG"; }
 trap cleanup EXIT
 

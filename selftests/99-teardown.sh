@@ -18,7 +18,7 @@ pids=()
 
 cleanup() {
 	local p
-	for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null; done
+	for p in "${pids[@]}"; do kill -KILL -- -"$p" 2>/dev/null; done
 	topo_down
 	lsmod | grep -q '^sroce ' || modprobe sroce
 }
@@ -47,18 +47,32 @@ traffic_start() {
 }
 
 # traffic_stop: the processes must die at once when killed (nothing of
-# theirs may sleep uninterruptibly in sroce); true if they did
+# theirs may sleep uninterruptibly in sroce); true if they did. Each PID
+# is a `timeout`, which leads a process group of its own with its
+# ib_write_bw: the group is killed and watched, not only the wrapper.
+# A process that died stays in the group until it is reaped (it is the
+# wrapper's child, reparented to init): a zombie counts as gone.
+alive() {
+	local q s
+	for q in $(pgrep -g "$1"); do
+		s=$(cat "/proc/$q/stat" 2>/dev/null) || continue
+		s=${s##*) }
+		[ "${s%% *}" = Z ] || { echo "$q"; }
+	done
+}
 traffic_stop() {
-	local p n ok=0
-	for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null; done
+	local p q n ok=0
+	for p in "${pids[@]}"; do kill -KILL -- -"$p" 2>/dev/null; done
 	for n in $(seq 50); do
 		ok=1
-		for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && ok=0; done
+		for p in "${pids[@]}"; do [ -n "$(alive "$p")" ] && ok=0; done
 		[ "$ok" = 1 ] && break
 		sleep 0.2
 	done
 	for p in "${pids[@]}"; do
-		kill -0 "$p" 2>/dev/null && ktap_diag "pid $p still alive: $(cat /proc/"$p"/stack 2>/dev/null | head -5)"
+		for q in $(alive "$p"); do
+			ktap_diag "pid $q ($(cat /proc/"$q"/comm 2>/dev/null)) still alive: $(head -5 /proc/"$q"/stack 2>/dev/null)"
+		done
 		wait "$p" 2>/dev/null
 	done
 	pids=()
@@ -127,7 +141,7 @@ topo_down
 # process still holds the connection
 if topo_up sroce && traffic_start; then
 	ip netns del srpeer
-	kill -KILL "${pids[0]}" 2>/dev/null
+	kill -KILL -- -"${pids[0]}" 2>/dev/null
 	if gone sroce9; then
 		ktap_ok "namespace teardown under traffic removes its device within ${LIMIT}s"
 	else

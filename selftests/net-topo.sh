@@ -10,6 +10,12 @@
 in_peer() { ip netns exec srpeer "$@"; }
 
 topo_up() {
+	# a script stopped at its time limit may not have run its cleanup:
+	# say so and clear what it left, so the next script is not failed too
+	if [ -e /run/netns/srpeer ] || [ -e /sys/class/net/srA ]; then
+		echo "a topology was left by an earlier script: removing it"
+		topo_down
+	fi
 	ip netns add srpeer
 	ip link add srA type veth peer name srB netns srpeer
 	ip link set srA mtu 9000 up
