@@ -15,6 +15,9 @@
  * supported kernels). The pages behind the mapping become the MR's page
  * array, so copies and atomics take the same path as on a user MR.
  *
+ * A writable MR needs a dma-buf fd opened for writing (-EACCES otherwise),
+ * as a writable user MR needs writable memory.
+ *
  * Only memory the CPU can address through struct page qualifies. Refused
  * with -EOPNOTSUPP: exporters without a kernel mapping (no vmap), I/O
  * memory (a GPU's BAR: iosys_map.is_iomem), mappings of page frames
@@ -70,6 +73,7 @@ static struct page *sroce_dmabuf_page(void *va)
  * @fd: the dma-buf's file descriptor (user supplied)
  * @offset: first byte of the range in the buffer
  * @length: bytes, > 0
+ * @writable: the MR grants (local or remote) write access
  * @pages: set to a new array of the pages covering the range (kvfree())
  * @npages: set to the entries in *@pages
  *
@@ -78,11 +82,12 @@ static struct page *sroce_dmabuf_page(void *va)
  *
  * Context: process, may sleep.
  * Return: the import, or an ERR_PTR: -EBADF (not an open fd), -EINVAL
- * (not a dma-buf; range wraps or ends past the buffer), -EOPNOTSUPP (the
+ * (not a dma-buf; range wraps or ends past the buffer), -EACCES (@writable
+ * but the fd was opened read-only), -EOPNOTSUPP (the
  * buffer cannot be CPU-mapped with struct pages), -ENOMEM, or the
  * exporter's vmap error.
  */
-struct sroce_dmabuf *sroce_dmabuf_get(int fd, u64 offset, u64 length,
+struct sroce_dmabuf *sroce_dmabuf_get(int fd, u64 offset, u64 length, bool writable,
 				      struct page ***pages, unsigned long *npages)
 {
 	struct sroce_dmabuf *sdb;
@@ -103,6 +108,11 @@ struct sroce_dmabuf *sroce_dmabuf_get(int fd, u64 offset, u64 length,
 	/* the fd first: a probe with fd -1 and nothing else learns -EBADF */
 	if (!length || check_add_overflow(offset, length, &end) || end > sdb->buf->size) {
 		err = -EINVAL;
+		goto err_put_buf;
+	}
+	/* a read-only fd grants nobody, local or remote, write access */
+	if (writable && !(sdb->buf->file->f_mode & FMODE_WRITE)) {
+		err = -EACCES;
 		goto err_put_buf;
 	}
 	err = sroce_dma_buf_vmap(sdb->buf, &sdb->map);

@@ -10,7 +10,7 @@
 struct page;
 struct sroce_dmabuf;
 
-struct sroce_dmabuf *sroce_dmabuf_get(int fd, u64 offset, u64 length,
+struct sroce_dmabuf *sroce_dmabuf_get(int fd, u64 offset, u64 length, bool writable,
 				      struct page ***pages, unsigned long *npages);
 void sroce_dmabuf_put(struct sroce_dmabuf *sdb);
 

@@ -362,7 +362,8 @@ err_free_mr:
  *
  * Return: the MR or an ERR_PTR: -EBADF (@fd not open), -EINVAL (@fd not
  * a dma-buf, zero or too large length, range past the buffer's end or
- * wrapping, iova range wrapping, bad access flags), -EOPNOTSUPP
+ * wrapping, iova range wrapping, bad access flags), -EACCES (write access
+ * through an fd opened read-only), -EOPNOTSUPP
  * (unsupported access flags: on-demand paging, memory-window binding;
  * a buffer the CPU cannot map), -ENOMEM (also: MR table full).
  */
@@ -388,7 +389,8 @@ struct ib_mr *sroce_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset, u64 lengt
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL_ACCOUNT);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
-	sdb = sroce_dmabuf_get(fd, offset, length, &mr->pages, &mr->npages);
+	sdb = sroce_dmabuf_get(fd, offset, length, ib_access_writable(access),
+			       &mr->pages, &mr->npages);
 	if (IS_ERR(sdb)) {
 		err = PTR_ERR(sdb);
 		goto err_free_mr;

@@ -29,6 +29,10 @@ Cases:
             (raw ioctls past the provider: EINVAL), remote write without
             local write (EINVAL), ON_DEMAND and MW_BIND refused, rereg
             refused; the MR still works afterwards
+  readonly  a vgem buffer exported read-only (PRIME without DRM_RDWR):
+            LOCAL_WRITE or REMOTE_WRITE fail with EACCES, a REMOTE_READ MR
+            works and the peer reads the buffer (whatever the exporter of
+            the other cases; "skip readonly: why" without vgem)
   lifetime  the user closes the dma-buf fd (and the memfd, and unmaps its
             view) after registration: the MR keeps the buffer, traffic in
             and out still byte-exact; dereg then drops the last reference
@@ -92,7 +96,7 @@ def expect_errno(what, want, fn, *args):
     wants = want if isinstance(want, tuple) else (want,)
     if got not in wants:
         raise Fail('%s: errno %s, expected %s' % (
-            what, errno.errorcode.get(got, got), '/'.join(errno.errorcode[w] for w in wants)))
+            what, errno.errorcode.get(got, got), '/'.join(errno.errorcode.get(w, str(w)) for w in wants)))
 
 
 # ---- exporters ---------------------------------------------------------------
@@ -110,7 +114,7 @@ F_ADD_SEALS, F_SEAL_SHRINK = 1033, 2
 class Buffer:
     """A dma-buf of SIZE bytes (fd) and the exporter's CPU view of it (view)."""
 
-    def __init__(self, kind, size=SIZE):
+    def __init__(self, kind, size=SIZE, writable=True):
         self.kind, self.size, self.memfd, self.drm = kind, size, -1, -1
         if kind == 'udmabuf':
             self.memfd = os.memfd_create('sroce-dmabuf', os.MFD_ALLOW_SEALING)
@@ -131,11 +135,14 @@ class Buffer:
             handle, size_got = struct.unpack_from('=I', arg, 16)[0], struct.unpack_from('=Q', arg, 24)[0]
             if size_got < size:
                 raise Fail('vgem dumb buffer of %d bytes, asked for %d' % (size_got, size))
-            arg = bytearray(struct.pack('=IIi', handle, os.O_CLOEXEC | os.O_RDWR, -1))
+            flags = os.O_CLOEXEC | (os.O_RDWR if writable else 0)
+            arg = bytearray(struct.pack('=IIi', handle, flags, -1))
             fcntl.ioctl(self.drm, DRM_IOCTL_PRIME_HANDLE_TO_FD, arg, True)
             self.fd = struct.unpack_from('=i', arg, 8)[0]
-            self.view = mmap.mmap(self.fd, size, mmap.MAP_SHARED)
-        self.view[:] = bytes(size)
+            self.view = mmap.mmap(self.fd, size, mmap.MAP_SHARED, mmap.PROT_READ |
+                                  (mmap.PROT_WRITE if writable else 0))
+        if writable:
+            self.view[:] = bytes(size)
 
     def put(self, off, data):
         self.view[off:off + len(data)] = data
@@ -463,6 +470,31 @@ def case_refused(w):
     buf.close()
 
 
+class Skip(Exception):
+    """A case cannot run here; the message says why."""
+
+
+def case_readonly(w):
+    try:
+        vgem_card()
+    except Fail as ex:
+        raise Skip('%s (modprobe vgem)' % ex) from ex
+    buf = Buffer('vgem', writable=False)
+    expect_errno('LOCAL_WRITE through a read-only dma-buf fd', errno.EACCES,
+                 DmaBufMR, w.pd, PAGE, e.IBV_ACCESS_LOCAL_WRITE, buf.fd, 0)
+    expect_errno('REMOTE_WRITE through a read-only dma-buf fd', errno.EACCES,
+                 DmaBufMR, w.pd, PAGE, RW, buf.fd, 0)
+    mr = DmaBufMR(w.pd, LEN, e.IBV_ACCESS_REMOTE_READ, dmabuf=buf.fd, offset=OFF)
+    a, b, pmr = w.pair()
+    pmr.write(b'\xff' * 64, 64, 0)
+    b.post(e.IBV_WR_RDMA_READ, pmr.buf, 64, pmr.lkey, OFF, mr.rkey)
+    b.wait('RDMA READ of a read-only dma-buf MR')
+    if pmr.read(64, 0) != buf.get(OFF, 64):
+        raise Fail('RDMA READ of the read-only buffer: other data')
+    mr.close()
+    buf.close()
+
+
 def case_lifetime(w):
     base = dmabuf_count()
     print('# dma-bufs in debugfs before: %s' % base)
@@ -531,6 +563,8 @@ def main():
         try:
             CASES[name](w)
             print('ok %s' % name)
+        except Skip as ex:
+            print('skip %s: %s' % (name, ex))
         except (Fail, PyverbsError, OSError) as ex:
             print('not ok %s: %s' % (name, ex))
             bad += 1
