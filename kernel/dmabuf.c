@@ -13,7 +13,10 @@
  * is pinned, like one from ib_umem_dmabuf_get_pinned(): no move_notify is
  * needed (and none is offered: CONFIG_DMABUF_MOVE_NOTIFY is off in the
  * supported kernels). The pages behind the mapping become the MR's page
- * array, so copies and atomics take the same path as on a user MR.
+ * array, so copies and atomics take the same path as on a user MR. They
+ * are the exporter's for as long as the mapping exists; no page
+ * references are taken (an exporter's pages need not be refcounted
+ * individually, e.g. the tail pages of a non-compound allocation).
  *
  * A writable MR needs a dma-buf fd opened for writing (-EACCES otherwise),
  * as a writable user MR needs writable memory.
