@@ -7,6 +7,8 @@
 #ifndef SROCE_COMPAT_H
 #define SROCE_COMPAT_H
 
+#include <linux/dma-buf.h>
+#include <linux/iosys-map.h>
 #include <linux/mm.h>
 #include <linux/version.h>
 #include <rdma/ib_verbs.h>
@@ -27,6 +29,43 @@ static inline struct ib_udata *sroce_cq_udata(struct uverbs_attr_bundle *attrs)
 static inline struct ib_udata *sroce_cq_udata(struct ib_udata *udata)
 {
 	return udata;
+}
+#endif
+
+/*
+ * ib_device_ops.reg_user_mr_dmabuf: 6.12 (the mlx5 data-direct series)
+ * replaced the trailing struct ib_udata with the uverbs attribute bundle.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+#define SROCE_REG_DMABUF_ARG	struct uverbs_attr_bundle
+#else
+#define SROCE_REG_DMABUF_ARG	struct ib_udata
+#endif
+
+/*
+ * 6.2 moved dma_buf_vmap()'s locking to the caller (the buffer's
+ * reservation lock); the _unlocked variants take it. 6.1's dma_buf_vmap()
+ * locks by itself.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+static inline int sroce_dma_buf_vmap(struct dma_buf *buf, struct iosys_map *map)
+{
+	return dma_buf_vmap_unlocked(buf, map);
+}
+
+static inline void sroce_dma_buf_vunmap(struct dma_buf *buf, struct iosys_map *map)
+{
+	dma_buf_vunmap_unlocked(buf, map);
+}
+#else
+static inline int sroce_dma_buf_vmap(struct dma_buf *buf, struct iosys_map *map)
+{
+	return dma_buf_vmap(buf, map);
+}
+
+static inline void sroce_dma_buf_vunmap(struct dma_buf *buf, struct iosys_map *map)
+{
+	dma_buf_vunmap(buf, map);
 }
 #endif
 

@@ -4,7 +4,8 @@
  *
  * A user MR pins its memory with ib_umem_get() and keeps an array of the
  * pinned pages, so translating an iova is one subtraction and one index; a
- * DM MR does the same with the pages of its device memory (dm.c). A
+ * DM MR does the same with the pages of its device memory (dm.c), a
+ * dma-buf MR with the pages of another driver's buffer (dmabuf.c). A
  * DMA MR (get_dma_mr, kernel users only) covers all kernel memory: the
  * device has no dma_device, so ib_uses_virt_dma() holds and the "DMA
  * addresses" kernel ULPs put in their SGEs are kernel virtual addresses.
@@ -33,6 +34,7 @@
 
 #include "sroce.h"
 #include "dm.h"
+#include "dmabuf.h"
 
 #define SROCE_MR_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
 			 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC | \
@@ -345,6 +347,76 @@ err_free_mr:
 }
 
 /**
+ * sroce_reg_user_mr_dmabuf() - ib_device_ops.reg_user_mr_dmabuf
+ * @ibpd: the PD
+ * @offset: first byte of the MR in the dma-buf
+ * @length: bytes, > 0
+ * @iova: the address the MR is accessed at (any value)
+ * @fd: the dma-buf's file descriptor; the MR keeps its own reference
+ * @access: IB_ACCESS_*: local and remote access, no on-demand paging
+ * @arg: unused (udata on 6.1, the attribute bundle on 6.12)
+ *
+ * An ordinary MR on the pages of a CPU-mappable dma-buf, pinned until
+ * deregistration (dmabuf.c). Memory windows do not bind to it and it is
+ * not re-registered (-EOPNOTSUPP from rereg_user_mr).
+ *
+ * Return: the MR or an ERR_PTR: -EBADF (@fd not open), -EINVAL (@fd not
+ * a dma-buf, zero or too large length, range past the buffer's end or
+ * wrapping, iova range wrapping, bad access flags), -EACCES (write access
+ * through an fd opened read-only), -EOPNOTSUPP
+ * (unsupported access flags: on-demand paging, memory-window binding;
+ * a buffer the CPU cannot map), -ENOMEM (also: MR table full).
+ */
+struct ib_mr *sroce_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset, u64 length,
+				       u64 iova, int fd, int access,
+				       SROCE_REG_DMABUF_ARG *arg)
+{
+	struct sroce_dmabuf *sdb;
+	struct sroce_mr *mr;
+	u64 end;
+	int err;
+
+	err = sroce_mr_check_access(access);
+	if (err)
+		return ERR_PTR(err);
+	/* pinned for the MR's life: no dynamic (ODP-like) import */
+	if (access & (IB_ACCESS_ON_DEMAND | IB_ACCESS_HUGETLB | IB_ACCESS_MW_BIND))
+		return ERR_PTR(-EOPNOTSUPP);
+	/* a zero length is refused after the fd: the NCCL probe gets -EBADF */
+	if (length > SROCE_MAX_MR_SIZE || check_add_overflow(iova, length, &end))
+		return ERR_PTR(-EINVAL);
+
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL_ACCOUNT);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	sdb = sroce_dmabuf_get(fd, offset, length, ib_access_writable(access),
+			       &mr->pages, &mr->npages);
+	if (IS_ERR(sdb)) {
+		err = PTR_ERR(sdb);
+		goto err_free_mr;
+	}
+	mr->dmabuf = sdb;
+	mr->access = access;
+	mr->offset = offset_in_page(offset);
+	mr->ibmr.iova = iova;
+	mr->iova = iova;
+	mr->len = length;
+	mr->ibmr.length = length;
+	mr->ibmr.page_size = PAGE_SIZE;
+	err = sroce_mr_add(sroce_to_dev(ibpd->device), mr);
+	if (err)
+		goto err_put_dmabuf;
+	return &mr->ibmr;
+
+err_put_dmabuf:
+	kvfree(mr->pages);
+	sroce_dmabuf_put(sdb);
+err_free_mr:
+	kfree(mr);
+	return ERR_PTR(err);
+}
+
+/**
  * sroce_rereg_user_mr() - ib_device_ops.rereg_user_mr
  * @ibmr: the user MR
  * @flags: IB_MR_REREG_TRANS, _PD, _ACCESS
@@ -362,7 +434,7 @@ err_free_mr:
  * then on (sroce_dereg_mr() leaves the new entry alone).
  *
  * Return: the new MR, or an ERR_PTR (as sroce_reg_user_mr(); -EOPNOTSUPP
- * for a DMA or fast-registration MR).
+ * for a DMA, DM, dma-buf or fast-registration MR).
  */
 struct ib_mr *sroce_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start, u64 length,
 				  u64 iova, int access, struct ib_pd *pd,
@@ -414,6 +486,7 @@ int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
 	struct sroce_mr *mr = sroce_to_mr(ibmr);
 	struct ib_umem *umem = mr->umem;
+	struct sroce_dmabuf *sdb = mr->dmabuf;
 	struct page **pages = mr->pages;
 	u64 *pbl = mr->pbl;
 
@@ -433,6 +506,8 @@ int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	kvfree(pages);
 	kfree(pbl);
 	ib_umem_release(umem);
+	if (sdb)
+		sroce_dmabuf_put(sdb);
 	if (mr)
 		kfree_rcu(mr, rcu);	/* a lookup may still be looking at it */
 	return 0;
@@ -600,7 +675,7 @@ int sroce_mr_invalidate(struct sroce_dev *sdev, struct ib_pd *pd, u32 key)
 /* A DMA MR (get_dma_mr): kernel virtual addresses, no page array */
 static bool sroce_mr_is_dma(const struct sroce_mr *mr)
 {
-	return !mr->umem && !mr->dm && !mr->frmr;
+	return !mr->umem && !mr->dm && !mr->dmabuf && !mr->frmr;
 }
 
 /* [@iova, @iova + @len) inside @mr, without wrapping */

@@ -208,7 +208,15 @@ void sroce_responder_send_reads(struct sroce_qp *qp)
 				sroce_odp_wait(qp);
 				return;
 			}
-			sroce_resp_fatal(qp, SROCE_NAK_REM_ACCESS);
+			/*
+			 * The MR went (deregistered, invalidated) under a READ
+			 * already answered in part. The NAK names the response
+			 * that failed: resp->psn is past every request received,
+			 * possibly the requester's next PSN, which it would take
+			 * for a PSN never sent and retry until exhausted.
+			 */
+			sroce_send_ack(qp, sroce_aeth_syn_nak(SROCE_NAK_REM_ACCESS), rd->psn);
+			sroce_qp_set_error(qp);
 			return;
 		}
 		sroce_pkt_xmit(qp, skb, n);

@@ -189,6 +189,8 @@ void sroce_qp_sync_cq(struct ib_cq *ibcq);
  *	consumer, who changes them before posting IB_WR_REG_MR)
  * @dm: a DM MR (reg_dm_mr): zero-based, on @pages of a DM the core keeps
  *	alive while the MR exists
+ * @dmabuf: a dma-buf MR (reg_user_mr_dmabuf): @pages are the buffer's,
+ *	kept mapped by this import until deregistration (dmabuf.c)
  * @frmr: a fast-registration MR (ib_alloc_mr): memory given by map_mr_sg,
  *	made accessible by IB_WR_REG_MR, revoked by (remote) invalidation
  * @valid: FR: registered and not invalidated
@@ -215,6 +217,7 @@ struct sroce_mr {
 	u64 len;
 	u32 key;
 	bool dm;
+	struct sroce_dmabuf *dmabuf;
 	bool frmr;
 	bool valid;
 	u32 gen;
@@ -247,6 +250,9 @@ int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 struct ib_mr *sroce_reg_dm_mr(struct ib_pd *ibpd, struct ib_dm *ibdm,
 			      struct ib_dm_mr_attr *attr,
 			      struct uverbs_attr_bundle *attrs);
+struct ib_mr *sroce_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset, u64 length,
+				       u64 iova, int fd, int access,
+				       SROCE_REG_DMABUF_ARG *arg);
 struct ib_mr *sroce_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start, u64 length,
 				  u64 iova, int access, struct ib_pd *pd,
 				  struct ib_udata *udata);

@@ -286,6 +286,7 @@ const struct ib_device_ops sroce_dev_ops = {
 	.query_port = sroce_query_port,
 	.reg_dm_mr = sroce_reg_dm_mr,
 	.reg_user_mr = sroce_reg_user_mr,
+	.reg_user_mr_dmabuf = sroce_reg_user_mr_dmabuf,
 	.rereg_user_mr = sroce_rereg_user_mr,
 	.req_notify_cq = sroce_req_notify_cq,
 	.resize_cq = sroce_resize_cq,

@@ -35,6 +35,29 @@ struct ibv_mr *sroce_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 }
 
 /*
+ * ibv_reg_dmabuf_mr: an MR on the pages of a CPU-mappable dma-buf (the
+ * kernel imports it; see Documentation/design.rst). @iova is the address
+ * work requests use; libibverbs sets ibv_mr.addr to @offset.
+ */
+struct ibv_mr *sroce_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length,
+				   uint64_t iova, int fd, int access)
+{
+	struct verbs_mr *vmr;
+	int ret;
+
+	vmr = calloc(1, sizeof(*vmr));
+	if (!vmr)
+		return NULL;
+	ret = ibv_cmd_reg_dmabuf_mr(pd, offset, length, iova, fd, access, vmr, NULL);
+	if (ret) {
+		free(vmr);
+		errno = ret;
+		return NULL;
+	}
+	return &vmr->ibv_mr;
+}
+
+/*
  * Prefetch (or, NO_FAULT, map what is present of) ODP MR ranges; the
  * kernel faults them in before it returns, whatever @flags say.
  */

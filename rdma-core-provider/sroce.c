@@ -81,6 +81,7 @@ static const struct verbs_context_ops sroce_ctx_ops = {
 	.create_ah = sroce_create_ah,
 	.destroy_ah = sroce_destroy_ah,
 	.reg_mr = sroce_reg_mr,
+	.reg_dmabuf_mr = sroce_reg_dmabuf_mr,
 	.dereg_mr = sroce_dereg_mr,
 	.advise_mr = sroce_advise_mr,
 	.create_cq = sroce_create_cq,

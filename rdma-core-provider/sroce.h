@@ -206,6 +206,8 @@ struct ibv_cq_ex *sroce_create_cq_ex(struct ibv_context *ibctx,
 struct ibv_mr *sroce_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 			    uint64_t hca_va, int access);
 int sroce_dereg_mr(struct verbs_mr *vmr);
+struct ibv_mr *sroce_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length,
+				   uint64_t iova, int fd, int access);
 int sroce_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
 		    uint32_t flags, struct ibv_sge *sg_list, uint32_t num_sge);
 struct ibv_mw *sroce_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
