@@ -24,6 +24,7 @@ trap cleanup EXIT
 
 CASES=(caps write read send atomic invalidate advise refused unmapped)
 py_case() {
+	sed -n "s/^info $1: //p" "$LOG"	# what the case measured
 	grep -qx "ok $1" "$LOG" && return 0
 	grep -E "^not ok $1:" "$LOG" ||
 		{ echo "odp_verbs.py reported nothing for $1:"; tail -n 5 "$LOG"; }

@@ -174,7 +174,7 @@ def case(name, dev, ctx, pd, gid):
         rdma(a, e.IBV_WR_RDMA_READ, src, 0, SIZE, dst, 0, 'READ from a dropped ODP MR')
         if src.get(0, SIZE) != data:
             raise Fail('READ: the data read differs')
-        print('READ of %d KiB, both sides cold: %d odp_faults, %d retransmits' %
+        print('info read: a %d KiB READ, both sides cold: %d odp_faults, %d retransmits' %
               (SIZE >> 10, faults(dev) - before[0],
                rc_verbs.counter(dev, 'retransmits') - before[1]), flush=True)
     elif name == 'send':
