@@ -67,10 +67,10 @@ trap cleanup EXIT
 
 require_cmd iscsiadm iscsid > /dev/null || ktap_skip_all "open-iscsi missing"
 for m in iscsi_target_mod ib_isert ib_iser target_core_iblock brd; do
-	require_module "$m" > /dev/null || ktap_skip_all "module $m missing"
+	modprobe -n -q "$m" || ktap_skip_all "module $m missing"
 done
 unload > /dev/null 2>&1
-modprobe -r brd	# loaded again with our size by setup()
+modprobe -r brd 2>/dev/null	# loaded with our size by setup()
 
 target() {
 	mkdir -p "$T" &&

@@ -57,10 +57,10 @@ cleanup() {
 trap cleanup EXIT
 
 for m in ib_srpt ib_srp target_core_iblock brd; do
-	require_module "$m" > /dev/null || ktap_skip_all "module $m missing"
+	modprobe -n -q "$m" || ktap_skip_all "module $m missing"
 done
 unload > /dev/null 2>&1
-modprobe -r brd	# loaded again with our size by setup()
+modprobe -r brd 2>/dev/null	# loaded with our size by setup()
 
 # wwns: the target port names ib_srpt accepts for sroce8 port 1: its GUID
 # form (the GID's interface ID, xxxx:xxxx:xxxx:xxxx) and its GID form
