@@ -11,9 +11,10 @@
 # registration and invalidates them locally or by the target's SEND with
 # Invalidate; ib_isert moves the data with RDMA READ and WRITE. Target and
 # initiator run in init_net (neither is namespace-aware): the initiator
-# reaches the target's address on the same sroce device. open-iscsi keeps
-# its node database in /etc/iscsi: a tmpfs over it holds a private one
-# (the VM's root file system is read-only).
+# reaches the target's address on the same sroce device, through the local
+# path and, for one more 8 MiB, with the loopback parameter off (through
+# lo). open-iscsi keeps its node database in /etc/iscsi: a tmpfs over it
+# holds a private one (the VM's root file system is read-only).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/bounded.sh"
 
@@ -23,6 +24,7 @@ INI=iqn.2026-11.org.sroce:iser-initiator
 TPG=$CFG/iscsi/$IQN/tpgt_1
 NP=192.0.2.1:3260
 T=/tmp/97-iser.$$
+PARAM=/sys/module/sroce/parameters/loopback
 ISCSID=
 scale=${SROCE_TIMEOUT_SCALE:-1}
 
@@ -61,6 +63,7 @@ cleanup() {
 	rdma link delete sroce8 2>/dev/null
 	ip link del srA 2>/dev/null
 	modprobe -r brd 2>/dev/null
+	[ -w "$PARAM" ] && echo Y > "$PARAM"
 	rm -rf "$T"
 }
 trap cleanup EXIT
@@ -166,14 +169,25 @@ login() {
 }
 
 data() {
-	local dev
+	local dev off=$1
 	dev=$(find_dev) || return 1
 	head -c 8M /dev/urandom > "$T/pat" &&
-	bounded $((120 * scale)) dd if="$T/pat" of="$dev" bs=1M oflag=direct status=none &&
-	bounded $((120 * scale)) dd if="$dev" of="$T/back" bs=1M count=8 iflag=direct status=none &&
+	bounded $((120 * scale)) dd if="$T/pat" of="$dev" bs=1M seek="$off" oflag=direct status=none &&
+	bounded $((120 * scale)) dd if="$dev" of="$T/back" bs=1M skip="$off" count=8 iflag=direct status=none &&
 	cmp "$T/pat" "$T/back" &&
-	dd if=/dev/ram0 of="$T/disk" bs=1M count=8 iflag=direct status=none &&
+	dd if=/dev/ram0 of="$T/disk" bs=1M skip="$off" count=8 iflag=direct status=none &&
 	cmp "$T/pat" "$T/disk"
+}
+
+# lo_data: the same at 24 MiB with the loopback parameter off: every
+# packet goes through lo and the IP stack, ICRC and all
+lo_data() {
+	[ -w "$PARAM" ] || { echo "no loopback parameter"; return 4; }
+	echo N > "$PARAM" || return 1
+	data 24
+	local rc=$?
+	echo Y > "$PARAM"
+	return $rc
 }
 
 fio_verify() {
@@ -196,7 +210,7 @@ logout() {
 	! find_dev
 }
 
-ktap_header 9
+ktap_header 10
 dmesg_mark
 ktap_result "RAM disk behind LIO iSCSI with an iSER portal on sroce8 ($NP)" target
 if initiator_conf; then
@@ -209,13 +223,20 @@ else
 fi
 ktap_result "SendTargets discovery ($NP, iface iser)" discover
 ktap_result "login over iSER: SCSI disk" login
-ktap_result "8 MiB written and read back byte-exact (O_DIRECT), on the RAM disk too" data
+ktap_result "8 MiB written and read back byte-exact (O_DIRECT), on the RAM disk too" data 0
 out=$(fio_verify 2>&1); rc=$?
 [ -z "$out" ] || ktap_diag "$out"
 case $rc in
 0) ktap_ok "fio random writes 4K-128K, iodepth 8, crc32c verified" ;;
 4) ktap_skip "fio random writes 4K-128K, iodepth 8, crc32c verified" "fio missing" ;;
 *) ktap_fail "fio random writes 4K-128K, iodepth 8, crc32c verified" ;;
+esac
+out=$(lo_data 2>&1); rc=$?
+[ -z "$out" ] || ktap_diag "$out"
+case $rc in
+0) ktap_ok "loopback=N (through lo): 8 MiB written and read back, on the RAM disk too" ;;
+4) ktap_skip "loopback=N (through lo): 8 MiB written and read back, on the RAM disk too" "no loopback parameter" ;;
+*) ktap_fail "loopback=N (through lo): 8 MiB written and read back, on the RAM disk too" ;;
 esac
 ktap_result "logout, node record deleted" logout
 stop_iscsid

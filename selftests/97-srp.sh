@@ -11,13 +11,16 @@
 # invalidates them locally or by the target's SEND with Invalidate;
 # ib_srpt moves the data with RDMA READ and WRITE through the rw API.
 # Target and initiator run in init_net (neither is namespace-aware): the
-# initiator reaches the target's address on the same sroce device.
+# initiator reaches the target's address on the same sroce device, through
+# the local path and, for one more 8 MiB, with the loopback parameter off
+# (through lo).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/bounded.sh"
 
 CFG=/sys/kernel/config/target
 PORT=5555
 T=/tmp/97-srp.$$
+PARAM=/sys/module/sroce/parameters/loopback
 scale=${SROCE_TIMEOUT_SCALE:-1}
 
 # teardown: log out, then the LIO configuration from the leaves up
@@ -52,6 +55,7 @@ cleanup() {
 	rdma link delete sroce8 2>/dev/null
 	ip link del srA 2>/dev/null
 	modprobe -r brd 2>/dev/null
+	[ -w "$PARAM" ] && echo Y > "$PARAM"
 	rm -rf "$T"
 }
 trap cleanup EXIT
@@ -137,17 +141,27 @@ login() {
 # data: 8 MiB of random data through the initiator, read back, and on the
 # RAM disk
 data() {
-	local dev
+	local dev off=$1
 	dev=$(find_dev) || return 1
 	head -c 8M /dev/urandom > "$T/pat" &&
-	bounded $((120 * scale)) dd if="$T/pat" of="$dev" bs=1M oflag=direct status=none &&
-	bounded $((120 * scale)) dd if="$dev" of="$T/back" bs=1M count=8 iflag=direct status=none &&
+	bounded $((120 * scale)) dd if="$T/pat" of="$dev" bs=1M seek="$off" oflag=direct status=none &&
+	bounded $((120 * scale)) dd if="$dev" of="$T/back" bs=1M skip="$off" count=8 iflag=direct status=none &&
 	cmp "$T/pat" "$T/back" &&
-	dd if=/dev/ram0 of="$T/disk" bs=1M count=8 iflag=direct status=none &&
+	dd if=/dev/ram0 of="$T/disk" bs=1M skip="$off" count=8 iflag=direct status=none &&
 	cmp "$T/pat" "$T/disk"
 }
 
-# fio_verify: random 4 KiB - 128 KiB writes, 8 deep, checked
+# lo_data: the same at 24 MiB with the loopback parameter off: every
+# packet goes through lo and the IP stack, ICRC and all
+lo_data() {
+	[ -w "$PARAM" ] || { echo "no loopback parameter"; return 4; }
+	echo N > "$PARAM" || return 1
+	data 24
+	local rc=$?
+	echo Y > "$PARAM"
+	return $rc
+}
+
 fio_verify() {
 	local dev rc
 	command -v fio > /dev/null || { echo "fio missing"; return 4; }
@@ -176,17 +190,24 @@ logout() {
 	return 1
 }
 
-ktap_header 7
+ktap_header 8
 dmesg_mark
 ktap_result "RAM disk behind ib_srpt on sroce8 (RDMA/CM port $PORT)" setup
 ktap_result "ib_srp add_target dest=192.0.2.1:$PORT: SCSI disk" login
-ktap_result "8 MiB written and read back byte-exact (O_DIRECT), on the RAM disk too" data
+ktap_result "8 MiB written and read back byte-exact (O_DIRECT), on the RAM disk too" data 0
 out=$(fio_verify 2>&1); rc=$?
 [ -z "$out" ] || ktap_diag "$out"
 case $rc in
 0) ktap_ok "fio random writes 4K-128K, iodepth 8, crc32c verified" ;;
 4) ktap_skip "fio random writes 4K-128K, iodepth 8, crc32c verified" "fio missing" ;;
 *) ktap_fail "fio random writes 4K-128K, iodepth 8, crc32c verified" ;;
+esac
+out=$(lo_data 2>&1); rc=$?
+[ -z "$out" ] || ktap_diag "$out"
+case $rc in
+0) ktap_ok "loopback=N (through lo): 8 MiB written and read back, on the RAM disk too" ;;
+4) ktap_skip "loopback=N (through lo): 8 MiB written and read back, on the RAM disk too" "no loopback parameter" ;;
+*) ktap_fail "loopback=N (through lo): 8 MiB written and read back, on the RAM disk too" ;;
 esac
 ktap_result "logout (srp_remote_ports delete)" logout
 ktap_result "target torn down, ib_srp ib_srpt LIO unloaded" eval 'teardown && unload'
