@@ -43,7 +43,7 @@ unload() {
 		 target_core_iblock target_core_file target_core_pscsi \
 		 target_core_user target_core_mod; do
 		[ -d "/sys/module/$m" ] || continue
-		timeout 30 modprobe -r "$m" || { ls "/sys/module/$m/holders"; return 1; }
+		timeout 30 modprobe -r "$m" || { echo "$m held by: $(ls "/sys/module/$m/holders")"; return 1; }
 	done
 }
 
@@ -121,8 +121,7 @@ initiator_conf() {
 }
 
 iscsid_up() {
-	local n
-	for n in $(seq $((50 * scale))); do
+	for _ in $(seq $((50 * scale))); do
 		# listening on its abstract control socket
 		grep -q ISCSIADM_ABSTRACT_NAMESPACE /proc/net/unix && return 0
 		kill -0 "$ISCSID" 2>/dev/null || { echo "iscsid exited:"; tail -n 5 "$T/iscsid.log"; return 1; }
@@ -157,10 +156,9 @@ find_dev() {
 }
 
 login() {
-	local n
 	bounded $((60 * scale)) iscsiadm -m node -T "$IQN" -p "$NP" -I iser --login || { why; return 1; }
 	iscsiadm -m session | grep -q "^iser: .*$IQN" || { iscsiadm -m session; return 1; }
-	for n in $(seq $((150 * scale))); do
+	for _ in $(seq $((150 * scale))); do
 		find_dev && return 0
 		sleep 0.1
 	done

@@ -45,7 +45,7 @@ unload() {
 	for m in ib_srp scsi_transport_srp ib_srpt target_core_iblock target_core_file \
 		 target_core_pscsi target_core_user target_core_mod; do
 		[ -d "/sys/module/$m" ] || continue
-		timeout 30 modprobe -r "$m" || { ls "/sys/module/$m/holders"; lsmod | grep target; ls -R "$CFG" | head -30; return 1; }
+		timeout 30 modprobe -r "$m" || { echo "$m held by: $(ls "/sys/module/$m/holders")"; return 1; }
 	done
 }
 
@@ -122,14 +122,14 @@ find_dev() {
 }
 
 login() {
-	local g n
+	local g
 	g=$(cat /sys/module/ib_srpt/parameters/srpt_service_guid) || return 1
 	g=${g#0x}
 	[ -e /sys/class/infiniband_srp/srp-sroce8-1/add_target ] || {
 		echo "no srp-sroce8-1 host:"; ls /sys/class/infiniband_srp/; return 1; }
 	echo "id_ext=$g,ioc_guid=$g,dest=192.0.2.1:$PORT" > \
 		/sys/class/infiniband_srp/srp-sroce8-1/add_target || return 1
-	for n in $(seq $((150 * scale))); do
+	for _ in $(seq $((150 * scale))); do
 		find_dev && return 0
 		sleep 0.1
 	done
@@ -177,13 +177,13 @@ fio_verify() {
 }
 
 logout() {
-	local p n
+	local p
 	for p in /sys/class/srp_remote_ports/port-*/delete; do
 		[ -e "$p" ] || { echo "no SRP remote port"; return 1; }
 		echo 1 > "$p" || return 1
 	done
-	for n in $(seq $((100 * scale))); do
-		ls /sys/class/srp_remote_ports/ 2>/dev/null | grep -q . || return 0
+	for _ in $(seq $((100 * scale))); do
+		compgen -G "/sys/class/srp_remote_ports/*" > /dev/null || return 0
 		sleep 0.1
 	done
 	echo "remote port still there:"; ls /sys/class/srp_remote_ports/
