@@ -135,11 +135,16 @@ iscsid_up() {
 why() {
 	echo "iscsid:"; tail -n 15 "$T/iscsid.log"
 	echo "kernel:"; dmesg | tail -n 40
+	rdma statistic show link sroce8/1
 	[ -e /sys/kernel/debug/sroce/qps ] && timeout 5 cat /sys/kernel/debug/sroce/qps
 }
 
+# (usually 2-5 s; on a loaded host a first discovery was seen taking 35 s
+# and once more than 60 s: the bound is generous, the time is shown)
 discover() {
-	bounded $((60 * scale)) iscsiadm -m discovery -t sendtargets -p "$NP" -I iser || { why; return 1; }
+	local t0=$SECONDS
+	bounded $((90 * scale)) iscsiadm -m discovery -t sendtargets -p "$NP" -I iser || { why; return 1; }
+	echo "took $((SECONDS - t0)) s"
 }
 
 # find_dev: the SCSI disk of our iSCSI session
