@@ -117,6 +117,21 @@ def load_raw(path):
     return meta, samples
 
 
+# the real-client rows (scripts/bench-clients): tool, the number, its
+# title and unit; lower is better for latencies
+CLIENTS = (("nvmeof_randread", "iops", "NVMe-oF/RDMA fio 4 KiB random read, QD16", "IOPS"),
+           ("nvmeof_seqread", "bw_MBps", "NVMe-oF/RDMA fio 128 KiB sequential read, QD4", "MiB/s"),
+           ("ucx_tag_bw", "bw_MBps", "UCX ucx_perftest tag_bw 64 KiB, rc_verbs", "MB/s"),
+           ("ucx_tag_lat", "lat_typ_us", "UCX ucx_perftest tag_lat 8 B, rc_verbs", "µs"))
+# the client rows' columns: NVMe-oF runs host and target on one device
+# (the kernel ULPs live in init_net), UCX runs across the veth like the
+# veth perftest rows
+CLIENT_IMPLS = (("sroce", "sroce"), ("rxe", "rxe"))
+# rows rxe cannot produce (scripts/bench-clients says why): "n/a", not a failure
+CLIENT_NA = {("rxe", "ucx_tag_bw"): "n/a (UCX's UD wire-up fails on rxe)",
+             ("rxe", "ucx_tag_lat"): "n/a (UCX's UD wire-up fails on rxe)"}
+
+
 def summarize(series, meta, samples):
     """one summary row per (path, tool, size); every expected row is
     present, with None where no sample succeeded"""
@@ -132,7 +147,8 @@ def summarize(series, meta, samples):
                 for s in sel if not s.get("ok")]
 
     sizes = [int(x) for x in meta.get("bw_sizes", "").split()]
-    for topo in PATHS:
+    groups = meta.get("rows", "perftest,tcp,clients").split(",")
+    for topo in PATHS if "perftest" in groups else ():
         for tool in meta.get("bw_tools", "").split():
             for size in sizes:
                 row = {"kernel": series, "path": topo, "kind": "bw", "tool": tool, "size": size}
@@ -147,7 +163,7 @@ def summarize(series, meta, samples):
                         "failures": failures(sel)}
                 row["ratio"] = {"bw": ratio(row["sroce"]["bw_MBps"], row["rxe"]["bw_MBps"]),
                                 "mpps": ratio(row["sroce"]["mpps"], row["rxe"]["mpps"])}
-                if topo == "veth":
+                if topo == "veth" and "tcp" in groups:
                     sel = pick("veth", "tcp", "iperf3", size)
                     row["tcp"] = {"bw_MBps": stats([s.get("bw_MBps") for s in sel if s.get("ok")]),
                                   "failures": failures(sel)}
@@ -164,6 +180,18 @@ def summarize(series, meta, samples):
                 row["ratio"] = {"lat_typ": ratio(row["sroce"]["lat_typ_us"], row["rxe"]["lat_typ_us"]),
                                 "lat_p99": ratio(row["sroce"]["lat_p99_us"], row["rxe"]["lat_p99_us"])}
                 rows.append(row)
+    if meta.get("clients"):
+        for tool, key, _, _ in CLIENTS:
+            row = {"kernel": series, "path": "clients", "kind": "client", "tool": tool,
+                   "size": 0, "key": key}
+            for impl, _ in CLIENT_IMPLS:
+                sel = [s for s in samples if s.get("topo") == "clients" and s.get("impl") == impl
+                       and s.get("tool") == tool]
+                row[impl] = {key: stats([s.get(key) for s in sel if s.get("ok")]),
+                             "failures": failures(sel)}
+                row["size"] = next((s["size"] for s in sel if s.get("size")), 0)
+            row["ratio"] = {key: ratio(row["sroce"][key], row["rxe"][key])}
+            rows.append(row)
     return rows
 
 
@@ -171,6 +199,11 @@ def missing(rows):
     """names of rows where some implementation produced no number"""
     out = []
     for r in rows:
+        if r["kind"] == "client":
+            out += ["%s clients %s %s" % (r["kernel"], impl, r["tool"])
+                    for impl, _ in CLIENT_IMPLS
+                    if not r[impl][r["key"]] and (impl, r["tool"]) not in CLIENT_NA]
+            continue
         key = "bw_MBps" if r["kind"] == "bw" else "lat_typ_us"
         impls = [i for i, _ in IMPLS[r["path"]]] + (["tcp"] if "tcp" in r else [])
         for impl in impls:
@@ -195,7 +228,7 @@ def markdown(report):
             bw = [r for r in rows if r["path"] == topo and r["kind"] == "bw"]
             if bw:
                 head = ["op", "size", "%s MB/s" % a, "%s MB/s" % b, "ratio"]
-                if topo == "veth":
+                if "tcp" in bw[0]:
                     head.append("TCP MB/s")
                 head += ["%s Mpps" % a, "%s Mpps" % b, "doorbells/post"]
                 out += ["### %s: bandwidth" % topo, "", "| " + " | ".join(head) + " |",
@@ -203,7 +236,7 @@ def markdown(report):
                 for r in bw:
                     line = [SHORT[r["tool"]], size_str(r["size"]), cell(r["sroce"]["bw_MBps"]),
                             cell(r["rxe"]["bw_MBps"]), fmt(r["ratio"]["bw"], 2)]
-                    if topo == "veth":
+                    if "tcp" in r:
                         line.append(cell(r["tcp"]["bw_MBps"]))
                     d = r["sroce"]["doorbells_per_post"]
                     line += [fmt(r["sroce"]["mpps"] and r["sroce"]["mpps"]["median"], 3),
@@ -225,6 +258,20 @@ def markdown(report):
                         cell(r["sroce"]["lat_p99_us"]), cell(r["rxe"]["lat_p99_us"]),
                         fmt(r["ratio"]["lat_p99"], 2)]) + " |")
                 out.append("")
+        cl = [r for r in rows if r["kind"] == "client"]
+        if cl:
+            head = ["client", "unit", "sroce", "rxe", "sroce/rxe"]
+            out += ["### real clients", "",
+                    "NVMe-oF: host and target on one device (the kernel ULPs live in init_net); "
+                    "UCX: client on that device, server on sroce9 across the veth.", "",
+                    "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+            for r in cl:
+                title, unit = next((t, u) for tool, _, t, u in CLIENTS if tool == r["tool"])
+                out.append("| " + " | ".join([
+                    title, unit, cell(r["sroce"][r["key"]]),
+                    CLIENT_NA.get(("rxe", r["tool"])) or cell(r["rxe"][r["key"]]),
+                    fmt(r["ratio"][r["key"]], 2)]) + " |")
+            out.append("")
         fails = [(r, i, f) for r in rows for i in ("sroce", "rxe", "tcp") if i in r
                  for f in r[i]["failures"]]
         if fails:
@@ -250,7 +297,7 @@ def chart(report, path):
                                                    ("lat", "lat_typ_us", "µs, typical (lower is better)"))):
                 ax = axes[2 * k + i][j]
                 sel = [r for r in rows if r["path"] == topo and r["kind"] == kind]
-                bars = list(IMPLS[topo]) + ([("tcp", "TCP (iperf3)")] if kind == "bw" and topo == "veth" else [])
+                bars = list(IMPLS[topo]) + ([("tcp", "TCP (iperf3)")] if sel and "tcp" in sel[0] else [])
                 width = 0.8 / len(bars)
                 for b, (impl, label) in enumerate(bars):
                     xs, ys, lo, hi = [], [], [], []
