@@ -21,12 +21,15 @@ import subprocess
 import sys
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PATHS = ("loopback", "veth")
+PATHS = ("loopback", "veth", "veth-icrc-skip")
 # column titles per path: loopback compares like with like; rxe's UDP
 # socket lives in init_net only, so across the veth the baseline is
-# sroce -> rxe (rxe responds)
+# sroce -> rxe (rxe responds). veth-icrc-skip: sroce<->sroce with icrc_skip
+# on both devices, against the same sroce->rxe and TCP samples as veth.
 IMPLS = {"loopback": (("sroce", "sroce"), ("rxe", "rxe")),
-         "veth": (("sroce", "sroce↔sroce"), ("rxe", "sroce→rxe"))}
+         "veth": (("sroce", "sroce↔sroce"), ("rxe", "sroce→rxe")),
+         "veth-icrc-skip": (("sroce", "sroce↔sroce icrc_skip"), ("rxe", "sroce→rxe"))}
+VETH = ("veth", "veth-icrc-skip")
 SHORT = {"ib_write_bw": "write", "ib_read_bw": "read", "ib_send_bw": "send",
          "ib_write_lat": "write", "ib_read_lat": "read", "ib_send_lat": "send"}
 
@@ -123,6 +126,8 @@ def summarize(series, meta, samples):
     rows = []
 
     def pick(topo, impl, tool, size):
+        if topo in VETH and impl != "sroce":
+            topo = "veth"
         return [s for s in samples if s.get("topo") == topo and s.get("impl") == impl
                 and s.get("tool") == tool and s.get("size") == size]
 
@@ -147,7 +152,7 @@ def summarize(series, meta, samples):
                         "failures": failures(sel)}
                 row["ratio"] = {"bw": ratio(row["sroce"]["bw_MBps"], row["rxe"]["bw_MBps"]),
                                 "mpps": ratio(row["sroce"]["mpps"], row["rxe"]["mpps"])}
-                if topo == "veth":
+                if topo in VETH:
                     sel = pick("veth", "tcp", "iperf3", size)
                     row["tcp"] = {"bw_MBps": stats([s.get("bw_MBps") for s in sel if s.get("ok")]),
                                   "failures": failures(sel)}
@@ -195,7 +200,7 @@ def markdown(report):
             bw = [r for r in rows if r["path"] == topo and r["kind"] == "bw"]
             if bw:
                 head = ["op", "size", "%s MB/s" % a, "%s MB/s" % b, "ratio"]
-                if topo == "veth":
+                if topo in VETH:
                     head.append("TCP MB/s")
                 head += ["%s Mpps" % a, "%s Mpps" % b, "doorbells/post"]
                 out += ["### %s: bandwidth" % topo, "", "| " + " | ".join(head) + " |",
@@ -203,7 +208,7 @@ def markdown(report):
                 for r in bw:
                     line = [SHORT[r["tool"]], size_str(r["size"]), cell(r["sroce"]["bw_MBps"]),
                             cell(r["rxe"]["bw_MBps"]), fmt(r["ratio"]["bw"], 2)]
-                    if topo == "veth":
+                    if topo in VETH:
                         line.append(cell(r["tcp"]["bw_MBps"]))
                     d = r["sroce"]["doorbells_per_post"]
                     line += [fmt(r["sroce"]["mpps"] and r["sroce"]["mpps"]["median"], 3),
@@ -225,8 +230,10 @@ def markdown(report):
                         cell(r["sroce"]["lat_p99_us"]), cell(r["rxe"]["lat_p99_us"]),
                         fmt(r["ratio"]["lat_p99"], 2)]) + " |")
                 out.append("")
-        fails = [(r, i, f) for r in rows for i in ("sroce", "rxe", "tcp") if i in r
-                 for f in r[i]["failures"]]
+        # veth-icrc-skip's rxe and TCP cells are veth's: list their failures once
+        fails = [(r, i, f) for r in rows
+                 for i in (("sroce",) if r["path"] == "veth-icrc-skip" else ("sroce", "rxe", "tcp"))
+                 if i in r for f in r[i]["failures"]]
         if fails:
             out += ["Failed samples:", ""]
             out += ["* %s %s %s %s: %s" % (r["path"], i, r["tool"], size_str(r["size"]), f)
@@ -241,7 +248,8 @@ def chart(report, path):
     import matplotlib.pyplot as plt
 
     runs = list(report["meta"]["runs"])
-    fig, axes = plt.subplots(2 * len(runs), 2, figsize=(14, 8 * len(runs)), squeeze=False)
+    fig, axes = plt.subplots(2 * len(runs), len(PATHS), figsize=(7 * len(PATHS), 8 * len(runs)),
+                             squeeze=False)
     colors = {"sroce": "#1f77b4", "rxe": "#ff7f0e", "tcp": "#7f7f7f"}
     for k, series in enumerate(runs):
         rows = [r for r in report["summary"] if r["kernel"] == series]
@@ -250,7 +258,7 @@ def chart(report, path):
                                                    ("lat", "lat_typ_us", "µs, typical (lower is better)"))):
                 ax = axes[2 * k + i][j]
                 sel = [r for r in rows if r["path"] == topo and r["kind"] == kind]
-                bars = list(IMPLS[topo]) + ([("tcp", "TCP (iperf3)")] if kind == "bw" and topo == "veth" else [])
+                bars = list(IMPLS[topo]) + ([("tcp", "TCP (iperf3)")] if kind == "bw" and topo in VETH else [])
                 width = 0.8 / len(bars)
                 for b, (impl, label) in enumerate(bars):
                     xs, ys, lo, hi = [], [], [], []
