@@ -41,7 +41,7 @@ verify() {
 	local s rc
 	in_peer timeout 100 "$VERIFY" -d sroce9 -g 1 > "$SERVER_LOG" 2>&1 &
 	s=$!
-	timeout 100 "$VERIFY" -d sroce8 -g 1 --seed "$1" -n 150 --max-size 256K --timeout 30 192.0.2.2
+	timeout 100 "$VERIFY" -d sroce8 -g 1 --seed "$1" -n 100 --max-size 128K --timeout 30 192.0.2.2
 	rc=$?
 	wait "$s" || rc=1
 	sed 's/^/server: /' "$SERVER_LOG"
