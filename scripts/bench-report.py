@@ -137,7 +137,8 @@ def summarize(series, meta, samples):
                 for s in sel if not s.get("ok")]
 
     sizes = [int(x) for x in meta.get("bw_sizes", "").split()]
-    for topo in PATHS:
+    measured = meta.get("paths", "loopback veth").split()  # --veth-bw: veth only
+    for topo in [p for p in PATHS if p in measured or (p in VETH and "veth" in measured)]:
         for tool in meta.get("bw_tools", "").split():
             for size in sizes:
                 row = {"kernel": series, "path": topo, "kind": "bw", "tool": tool, "size": size}
