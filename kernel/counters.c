@@ -22,6 +22,8 @@ static const struct rdma_stat_desc sroce_stat_descs[] = {
 	[SROCE_STAT_TIMEOUTS]		= { .name = "local_ack_timeouts" },
 	[SROCE_STAT_ODP_FAULTS]		= { .name = "odp_faults" },
 	[SROCE_STAT_ODP_FAULT_ERRS]	= { .name = "odp_fault_errors" },
+	[SROCE_STAT_ICRC_SKIP_TX]	= { .name = "icrc_skip_tx_pkts" },
+	[SROCE_STAT_ICRC_SKIP_RX]	= { .name = "icrc_skip_rx_pkts" },
 	/* module-wide: dropped before the destination QP is known */
 	[SROCE_STAT_MAX + SROCE_DROP_LEN]	= { .name = "rx_drop_len" },
 	[SROCE_STAT_MAX + SROCE_DROP_HDR]	= { .name = "rx_drop_hdr" },

@@ -121,6 +121,13 @@ static bool sroce_rcv_type_ok(const struct sroce_qp *qp, u32 flags)
 	}
 }
 
+/* Is the ICRC of @skb (data at the UDP header) right? */
+static bool sroce_rcv_icrc_ok(const struct sk_buff *skb, const u8 *iph, bool v6)
+{
+	return sroce_icrc_verify(iph, v6 ? sizeof(struct ipv6hdr) : sizeof(struct iphdr),
+				 skb->data, skb->len);
+}
+
 /**
  * sroce_rcv() - hand a checked RoCEv2 datagram to its QP
  * @net: the namespace it arrived in
@@ -128,6 +135,10 @@ static bool sroce_rcv_type_ok(const struct sroce_qp *qp, u32 flags)
  *	wire: see sroce_xmit_local())
  * @iph: its IP header, without options or extension headers
  * @v6: @iph is IPv6
+ * @unchecked: the sender marked the packet as carrying no ICRC
+ *	(SROCE_BTH_ICRC_NONE) and it was not checked yet: it is accepted so
+ *	only by a connected QP that opted in to the ICRC skip, and checked
+ *	like any other packet everywhere else
  *
  * Parses the transport headers, finds the destination QP and checks the
  * RC peer's address, queues the packet to the QP and runs the QP's
@@ -136,7 +147,8 @@ static bool sroce_rcv_type_ok(const struct sroce_qp *qp, u32 flags)
  *
  * Context: softirq, or BH disabled. Return: 0, the skb is consumed.
  */
-static int sroce_rcv(struct net *net, struct sk_buff *skb, const u8 *iph, bool v6)
+static int sroce_rcv(struct net *net, struct sk_buff *skb, const u8 *iph, bool v6,
+		     bool unchecked)
 {
 	struct sroce_pkt_hdr hdr;
 	enum ib_qp_state state;
@@ -147,10 +159,22 @@ static int sroce_rcv(struct net *net, struct sk_buff *skb, const u8 *iph, bool v
 	err = sroce_pkt_parse(skb->data + sizeof(struct udphdr),
 			      skb->len - sizeof(struct udphdr), &hdr);
 	if (err) {
+		if (unchecked && !sroce_rcv_icrc_ok(skb, iph, v6)) {
+			sroce_rx_drop(skb, SROCE_DROP_ICRC);
+			return 0;
+		}
 		net_dbg_ratelimited("sroce: dropped a packet: %s\n",
 				    sroce_pkt_strerror(err));
 		sroce_rx_drop(skb, SROCE_DROP_HDR);
 		return 0;
+	}
+	/* UD never skips the ICRC */
+	if (unchecked && (hdr.info->flags & SROCE_OPF_UD)) {
+		if (!sroce_rcv_icrc_ok(skb, iph, v6)) {
+			sroce_rx_drop(skb, SROCE_DROP_ICRC);
+			return 0;
+		}
+		unchecked = false;
 	}
 	if ((hdr.info->flags & SROCE_OPF_UD) && hdr.bth.dqpn == SROCE_MCAST_QPN)
 		return sroce_mc_rcv(skb, &hdr, iph, v6);
@@ -163,8 +187,17 @@ static int sroce_rcv(struct net *net, struct sk_buff *skb, const u8 *iph, bool v
 
 	qp = sroce_qp_get_net(net, hdr.bth.dqpn);
 	if (!qp) {
-		sroce_rx_drop(skb, SROCE_DROP_NO_QP);
+		sroce_rx_drop(skb, unchecked && !sroce_rcv_icrc_ok(skb, iph, v6) ?
+			      SROCE_DROP_ICRC : SROCE_DROP_NO_QP);
 		return 0;
+	}
+	if (unchecked) {
+		if (READ_ONCE(qp->icrc_skip)) {
+			sroce_stat_inc(qp->sdev, SROCE_STAT_ICRC_SKIP_RX);
+		} else if (!sroce_rcv_icrc_ok(skb, iph, v6)) {
+			why = SROCE_DROP_ICRC;
+			goto drop_put;
+		}
 	}
 	/* the sender's address is checked under the QP lock (sroce_rc_rx()) */
 	if (!sroce_rcv_type_ok(qp, hdr.info->flags)) {
@@ -207,6 +240,7 @@ static int sroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 {
 	const u8 *iph;
 	unsigned int iph_len;
+	bool unchecked;
 	bool v6;
 
 	if (skb_linearize(skb))
@@ -220,11 +254,14 @@ static int sroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 	if (iph_len != (v6 ? sizeof(struct ipv6hdr) : sizeof(struct iphdr)) ||
 	    skb->data != skb_transport_header(skb))
 		goto drop_hdr;
-	if (!sroce_icrc_verify(iph, iph_len, skb->data, skb->len)) {
+	/* marked as carrying no ICRC: the destination QP decides (sroce_rcv()) */
+	unchecked = skb->data[sizeof(struct udphdr) + SROCE_BTH_RESV8A_OFF] &
+		    SROCE_BTH_ICRC_NONE;
+	if (!unchecked && !sroce_icrc_verify(iph, iph_len, skb->data, skb->len)) {
 		sroce_rx_drop(skb, SROCE_DROP_ICRC);
 		return 0;
 	}
-	return sroce_rcv(sock_net(sk), skb, iph, v6);
+	return sroce_rcv(sock_net(sk), skb, iph, v6, unchecked);
 
 drop_len:
 	sroce_rx_drop(skb, SROCE_DROP_LEN);
@@ -422,7 +459,51 @@ static int sroce_xmit_local(struct sroce_qp *qp, struct sk_buff *skb, struct net
 	__skb_pull(skb, skb_transport_offset(skb));
 	skb->dev = net->loopback_dev;
 	skb->pkt_type = PACKET_HOST;
-	return sroce_rcv(net, skb, iph, qp->path.ipv6);
+	return sroce_rcv(net, skb, iph, qp->path.ipv6, false);
+}
+
+/**
+ * sroce_qp_icrc_learn() - note that the peer of @qp skips the ICRC
+ * @qp: a connected QP
+ * @skb: a packet from its peer (address checked), data at the UDP header
+ *
+ * A QP that opted in (qp->icrc_skip, sampled from the device at RTR) marks
+ * its packets SROCE_BTH_ICRC_ADV; once the peer's packets carry the mark
+ * too, both ends opted in and the QP stops computing the ICRC
+ * (sroce_icrc_mark()). rxe and hardware never set the bit, so the QP keeps
+ * the ICRC with them.
+ */
+void sroce_qp_icrc_learn(struct sroce_qp *qp, const struct sk_buff *skb)
+{
+	lockdep_assert_held(&qp->lock);
+
+	if (qp->icrc_skip && !qp->icrc_peer &&
+	    (skb->data[sizeof(struct udphdr) + SROCE_BTH_RESV8A_OFF] & SROCE_BTH_ICRC_ADV))
+		qp->icrc_peer = true;
+}
+
+/**
+ * sroce_icrc_mark() - the ICRC skip marks of an outgoing packet
+ * @qp: the sending QP
+ * @skb: the packet, transport header set
+ *
+ * Return: true if the packet goes without an ICRC (both ends opted in),
+ * false if the caller computes it.
+ */
+static bool sroce_icrc_mark(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	u8 *resv8a = skb_transport_header(skb) + sizeof(struct udphdr) +
+		     SROCE_BTH_RESV8A_OFF;
+
+	if (!qp->icrc_skip)
+		return false;
+	if (!qp->icrc_peer) {
+		*resv8a |= SROCE_BTH_ICRC_ADV;
+		return false;
+	}
+	*resv8a |= SROCE_BTH_ICRC_ADV | SROCE_BTH_ICRC_NONE;
+	sroce_stat_inc(qp->sdev, SROCE_STAT_ICRC_SKIP_TX);
+	return true;
 }
 
 static int sroce_xmit4(struct sroce_qp *qp, struct sk_buff *skb, struct net *net)
@@ -471,9 +552,11 @@ static int sroce_xmit4(struct sroce_qp *qp, struct sk_buff *skb, struct net *net
 	}
 	skb_dst_set(skb, &rt->dst);
 	/* ICRC last but one: it covers the final IP ID; the checksums are masked */
-	sroce_icrc_compute(&icrc, (u8 *)iph, sizeof(*iph), skb_transport_header(skb),
-			   skb->len - sizeof(*iph) - SROCE_ICRC_LEN);
-	sroce_icrc_put(skb_tail_pointer(skb) - SROCE_ICRC_LEN, icrc);
+	if (!sroce_icrc_mark(qp, skb)) {
+		sroce_icrc_compute(&icrc, (u8 *)iph, sizeof(*iph), skb_transport_header(skb),
+				   skb->len - sizeof(*iph) - SROCE_ICRC_LEN);
+		sroce_icrc_put(skb_tail_pointer(skb) - SROCE_ICRC_LEN, icrc);
+	}
 	ip_send_check(iph);
 	skb->protocol = htons(ETH_P_IP);
 	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
@@ -520,9 +603,11 @@ static int sroce_xmit6(struct sroce_qp *qp, struct sk_buff *skb, struct net *net
 		return sroce_xmit_local(qp, skb, net);
 	}
 	skb_dst_set(skb, dst);
-	sroce_icrc_compute(&icrc, (u8 *)ip6h, sizeof(*ip6h), skb_transport_header(skb),
-			   udp_len - SROCE_ICRC_LEN);
-	sroce_icrc_put(skb_tail_pointer(skb) - SROCE_ICRC_LEN, icrc);
+	if (!sroce_icrc_mark(qp, skb)) {
+		sroce_icrc_compute(&icrc, (u8 *)ip6h, sizeof(*ip6h), skb_transport_header(skb),
+				   udp_len - SROCE_ICRC_LEN);
+		sroce_icrc_put(skb_tail_pointer(skb) - SROCE_ICRC_LEN, icrc);
+	}
 	/* IPv6 requires a UDP checksum; the ICRC masks it, so it goes last */
 	udp6_set_csum(false, skb, &ip6h->saddr, &ip6h->daddr, udp_len);
 	skb->protocol = htons(ETH_P_IPV6);

@@ -513,6 +513,8 @@ static void sroce_qp_reset_transport(struct sroce_qp *qp)
 	qp->flushed = false;
 	qp->sq_drained_sent = false;
 	qp->comm_est_sent = false;
+	WRITE_ONCE(qp->icrc_skip, false);
+	qp->icrc_peer = false;
 	qp->sq->hdr->flags = SROCE_RING_F_NEED_WAKEUP;
 	qp->rq->hdr->flags = 0;
 }
@@ -597,6 +599,13 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 			break;
 		case IB_QPS_RTR:
 			qp->resp.psn = qp->attr.rq_psn;
+			if (cur != IB_QPS_RTR) {
+				/* for the connection's lifetime: see sroce_qp_icrc_learn() */
+				WRITE_ONCE(qp->icrc_skip, ibqp->qp_type != IB_QPT_UD &&
+					   ibqp->qp_type != IB_QPT_GSI &&
+					   READ_ONCE(qp->sdev->icrc_skip));
+				qp->icrc_peer = false;
+			}
 			break;
 		case IB_QPS_SQD:
 			qp->sq_drained_sent = false;

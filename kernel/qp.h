@@ -217,6 +217,8 @@ struct sroce_qp {
 	bool sq_drained_sent;
 	bool comm_est_sent;	/* IB_EVENT_COMM_EST raised (first packet in RTR) */
 	bool odp_waiting;	/* on sdev->odp_waiters (odp.c) */
+	bool icrc_skip;		/* connected QP: sdev->icrc_skip at RTR (net.c) */
+	bool icrc_peer;		/* the peer advertised ICRC skip (under lock) */
 	struct list_head odp_wait;
 
 	spinlock_t kpost_lock;	/* kernel posters (kpost.c), SQ and RQ */
@@ -389,5 +391,16 @@ extern atomic64_t sroce_rx_drops[SROCE_DROP_MAX];
 enum sroce_drop sroce_ud_check(struct sroce_qp *qp, const struct sroce_pkt_hdr *hdr);
 struct sk_buff *sroce_pkt_alloc(struct sroce_qp *qp, u32 len);
 int sroce_pkt_xmit(struct sroce_qp *qp, struct sk_buff *skb, u32 payload);
+
+/*
+ * Opt-in ICRC skip between two sroce peers (net.c, Documentation/
+ * transport.rst): two reserved bits of the BTH's Resv8a byte, which the
+ * ICRC masks and other implementations ignore. ADV: the sender's QP skips
+ * the ICRC when its peer does; NONE: this packet carries no ICRC.
+ */
+#define SROCE_BTH_RESV8A_OFF	4
+#define SROCE_BTH_ICRC_ADV	0x01
+#define SROCE_BTH_ICRC_NONE	0x02
+void sroce_qp_icrc_learn(struct sroce_qp *qp, const struct sk_buff *skb);
 
 #endif /* SROCE_QP_H */

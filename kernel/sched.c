@@ -109,6 +109,7 @@ static void sroce_rc_rx(struct sroce_qp *qp, struct sk_buff *skb,
 		atomic64_inc(&sroce_rx_drops[SROCE_DROP_HDR]);
 		return;
 	}
+	sroce_qp_icrc_learn(qp, skb);
 	if (hdr->info->flags & (SROCE_OPF_RESP | SROCE_OPF_ACK))
 		sroce_completer_rx(qp, skb, hdr);
 	else

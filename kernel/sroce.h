@@ -53,6 +53,8 @@ enum sroce_stat {
 	SROCE_STAT_TIMEOUTS,
 	SROCE_STAT_ODP_FAULTS,
 	SROCE_STAT_ODP_FAULT_ERRS,
+	SROCE_STAT_ICRC_SKIP_TX,
+	SROCE_STAT_ICRC_SKIP_RX,
 	SROCE_STAT_MAX
 };
 
@@ -84,6 +86,10 @@ enum sroce_stat {
  * @odp_lock: protects @odp_waiters
  * @odp_waiters: QPs waiting for an ODP fault (odp.c)
  * @odp_wake: kicks them once the faults queued before it are done
+ * @icrc_skip: the administrator allows this device to skip the ICRC with
+ *	a sroce peer that allows it too (sysfs ``icrc_skip``, off by
+ *	default); sampled by each connected QP when it moves to RTR, see
+ *	sroce_qp_icrc_skip()
  */
 struct sroce_dev {
 	struct ib_device ib_dev;
@@ -111,6 +117,7 @@ struct sroce_dev {
 	spinlock_t odp_lock;
 	struct list_head odp_waiters;
 	struct work_struct odp_wake;
+	bool icrc_skip;
 };
 
 struct sroce_pd {

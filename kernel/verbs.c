@@ -219,9 +219,40 @@ static ssize_t parent_show(struct device *device,
 }
 static DEVICE_ATTR_RO(parent);
 
+/*
+ * icrc_skip: 1 lets the device's connected QPs skip the ICRC with a peer
+ * that allows it too (net.c, sroce_qp_icrc_learn()); QPs sample it at RTR.
+ */
+static ssize_t icrc_skip_show(struct device *device,
+			      struct device_attribute *attr, char *buf)
+{
+	struct sroce_dev *sdev =
+		rdma_device_to_drv_device(device, struct sroce_dev, ib_dev);
+
+	return sysfs_emit(buf, "%d\n", READ_ONCE(sdev->icrc_skip));
+}
+
+static ssize_t icrc_skip_store(struct device *device,
+			       struct device_attribute *attr,
+			       const char *buf, size_t count)
+{
+	struct sroce_dev *sdev =
+		rdma_device_to_drv_device(device, struct sroce_dev, ib_dev);
+	bool on;
+	int err;
+
+	err = kstrtobool(buf, &on);
+	if (err)
+		return err;
+	WRITE_ONCE(sdev->icrc_skip, on);
+	return count;
+}
+static DEVICE_ATTR_RW(icrc_skip);
+
 static struct attribute *sroce_dev_attrs[] = {
 	&dev_attr_hca_type.attr,
 	&dev_attr_parent.attr,
+	&dev_attr_icrc_skip.attr,
 	NULL,
 };
 

@@ -21,12 +21,15 @@ import subprocess
 import sys
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PATHS = ("loopback", "veth")
+PATHS = ("loopback", "veth", "veth-icrc-skip")
 # column titles per path: loopback compares like with like; rxe's UDP
 # socket lives in init_net only, so across the veth the baseline is
-# sroce -> rxe (rxe responds)
+# sroce -> rxe (rxe responds). veth-icrc-skip: sroce<->sroce with icrc_skip
+# on both devices, against the same sroce->rxe and TCP samples as veth.
 IMPLS = {"loopback": (("sroce", "sroce"), ("rxe", "rxe")),
-         "veth": (("sroce", "sroce↔sroce"), ("rxe", "sroce→rxe"))}
+         "veth": (("sroce", "sroce↔sroce"), ("rxe", "sroce→rxe")),
+         "veth-icrc-skip": (("sroce", "sroce↔sroce icrc_skip"), ("rxe", "sroce→rxe"))}
+VETH = ("veth", "veth-icrc-skip")
 SHORT = {"ib_write_bw": "write", "ib_read_bw": "read", "ib_send_bw": "send",
          "ib_write_lat": "write", "ib_read_lat": "read", "ib_send_lat": "send"}
 
@@ -138,6 +141,8 @@ def summarize(series, meta, samples):
     rows = []
 
     def pick(topo, impl, tool, size):
+        if topo in VETH and impl != "sroce":
+            topo = "veth"
         return [s for s in samples if s.get("topo") == topo and s.get("impl") == impl
                 and s.get("tool") == tool and s.get("size") == size]
 
@@ -148,7 +153,9 @@ def summarize(series, meta, samples):
 
     sizes = [int(x) for x in meta.get("bw_sizes", "").split()]
     groups = meta.get("rows", "perftest,tcp,clients").split(",")
-    for topo in PATHS if "perftest" in groups else ():
+    measured = meta.get("paths", "loopback veth").split()  # --veth-bw: veth only
+    for topo in [p for p in PATHS if "perftest" in groups and
+                 (p in measured or (p in VETH and "veth" in measured))]:
         for tool in meta.get("bw_tools", "").split():
             for size in sizes:
                 row = {"kernel": series, "path": topo, "kind": "bw", "tool": tool, "size": size}
@@ -163,7 +170,7 @@ def summarize(series, meta, samples):
                         "failures": failures(sel)}
                 row["ratio"] = {"bw": ratio(row["sroce"]["bw_MBps"], row["rxe"]["bw_MBps"]),
                                 "mpps": ratio(row["sroce"]["mpps"], row["rxe"]["mpps"])}
-                if topo == "veth" and "tcp" in groups:
+                if topo in VETH and "tcp" in groups:
                     sel = pick("veth", "tcp", "iperf3", size)
                     row["tcp"] = {"bw_MBps": stats([s.get("bw_MBps") for s in sel if s.get("ok")]),
                                   "failures": failures(sel)}
@@ -272,8 +279,10 @@ def markdown(report):
                     CLIENT_NA.get(("rxe", r["tool"])) or cell(r["rxe"][r["key"]]),
                     fmt(r["ratio"][r["key"]], 2)]) + " |")
             out.append("")
-        fails = [(r, i, f) for r in rows for i in ("sroce", "rxe", "tcp") if i in r
-                 for f in r[i]["failures"]]
+        # veth-icrc-skip's rxe and TCP cells are veth's: list their failures once
+        fails = [(r, i, f) for r in rows
+                 for i in (("sroce",) if r["path"] == "veth-icrc-skip" else ("sroce", "rxe", "tcp"))
+                 if i in r for f in r[i]["failures"]]
         if fails:
             out += ["Failed samples:", ""]
             out += ["* %s %s %s %s: %s" % (r["path"], i, r["tool"], size_str(r["size"]), f)
@@ -288,7 +297,8 @@ def chart(report, path):
     import matplotlib.pyplot as plt
 
     runs = list(report["meta"]["runs"])
-    fig, axes = plt.subplots(2 * len(runs), 2, figsize=(14, 8 * len(runs)), squeeze=False)
+    fig, axes = plt.subplots(2 * len(runs), len(PATHS), figsize=(7 * len(PATHS), 8 * len(runs)),
+                             squeeze=False)
     colors = {"sroce": "#1f77b4", "rxe": "#ff7f0e", "tcp": "#7f7f7f"}
     for k, series in enumerate(runs):
         rows = [r for r in report["summary"] if r["kernel"] == series]
