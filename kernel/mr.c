@@ -148,6 +148,22 @@ struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access)
  * Fill mr->pages from the pinned umem. ib_umem_get() pins whole pages from
  * the one containing @start, in order.
  */
+/*
+ * The geometry of a new user MR (pinned, ODP or dma-buf): its rights, the
+ * first byte's offset in its first page, its iova and length.
+ */
+static void sroce_mr_set_range(struct sroce_mr *mr, int access, u64 offset, u64 iova,
+			       u64 length, unsigned int page_size)
+{
+	mr->access = access;
+	mr->offset = offset;
+	mr->ibmr.iova = iova;
+	mr->iova = iova;
+	mr->len = length;
+	mr->ibmr.length = length;
+	mr->ibmr.page_size = page_size;
+}
+
 static int sroce_mr_fill_pages(struct sroce_mr *mr)
 {
 	struct sg_page_iter iter;
@@ -195,13 +211,8 @@ static struct sroce_mr *sroce_user_mr_create(struct ib_pd *ibpd, u64 start, u64 
 		if (err)
 			goto err_free_mr;
 		rwlock_init(&mr->lock);
-		mr->access = access;
-		mr->offset = ib_umem_offset(mr->umem);
-		mr->ibmr.iova = iova;
-		mr->iova = iova;
-		mr->len = length;
-		mr->ibmr.length = length;
-		mr->ibmr.page_size = BIT(mr->odp.umem->page_shift);
+		sroce_mr_set_range(mr, access, ib_umem_offset(mr->umem), iova, length,
+				   BIT(mr->odp.umem->page_shift));
 		mr->ibmr.pd = ibpd;
 		return mr;
 	}
@@ -211,13 +222,7 @@ static struct sroce_mr *sroce_user_mr_create(struct ib_pd *ibpd, u64 start, u64 
 		goto err_free_mr;
 	}
 	mr->umem = umem;
-	mr->access = access;
-	mr->offset = ib_umem_offset(umem);
-	mr->ibmr.iova = iova;
-	mr->iova = iova;
-	mr->len = length;
-	mr->ibmr.length = length;
-	mr->ibmr.page_size = PAGE_SIZE;
+	sroce_mr_set_range(mr, access, ib_umem_offset(umem), iova, length, PAGE_SIZE);
 	err = sroce_mr_fill_pages(mr);
 	if (err)
 		goto err_release_umem;
@@ -396,13 +401,7 @@ struct ib_mr *sroce_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset, u64 lengt
 		goto err_free_mr;
 	}
 	mr->dmabuf = sdb;
-	mr->access = access;
-	mr->offset = offset_in_page(offset);
-	mr->ibmr.iova = iova;
-	mr->iova = iova;
-	mr->len = length;
-	mr->ibmr.length = length;
-	mr->ibmr.page_size = PAGE_SIZE;
+	sroce_mr_set_range(mr, access, offset_in_page(offset), iova, length, PAGE_SIZE);
 	err = sroce_mr_add(sroce_to_dev(ibpd->device), mr);
 	if (err)
 		goto err_put_dmabuf;
