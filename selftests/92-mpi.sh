@@ -35,14 +35,13 @@ if [ ! -x "$BIN" ]; then
 	mpicc -O2 -o "$BIN" "$DIR/mpi_pingpong.c" || ktap_skip_all "mpicc failed on mpi_pingpong.c"
 fi
 
-stat() { rdma statistic show link "$1/1" | tr ' ' '\n' | grep -A1 -x "$2" | tail -1; }
 
 # mpi TL: mpi_pingpong with 2 ranks over UCX transport TL; its output in
 # $LOG.TL; every check of the program must pass (exit 0)
 mpi() {
 	local tl=$1 p a0 b0 a1 b1
 	mkdir -p "$LOG.peer"
-	a0=$(stat sroce8 tx_pkts); b0=$(stat sroce9 tx_pkts)
+	a0=$(port_counter sroce8 tx_pkts); b0=$(port_counter sroce9 tx_pkts)
 	bg_start p 90 "$LOG.$tl" unshare --uts sh -c 'hostname sroce-a && exec "$@"' sh \
 		env UCX_TLS="$tl" UCX_NET_DEVICES=sroce8:1 \
 		UCX_WARN_UNUSED_ENV_VARS=n MPI_PEER_UCX_DEV=sroce9:1 MPI_PEER_TMPDIR="$LOG.peer" \
@@ -53,7 +52,7 @@ mpi() {
 		"$BIN" 4
 	bg_wait "$p" mpirun
 	local rc=$?
-	a1=$(stat sroce8 tx_pkts); b1=$(stat sroce9 tx_pkts)
+	a1=$(port_counter sroce8 tx_pkts); b1=$(port_counter sroce9 tx_pkts)
 	cat "$LOG.$tl"
 	echo "sroce8 tx_pkts +$((a1 - a0)), sroce9 tx_pkts +$((b1 - b0))"
 	[ "$rc" -eq 0 ] || { echo "mpirun exit status $rc"; return 1; }

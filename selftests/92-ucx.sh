@@ -36,7 +36,6 @@ require_cmd ucx_perftest ucx_info > /dev/null || ktap_skip_all "ucx-utils missin
 # common UCX settings: no warning about unused variables
 UCXENV=(UCX_WARN_UNUSED_ENV_VARS=n)
 
-stat() { rdma statistic show link "$1/1" | tr ' ' '\n' | grep -A1 -x "$2" | tail -1; }
 
 # ucx_devices TL: ucx_info -d lists sroce8:1 with transport TL
 ucx_devices() {
@@ -71,11 +70,11 @@ pt() {
 		kill -0 "$s" 2>/dev/null || break
 		sleep 0.1
 	done
-	t0=$(stat sroce8 tx_pkts)
+	t0=$(port_counter sroce8 tx_pkts)
 	bg_start c 40 "$LOG.c" env "${UCXENV[@]}" UCX_TLS="$tl" UCX_NET_DEVICES=sroce8:1 \
 		ucx_perftest 192.0.2.2 -p "$port" -t "$test" -s "$size" -n "$iters" -w 10 -f
 	bg_wait_both "$c" "$s" "client" "server"
-	t1=$(stat sroce8 tx_pkts)
+	t1=$(port_counter sroce8 tx_pkts)
 	if [ "$BG_RC_A" -ne 0 ] || [ "$BG_RC_B" -ne 0 ]; then
 		echo "client $BG_RC_A, server $BG_RC_B"
 		grep -h -E 'UCX +(ERROR|WARN)|Fatal|ssert' "$LOG.c" "$LOG.s" | cut -c1-200 | head -n 12

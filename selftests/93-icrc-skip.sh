@@ -15,25 +15,24 @@ trap cleanup EXIT
 [ -x "$VERIFY" ] || ktap_skip_all "$VERIFY not built"
 
 sys() { echo "/sys/class/infiniband/$1/icrc_skip"; }
-cnt() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"; }
 # snap: the counters the checks below compare against
 snap() {
-	a_tx=$(cnt sroce8 icrc_skip_tx_pkts) a_rx=$(cnt sroce8 icrc_skip_rx_pkts)
-	b_tx=$(cnt sroce9 icrc_skip_tx_pkts) b_rx=$(cnt sroce9 icrc_skip_rx_pkts)
-	drop=$(cnt sroce8 rx_drop_icrc)
+	a_tx=$(port_counter sroce8 icrc_skip_tx_pkts) a_rx=$(port_counter sroce8 icrc_skip_rx_pkts)
+	b_tx=$(port_counter sroce9 icrc_skip_tx_pkts) b_rx=$(port_counter sroce9 icrc_skip_rx_pkts)
+	drop=$(port_counter sroce8 rx_drop_icrc)
 }
 skipped_both() {
-	local atx=$(($(cnt sroce8 icrc_skip_tx_pkts) - a_tx)) arx=$(($(cnt sroce8 icrc_skip_rx_pkts) - a_rx))
-	local btx=$(($(cnt sroce9 icrc_skip_tx_pkts) - b_tx)) brx=$(($(cnt sroce9 icrc_skip_rx_pkts) - b_rx))
+	local atx=$(($(port_counter sroce8 icrc_skip_tx_pkts) - a_tx)) arx=$(($(port_counter sroce8 icrc_skip_rx_pkts) - a_rx))
+	local btx=$(($(port_counter sroce9 icrc_skip_tx_pkts) - b_tx)) brx=$(($(port_counter sroce9 icrc_skip_rx_pkts) - b_rx))
 	echo "sroce8 sent $atx and received $arx packets without ICRC, sroce9 $btx and $brx"
 	test "$atx" -gt 0 -a "$btx" -gt 0 -a "$arx" -gt 0 -a "$brx" -gt 0 -a \
-		"$(cnt sroce8 rx_drop_icrc)" -eq "$drop"
+		"$(port_counter sroce8 rx_drop_icrc)" -eq "$drop"
 }
 skipped_none() {
-	local n=$(($(cnt sroce8 icrc_skip_tx_pkts) - a_tx + $(cnt sroce8 icrc_skip_rx_pkts) - a_rx +
-		   $(cnt sroce9 icrc_skip_tx_pkts) - b_tx + $(cnt sroce9 icrc_skip_rx_pkts) - b_rx))
+	local n=$(($(port_counter sroce8 icrc_skip_tx_pkts) - a_tx + $(port_counter sroce8 icrc_skip_rx_pkts) - a_rx +
+		   $(port_counter sroce9 icrc_skip_tx_pkts) - b_tx + $(port_counter sroce9 icrc_skip_rx_pkts) - b_rx))
 	echo "$n packets without ICRC"
-	test "$n" -eq 0 -a "$(cnt sroce8 rx_drop_icrc)" -eq "$drop"
+	test "$n" -eq 0 -a "$(port_counter sroce8 rx_drop_icrc)" -eq "$drop"
 }
 
 # verify SEED: sroce-verify server on sroce9 (srpeer), client on sroce8
@@ -60,7 +59,7 @@ pp_rxe() {
 	wait "$s"
 }
 rxe_skipped_none() {
-	local n=$(($(cnt sroce9 icrc_skip_tx_pkts) - b_tx + $(cnt sroce9 icrc_skip_rx_pkts) - b_rx))
+	local n=$(($(port_counter sroce9 icrc_skip_tx_pkts) - b_tx + $(port_counter sroce9 icrc_skip_rx_pkts) - b_rx))
 	echo "$n packets without ICRC"
 	test "$n" -eq 0
 }
@@ -83,7 +82,7 @@ ktap_result "one end opted in: every packet carries an ICRC" skipped_none
 topo_down
 ktap_result "topology up with rdma_rxe" topo_up rxe
 echo 1 > "$(sys sroce9)"
-b_tx=$(cnt sroce9 icrc_skip_tx_pkts) b_rx=$(cnt sroce9 icrc_skip_rx_pkts)
+b_tx=$(port_counter sroce9 icrc_skip_tx_pkts) b_rx=$(port_counter sroce9 icrc_skip_rx_pkts)
 ktap_result "sroce opted in, rxe peer: ibv_rc_pingpong --chk" pp_rxe
 ktap_result "sroce opted in, rxe peer: every packet carries an ICRC" rxe_skipped_none
 ktap_result "dmesg clean" dmesg_clean_since_mark

@@ -8,7 +8,6 @@
 . "$(dirname "$0")/net-topo.sh"
 trap topo_down EXIT
 
-stat() { rdma statistic show link "$1/1" | tr ' ' '\n' | grep -A1 -x "$2" | tail -1; }
 stream() { client_server sroce9 peer sroce8 192.0.2.2 ib_write_bw -x 1 -s 4096 -n 2000 -F; }
 counters_listed() {
 	local c
@@ -21,9 +20,9 @@ ktap_header 6
 dmesg_mark
 ktap_result "topology up" topo_up sroce
 ktap_result "counters listed by rdma statistic" counters_listed
-w0=$(stat sroce8 sq_wqes); d0=$(stat sroce8 doorbells); t0=$(stat sroce8 tx_pkts)
+w0=$(port_counter sroce8 sq_wqes); d0=$(port_counter sroce8 doorbells); t0=$(port_counter sroce8 tx_pkts)
 ktap_result "streaming ib_write_bw 4 KiB x 2000" stream
-w1=$(stat sroce8 sq_wqes); d1=$(stat sroce8 doorbells); t1=$(stat sroce8 tx_pkts)
+w1=$(port_counter sroce8 sq_wqes); d1=$(port_counter sroce8 doorbells); t1=$(port_counter sroce8 tx_pkts)
 wqes=$((w1 - w0)); dbs=$((d1 - d0))
 ktap_diag "requester: $wqes WQEs, $dbs doorbell syscalls ($(awk -v d=$dbs -v w=$wqes 'BEGIN { printf "%.3f", w ? d / w : 0 }') per post), $((t1 - t0)) packets"
 ktap_result "WQEs and packets counted" test "$wqes" -ge 2000 -a "$((t1 - t0))" -ge 2000

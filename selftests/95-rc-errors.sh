@@ -10,8 +10,7 @@ here=$(dirname "$0")
 trap topo_down EXIT
 
 case_ok() { timeout 60 python3 "$here/rc_errors.py" sroce8 1 "$1"; }
-stat() { rdma statistic show link "$1/1" | tr ' ' '\n' | grep -A1 -x "$2" | tail -1; }
-rnr_counted() { [ "$(stat sroce8 rnr_naks_sent)" -gt 0 ]; }
+rnr_counted() { [ "$(port_counter sroce8 rnr_naks_sent)" -gt 0 ]; }
 verify_lossy() {
 	in_peer tc qdisc add dev srB root netem loss 3% duplicate 1% reorder 5% delay 1ms &&
 	tc qdisc add dev srA root netem loss 3% duplicate 1% reorder 5% delay 1ms || return 1
@@ -27,7 +26,7 @@ verify_lossy() {
 	rm -f /tmp/v.$$
 	return $rc
 }
-retransmitted() { [ "$(stat sroce8 retransmits)" -gt 0 ]; }
+retransmitted() { [ "$(port_counter sroce8 retransmits)" -gt 0 ]; }
 
 ktap_header 13
 dmesg_mark
@@ -39,6 +38,6 @@ done
 ktap_result "RNR NAKs counted" rnr_counted
 ktap_result "sroce-verify over netem loss/dup/reorder: every byte intact" verify_lossy
 ktap_result "retransmissions happened and were counted" retransmitted
-ktap_diag "retransmits $(stat sroce8 retransmits), seq NAKs sent $(stat sroce8 seq_naks_sent)"
+ktap_diag "retransmits $(port_counter sroce8 retransmits), seq NAKs sent $(port_counter sroce8 seq_naks_sent)"
 ktap_result "dmesg clean" dmesg_clean_since_mark
 ktap_finish

@@ -67,9 +67,6 @@ from pyverbs.device import Context
 sys.exit(0 if Context(name="rxe8").query_device_ex().device_cap_flags_ex & (1 << 40) else 1)'
 }
 
-# "retransmits seq_naks_sent" of DEV, for stat_delta (fault-lib.sh)
-snap() { echo "$(port_stat "$1" retransmits) $(port_stat "$1" seq_naks_sent)"; }
-
 # drop_class CLASS RATE ARGS...: RATE % of the packets of CLASS
 # (fault-lib.sh) dropped in both directions; byte-exact or fail; exit 4
 # when nothing was dropped
@@ -82,23 +79,9 @@ drop_class() {
 	rc=$?
 	dropped=$(fault_dropped)
 	fault_clear
-	echo "dropped $dropped $class packets in $((SECONDS - t0)) s; $(stat_delta sroce8 "${before% *}" "${before#* }")"
+	echo "dropped $dropped $class packets in $((SECONDS - t0)) s; $(deltas "$before")"
 	[ "$rc" -eq 0 ] && [ "$dropped" -eq 0 ] && return 4
 	return "$rc"
-}
-
-# ktap_case NAME CMD...: ktap_result, but exit 4 is a SKIP (nothing dropped)
-ktap_case() {
-	local name=$1 out rc
-	shift
-	out=$("$@" 2>&1)
-	rc=$?
-	[ -z "$out" ] || ktap_diag "$out"
-	case $rc in
-	0) ktap_ok "$name" ;;
-	4) ktap_skip "$name" "no packet of the class was dropped: nothing shown" ;;
-	*) ktap_fail "$name" "$name: $(grep -v -e '^ *$' <<< "$out" | tail -n 1)" ;;
-	esac
 }
 
 ktap_header 26

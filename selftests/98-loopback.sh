@@ -16,9 +16,8 @@ trap cleanup EXIT
 [ -x "$VERIFY" ] || ktap_skip_all "$VERIFY not built"
 [ -r "$PARAM" ] || ktap_skip_all "sroce has no loopback parameter"
 
-stat() { rdma statistic show link "sroce8/1" | tr ' ' '\n' | grep -A1 -x "$1" | tail -1; }
-snap() { tx0=$(stat tx_pkts) lb0=$(stat loopback_pkts) icrc0=$(stat rx_drop_icrc); }
-delta() { dtx=$(($(stat tx_pkts) - tx0)) dlb=$(($(stat loopback_pkts) - lb0)) dicrc=$(($(stat rx_drop_icrc) - icrc0)); }
+snap() { tx0=$(port_counter sroce8 tx_pkts) lb0=$(port_counter sroce8 loopback_pkts) icrc0=$(port_counter sroce8 rx_drop_icrc); }
+delta() { dtx=$(($(port_counter sroce8 tx_pkts) - tx0)) dlb=$(($(port_counter sroce8 loopback_pkts) - lb0)) dicrc=$(($(port_counter sroce8 rx_drop_icrc) - icrc0)); }
 
 verify_loop() {
 	local s rc

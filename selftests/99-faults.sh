@@ -44,10 +44,6 @@ require_cmd nft tc ib_read_bw ibv_rc_pingpong > /dev/null ||
 # resends whole READs, slow under TCG, but not that slow.
 QP=(--qp-timeout 16 --retry-cnt 7 --timeout 20 --depth 8)
 
-# stats DEV...: "DEV retransmits seq_naks_sent" snapshot lines
-snap() { local d; for d in "$@"; do echo "$d $(port_stat "$d" retransmits) $(port_stat "$d" seq_naks_sent)"; done; }
-deltas() { local d r n; while read -r d r n; do stat_delta "$d" "$r" "$n"; done <<< "$1"; }
-
 # loss CLASS RATE ALLOW SERVER_NS SDEV CDEV SIP ARGS...: one case of the
 # matrix; exit 4 when no packet of the class was dropped (vacuous)
 loss() {
@@ -63,21 +59,6 @@ loss() {
 	echo "dropped $dropped $cls packets in $((SECONDS - t0)) s; $(deltas "$before" | paste -sd';')"
 	[ "$rc" -eq 0 ] && [ "$dropped" -eq 0 ] && return 4
 	return "$rc"
-}
-
-# ktap_case NAME CMD...: like ktap_result, but exit 4 is a SKIP (vacuous)
-# and the failure reason is the last line of CMD's output but the counters
-ktap_case() {
-	local name=$1 out rc
-	shift
-	out=$("$@" 2>&1)
-	rc=$?
-	[ -z "$out" ] || ktap_diag "$out"
-	case $rc in
-	0) ktap_ok "$name" ;;
-	4) ktap_skip "$name" "no packet of the class was dropped: nothing shown" ;;
-	*) ktap_fail "$name" "$name: $(grep -v -e '^ *$' -e 'retransmits' <<< "$out" | tail -n 1)" ;;
-	esac
 }
 
 # The matrix: class, rate, then sroce-verify arguments. Messages larger

@@ -24,12 +24,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# sroce8's tx_pkts counter, by its exact name (icrc_skip_tx_pkts also ends
-# in "tx_pkts")
-tx_pkts() {
-	rdma statistic show link sroce8/1 2>/dev/null | tr ' ' '\n' | grep -A1 -x tx_pkts | tail -n 1
-}
-
 # traffic: ib_write_bw server on sroce9 (peer namespace), client on sroce8
 traffic_start() {
 	pids=()
@@ -42,10 +36,10 @@ traffic_start() {
 	pids+=($!)
 	# traffic flows: the peer's transmitted packet counter moves
 	local a b n
-	a=$(tx_pkts)
+	a=$(port_counter sroce8 tx_pkts)
 	for n in $(seq 30); do
 		sleep 0.5
-		b=$(tx_pkts)
+		b=$(port_counter sroce8 tx_pkts)
 		[ -n "$a" ] && [ -n "$b" ] && [ "$b" -gt $((a + 100)) ] && return 0
 	done
 	ktap_diag "no traffic: $(cat /tmp/td-cli.$$ /tmp/td-srv.$$ 2>/dev/null | tail -5)"

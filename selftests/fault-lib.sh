@@ -4,7 +4,7 @@
 # and bounded.sh): drop one class of RoCEv2 packets at a random rate with
 # nftables, run sroce-verify across the loss, judge the outcome.
 #
-#   fault_drop CLASS RATE [NS...]
+#   fault_drop CLASS[,CLASS...] RATE [NS...]
 #                              drop RATE % of the packets of CLASS (below)
 #                              arriving in namespaces NS (init, peer;
 #                              default both: the two directions of the
@@ -14,7 +14,13 @@
 #                              rdma_rxe takes for a local error
 #   fault_dropped              packets the rules dropped since fault_drop
 #   fault_clear                remove the rules
-#   port_stat DEV NAME         a port counter of DEV (sysfs)
+#   snap DEV...                "DEV retransmits seq_naks_sent" lines, for:
+#   deltas SNAP                "DEV retransmits +N seq_naks_sent +M" lines:
+#                              how the counters moved since SNAP
+#   ktap_case NAME CMD...      ktap_result, but exit 4 of CMD is a SKIP
+#                              (vacuous: nothing of the class dropped) and
+#                              a failure is named by CMD's last line that
+#                              is not a counter line
 #   verify_run ALLOW WHERE SDEV CDEV SIP ARGS...
 #                              sroce-verify server on SDEV, client on CDEV
 #                              against SIP with ARGS; WHERE: peer (server
@@ -30,6 +36,7 @@
 #   rdreq   READ request, 0x0c             write  WRITE FIRST/MIDDLE/LAST
 #   send    SEND FIRST/MIDDLE/LAST         atomicack  ATOMIC ACKNOWLEDGE, 0x12
 #   atomic  CMP_SWAP 0x13, FETCH_ADD 0x14 requests
+#   writeimm  WRITE LAST and ONLY with Immediate, 0x09 and 0x0b
 
 FAULT_TABLE=sroce_fault
 VERIFY=${SROCE_TOP:-$(dirname "${BASH_SOURCE[0]}")/..}/build/userspace/sroce-verify
@@ -37,17 +44,26 @@ VERIFY_SECS=${VERIFY_SECS:-90}		# bound of one sroce-verify process
 # its verdict: printed, it only has to tear down and exit
 VERIFY_LAST='all verified|FAILED:|the peer failed'
 
-fault_match() {
-	case "$1" in
-	rdresp) echo '@th,64,8 0x0d-0x10' ;;
-	ack) echo '@th,64,8 0x11' ;;
-	rdreq) echo '@th,64,8 0x0c' ;;
-	write) echo '@th,64,8 { 0x06, 0x07, 0x08 }' ;;
-	send) echo '@th,64,8 { 0x00, 0x01, 0x02 }' ;;
-	atomicack) echo '@th,64,8 0x12' ;;
-	atomic) echo '@th,64,8 { 0x13, 0x14 }' ;;
-	*) return 1 ;;
-	esac
+# fault_values CLASS[,CLASS...]: the BTH opcodes of the classes, as the
+# elements of an nft set
+fault_values() {
+	local cls out=() IFS=,
+	for cls in $1; do
+		case "$cls" in
+		rdresp) out+=(0x0d-0x10) ;;
+		ack) out+=(0x11) ;;
+		rdreq) out+=(0x0c) ;;
+		write) out+=(0x06 0x07 0x08) ;;
+		writeimm) out+=(0x09 0x0b) ;;
+		send) out+=(0x00 0x01 0x02) ;;
+		atomicack) out+=(0x12) ;;
+		atomic) out+=(0x13 0x14) ;;
+		*) return 1 ;;
+		esac
+	done
+	IFS=' '
+	local joined=${out[*]}
+	echo "${joined// /, }"
 }
 
 fault_ns() { if [ "$1" = peer ]; then ip netns exec srpeer "${@:2}"; else "${@:2}"; fi; }
@@ -56,7 +72,7 @@ fault_ns() { if [ "$1" = peer ]; then ip netns exec srpeer "${@:2}"; else "${@:2
 fault_drop() {
 	local cls=$1 rate=$2 match ns nss
 	shift 2
-	match=$(fault_match "$cls") || { echo "unknown packet class $cls"; return 1; }
+	match=$(fault_values "$cls") || { echo "unknown packet class in $cls"; return 1; }
 	nss=("$@")
 	[ ${#nss[@]} -gt 0 ] || nss=(init peer)
 	for ns in "${nss[@]}"; do
@@ -66,7 +82,7 @@ fault_drop() {
 		table inet $FAULT_TABLE {
 			chain input {
 				type filter hook input priority 0; policy accept;
-				udp dport 4791 $match numgen random mod 100 < $rate counter drop
+				udp dport 4791 @th,64,8 { $match } numgen random mod 100 < $rate counter drop
 			}
 		}
 		EOF
@@ -91,16 +107,35 @@ fault_clear() {
 	return 0
 }
 
-# "-" when DEV has no such counter (rdma_rxe names its counters otherwise)
-port_stat() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2" 2>/dev/null || echo -; }
+snap() {
+	local d
+	for d in "$@"; do
+		echo "$d $(port_counter "$d" retransmits) $(port_counter "$d" seq_naks_sent)"
+	done
+}
 
-# "DEV retransmits +N seq_naks_sent +M" since the values $2 $3
-stat_delta() {
-	local r n
-	r=$(port_stat "$1" retransmits) n=$(port_stat "$1" seq_naks_sent)
-	[ "$r" = - ] || [ "$2" = - ] || r=+$((r - $2))
-	[ "$n" = - ] || [ "$3" = - ] || n=+$((n - $3))
-	echo "$1 retransmits $r seq_naks_sent $n"
+# ("-" where a device has no such counter: rdma_rxe names its own otherwise)
+deltas() {
+	local d r0 n0 r n
+	while read -r d r0 n0; do
+		r=$(port_counter "$d" retransmits) n=$(port_counter "$d" seq_naks_sent)
+		[ "$r" = - ] || [ "$r0" = - ] || r=+$((r - r0))
+		[ "$n" = - ] || [ "$n0" = - ] || n=+$((n - n0))
+		echo "$d retransmits $r seq_naks_sent $n"
+	done <<< "$1"
+}
+
+ktap_case() {
+	local name=$1 out rc
+	shift
+	out=$("$@" 2>&1)
+	rc=$?
+	[ -z "$out" ] || ktap_diag "$out"
+	case $rc in
+	0) ktap_ok "$name" ;;
+	4) ktap_skip "$name" "no packet of the class was dropped: nothing shown" ;;
+	*) ktap_fail "$name" "$name: $(grep -v -e '^ *$' -e 'retransmits' <<< "$out" | tail -n 1)" ;;
+	esac
 }
 
 verify_run() {

@@ -120,6 +120,15 @@ require_module() {
 	return "$rc"
 }
 
+# port_counter DEV NAME: port 1's counter NAME of DEV, by its exact name
+# (sysfs hw_counters, what `rdma statistic` shows); "-" when DEV has no
+# such counter (rdma_rxe names its own otherwise)
+port_counter() {
+	local v
+	read -r v 2>/dev/null < "/sys/class/infiniband/$1/ports/1/hw_counters/$2" || v=-
+	echo "${v:--}"
+}
+
 dmesg_mark() {
 	KTAP_MARK="sroce-selftest-mark $$ ${1:-} $(date +%s.%N)"
 	echo "$KTAP_MARK" > /dev/kmsg
