@@ -13,6 +13,10 @@
 #                      (which completes byte-exact)
 #   out_of_window      WRITE/SEND/READ requests with PSNs far ahead or
 #                      behind are never executed; the QP goes on both ways
+#   forged_no_icrc     SENDs marked "sent without ICRC" (the opt-in ICRC
+#                      skip's BTH mark) with a zero ICRC, to a QP that did
+#                      not opt in: dropped and counted (rx_drop_icrc),
+#                      never received; the QP goes on
 #   dup_ack_storm      duplicate ACKs while a 4 MiB WRITE is in flight:
 #                      it completes once, byte-exact
 #   nak_storm          every packet answered by a PSN sequence NAK: the
@@ -40,8 +44,8 @@
 here=$(cd "$(dirname "$0")" && pwd)
 VERIFY=${SROCE_TOP:-$here/..}/build/userspace/sroce-verify
 LOG=/tmp/99-hostile.$$
-CASES=(write_first_dereg read_err_dereg spoofed_responses out_of_window dup_ack_storm
-       nak_storm reset_init kill_requester kill_responder flush)
+CASES=(write_first_dereg read_err_dereg spoofed_responses out_of_window forged_no_icrc
+       dup_ack_storm nak_storm reset_init kill_requester kill_responder flush)
 cleanup() {
 	bg_kill_all
 	topo_down_bounded

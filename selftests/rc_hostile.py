@@ -325,6 +325,38 @@ def case_nak_storm(env):
                    (wcs[0].status, naks[0], e.IBV_WC_RETRY_EXC_ERR))
 
 
+def case_forged_no_icrc(env):
+    """A SEND marked as sent without ICRC (Resv8a bit 0x02 of the BTH, the
+    mark of sroce's opt-in ICRC skip) to a QP that did not opt in, its ICRC
+    wrong: the victim checks the ICRC all the same, drops the packet and
+    counts it; it is never received, and the QP goes on. (The devices of
+    99-hostile.sh keep icrc_skip at its default, off.)"""
+    v, p = env.pair(vpsn=0x1000, ppsn=0x2000)
+    v.recv(4096, 4096)
+    before = counter(env.args.victim, 'rx_drop_icrc')
+    hdr = bytearray(bth(SEND_ONLY, v.qpn, 0x2000, ackreq=True))
+    hdr[4] = 0x02               # Resv8a: "sent without ICRC"
+    forged = bytearray(env.wire.build(bytes(hdr) + b'\xee' * 256))
+    forged[-4:] = bytes(4)      # what a skipping sender leaves there
+    env.wire.send_raw([bytes(forged)] * 4)
+    time.sleep(0.5)
+    if v.poll(1, 0.2):
+        raise Fail('a SEND marked "no ICRC" with a wrong ICRC was received by a QP '
+                   'that did not opt in')
+    dropped = counter(env.args.victim, 'rx_drop_icrc') - before
+    env.say('rx_drop_icrc +%d for 4 forged packets' % dropped)
+    if dropped < 4:
+        raise Fail('4 forged "no ICRC" packets, rx_drop_icrc only +%d' % dropped)
+    # the posted RECV is still there for the peer's real SEND
+    data = pattern(7, 4096)
+    p.mr.write(data, 4096, 0)
+    p.send(e.IBV_WR_SEND, 4096, 0)
+    expect_wc(p, 'peer SEND after the forged packets')
+    wc = expect_wc(v, 'victim RECV after the forged packets')
+    if wc.byte_len != 4096 or v.mr.read(4096, 4096) != data:
+        raise Fail('the real SEND after the forged packets arrived wrong')
+
+
 def state_burst(env, qpn, rkey, va, psn, n=4):
     """N SENDs and N WRITEs to QPN at PSN.. with 0xee bytes."""
     for k in range(n):
@@ -593,6 +625,7 @@ CASES = {
     'read_err_dereg': case_read_err_dereg,
     'spoofed_responses': case_spoofed_responses,
     'out_of_window': case_out_of_window,
+    'forged_no_icrc': case_forged_no_icrc,
     'dup_ack_storm': case_dup_ack_storm,
     'nak_storm': case_nak_storm,
     'reset_init': case_reset_init,
