@@ -119,6 +119,32 @@ TEST(VerifyBatch, Options)
 	EXPECT_TRUE(usage_error({"--min-size", "2M", "--max-size", "1M"}));
 }
 
+// --nccl: NCCL's defaults where nothing was given, what was given kept
+TEST(VerifyBatch, NcclOptions)
+{
+	Options n = parse_ok({"--nccl", "192.0.2.2"});
+	EXPECT_TRUE(n.nccl);
+	EXPECT_EQ(n.depth, kNcclDepth);
+	EXPECT_EQ(n.max_size, kNcclMaxSize);
+	EXPECT_EQ(n.qp_timeout, kNcclQpTimeout);
+	EXPECT_EQ(n.qps, 1u);
+	EXPECT_EQ(n.ar_threshold, kNcclArThreshold);
+	Options g = parse_ok({"--nccl", "--depth", "4", "--max-size", "1M", "--qp-timeout", "14",
+			      "--qps", "4", "--ar-threshold", "64K"});
+	EXPECT_EQ(g.depth, 4u);
+	EXPECT_EQ(g.max_size, 1u << 20);
+	EXPECT_EQ(g.qp_timeout, 14);
+	EXPECT_EQ(g.qps, 4u);
+	EXPECT_EQ(g.ar_threshold, 64u << 10);
+	EXPECT_FALSE(parse_ok({}).nccl);
+	EXPECT_TRUE(usage_error({"--qps", "2"}));
+	EXPECT_TRUE(usage_error({"--ar-threshold", "0"}));
+	EXPECT_TRUE(usage_error({"--nccl", "--qps", "0"}));
+	EXPECT_TRUE(usage_error({"--nccl", "--qps", "17"}));
+	EXPECT_TRUE(usage_error({"--nccl", "--ops", "write"}));
+	EXPECT_TRUE(usage_error({"--nccl", "--min-size", "1M"}));
+}
+
 uint32_t bit(Op op)
 {
 	return 1u << static_cast<unsigned>(op);

@@ -24,6 +24,8 @@ constexpr const char *kStatusNames[] = {
 };
 static_assert(IBV_WC_RETRY_EXC_ERR == 12 && IBV_WC_TM_ERR == 22);
 
+}  // namespace
+
 std::string wc_text(const ibv_wc &wc)
 {
 	char buf[320];
@@ -36,8 +38,6 @@ std::string wc_text(const ibv_wc &wc)
 		      wc.wc_flags, ntohl(wc.imm_data));
 	return buf;
 }
-
-}  // namespace
 
 std::string wc_status_name(ibv_wc_status status)
 {

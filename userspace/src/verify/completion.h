@@ -29,6 +29,9 @@ ibv_wc wait_completion(ibv_cq *cq, std::chrono::milliseconds timeout, const char
 // nullopt if WC matches EXPECT, else what differs.
 std::optional<std::string> check_completion(const ibv_wc &wc, const ExpectedWc &expect);
 
+// Every field of WC, for an error message.
+std::string wc_text(const ibv_wc &wc);
+
 // "IBV_WC_RETRY_EXC_ERR": the enumerator's name, for scripts to match.
 std::string wc_status_name(ibv_wc_status status);
 

@@ -81,7 +81,8 @@ std::string usage_text()
 	       "Run random RC transfers against a peer sroce-verify and check every byte and\n"
 	       "every completion. Without SERVER_ADDR, wait for a client; the client's\n"
 	       "transfer parameters (-n, --max-size, --min-size, --depth, --ops, --initiator,\n"
-	       "--seed, -m, --timeout, --qp-timeout, --retry-cnt) apply to both. cas, faa\n"
+	       "--seed, -m, --timeout, --qp-timeout, --retry-cnt, --nccl, --qps,\n"
+	       "--ar-threshold) apply to both. cas, faa\n"
 	       "and atomic_write are 8 bytes each whatever --min-size and --max-size say.\n"
 	       "  -d, --ib-dev DEV       RDMA device (default: the first one)\n"
 	       "  -g, --gid-idx N        local GID index (default 0)\n"
@@ -102,6 +103,16 @@ std::string usage_text()
 	       "      --timeout S        seconds to wait for a completion or the peer (default 10)\n"
 	       "      --qp-timeout N     QP local ACK timeout, 4.096 us << N, 1..31 (default 17)\n"
 	       "      --retry-cnt N      QP transport retry count 0..7 (default 7)\n"
+	       "      --nccl             NCCL's IB transport pattern instead of random plans:\n"
+	       "                         the receiver writes clear-to-send entries (inline\n"
+	       "                         RDMA WRITEs) to the sender's FIFO, the sender RDMA\n"
+	       "                         WRITEs the data split over --qps QPs, the size in a\n"
+	       "                         WRITE_WITH_IMM; --initiator names the sender (any:\n"
+	       "                         both directions at once). Defaults then: --depth 8,\n"
+	       "                         --max-size 512K, --qp-timeout 20\n"
+	       "      --qps N            --nccl: QPs per connection, 1..16 (default 1)\n"
+	       "      --ar-threshold B   --nccl: above B bytes, plain WRITEs then a separate\n"
+	       "                         zero-length WRITE_WITH_IMM (default 8192)\n"
 	       "  -v, --verbose          print every transfer\n"
 	       "  -h, --help             this help\n"
 	       "Exit status: 0 all verified, 1 a mismatch or an error, 2 bad usage.\n";
@@ -111,6 +122,9 @@ std::variant<Options, Help, UsageError> parse_options(const std::vector<std::str
 {
 	Options o;
 	bool have_server = false;
+	// --nccl changes these defaults, not values given
+	bool given_depth = false, given_max = false, given_timeout = false, given_ops = false;
+	bool given_qps = false, given_ar = false;
 	for (size_t i = 0; i < args.size(); i++) {
 		std::string_view a = args[i];
 		std::string_view val;
@@ -139,6 +153,10 @@ std::variant<Options, Help, UsageError> parse_options(const std::vector<std::str
 			o.verbose = true;
 			continue;
 		}
+		if (a == "--nccl") {
+			o.nccl = true;
+			continue;
+		}
 		if (a.starts_with("-") && a.size() > 1) {
 			auto v = need();
 			if (!v)
@@ -165,6 +183,7 @@ std::variant<Options, Help, UsageError> parse_options(const std::vector<std::str
 				if (!n)
 					return bad("size");
 				o.max_size = *n;
+				given_max = true;
 			} else if (a == "--min-size") {
 				auto n = parse_size(*v);
 				if (!n)
@@ -175,11 +194,13 @@ std::variant<Options, Help, UsageError> parse_options(const std::vector<std::str
 				if (!n)
 					return bad("depth (1.." + std::to_string(kMaxDepth) + ")");
 				o.depth = *n;
+				given_depth = true;
 			} else if (a == "--qp-timeout") {
 				auto n = parse_uint<uint8_t>(*v, 1, 31);
 				if (!n)
 					return bad("local ACK timeout exponent (1..31)");
 				o.qp_timeout = *n;
+				given_timeout = true;
 			} else if (a == "--retry-cnt") {
 				auto n = parse_uint<uint8_t>(*v, 0, 7);
 				if (!n)
@@ -190,6 +211,19 @@ std::variant<Options, Help, UsageError> parse_options(const std::vector<std::str
 				if (!m)
 					return bad("operation list");
 				o.ops = *m;
+				given_ops = true;
+			} else if (a == "--qps") {
+				auto n = parse_uint<uint32_t>(*v, 1, kMaxNcclQps);
+				if (!n)
+					return bad("QP count (1.." + std::to_string(kMaxNcclQps) + ")");
+				o.qps = *n;
+				given_qps = true;
+			} else if (a == "--ar-threshold") {
+				auto n = parse_size(*v);
+				if (!n)
+					return bad("size");
+				o.ar_threshold = *n;
+				given_ar = true;
 			} else if (a == "--initiator") {
 				if (*v == "any")
 					o.initiators = Initiators::Any;
@@ -223,6 +257,18 @@ std::variant<Options, Help, UsageError> parse_options(const std::vector<std::str
 			return UsageError{"more than one server address"};
 		o.server = std::string(a);
 		have_server = true;
+	}
+	if (o.nccl) {
+		if (given_ops)
+			return UsageError{"--ops and --nccl: NCCL moves data with RDMA WRITEs only"};
+		if (!given_depth)
+			o.depth = kNcclDepth;
+		if (!given_max)
+			o.max_size = kNcclMaxSize;
+		if (!given_timeout)
+			o.qp_timeout = kNcclQpTimeout;
+	} else if (given_qps || given_ar) {
+		return UsageError{"--qps and --ar-threshold need --nccl"};
 	}
 	if (o.min_size > o.max_size)
 		return UsageError{"--min-size exceeds --max-size"};

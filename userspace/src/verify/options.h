@@ -25,6 +25,15 @@ inline constexpr uint32_t kAtomicWriteOp = 1u << static_cast<unsigned>(Op::Atomi
 inline constexpr uint32_t kDefaultOps = kAllOps & ~kAtomicOps & ~kAtomicWriteOp;
 inline constexpr uint32_t kMaxDepth = 256;     // --depth limit
 
+// --nccl: NCCL's IB transport (nccl.h) instead of random plans. Its
+// defaults where NCCL has one: NCCL_STEPS requests in flight, a step of
+// NCCL's default 4 MiB buffer, NCCL_IB_TIMEOUT, NCCL_IB_AR_THRESHOLD.
+inline constexpr uint32_t kNcclDepth = 8;
+inline constexpr uint32_t kNcclMaxSize = 512u << 10;
+inline constexpr uint8_t kNcclQpTimeout = 20;
+inline constexpr uint32_t kNcclArThreshold = 8192;
+inline constexpr uint32_t kMaxNcclQps = 16;    // --qps limit
+
 // Which side starts the transfers (--initiator): each plan draws one at
 // random, the other two force it (a one-way test: say, rdma_rxe only as
 // the requester).
@@ -48,6 +57,9 @@ struct Options {
 	unsigned timeout_s = 10;       // per completion / per peer message
 	uint8_t qp_timeout = 17;       // local ACK timeout exponent: 4.096 us << N
 	uint8_t retry_cnt = 7;         // transport retries (IBV_QP_RETRY_CNT)
+	bool nccl = false;             // --nccl: NCCL's traffic pattern
+	uint32_t qps = 1;              // --nccl: QPs per connection (and direction)
+	uint32_t ar_threshold = kNcclArThreshold;  // --nccl: adaptive-routing split above it
 	std::string server;            // empty: act as the server
 	bool verbose = false;
 };

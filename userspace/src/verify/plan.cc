@@ -16,31 +16,6 @@ namespace {
 
 enum Purpose : uint64_t { kPlanRng = 1, kData = 2, kBackground = 3 };
 
-// Sizes: zero, tiny, around multiples of the MTU (packet boundaries) and
-// log-uniform up to max_size.
-uint32_t pick_size(Rng &rng, uint32_t max_size, uint32_t mtu)
-{
-	if (max_size == 0)
-		return 0;
-	uint64_t r = rng.below(100);
-	uint64_t s;
-	if (r < 5) {
-		s = 0;
-	} else if (r < 20) {
-		s = rng.between(1, 64);
-	} else if (r < 45) {
-		uint64_t d = rng.below(5);
-		s = rng.below(9) * mtu + d;
-		s = s >= 2 ? s - 2 : 0;
-	} else {
-		unsigned top = std::bit_width(max_size) - 1;
-		unsigned e = static_cast<unsigned>(rng.below(top + 1));
-		uint64_t lo = 1ull << e;
-		s = rng.between(lo, 2 * lo - 1);
-	}
-	return static_cast<uint32_t>(std::min<uint64_t>(s, max_size));
-}
-
 // Split TOTAL bytes into 1..max_sge non-empty SGEs spread over the MRs,
 // never overlapping, with random gaps so guards sit between them.
 // START[mr] is where MR number mr is free from.
@@ -101,6 +76,29 @@ void plan_atomic(Rng &rng, Plan &plan)
 }
 
 }  // namespace
+
+uint32_t pick_size(Rng &rng, uint32_t max_size, uint32_t mtu)
+{
+	if (max_size == 0)
+		return 0;
+	uint64_t r = rng.below(100);
+	uint64_t s;
+	if (r < 5) {
+		s = 0;
+	} else if (r < 20) {
+		s = rng.between(1, 64);
+	} else if (r < 45) {
+		uint64_t d = rng.below(5);
+		s = rng.below(9) * mtu + d;
+		s = s >= 2 ? s - 2 : 0;
+	} else {
+		unsigned top = std::bit_width(max_size) - 1;
+		unsigned e = static_cast<unsigned>(rng.below(top + 1));
+		uint64_t lo = 1ull << e;
+		s = rng.between(lo, 2 * lo - 1);
+	}
+	return static_cast<uint32_t>(std::min<uint64_t>(s, max_size));
+}
 
 uint64_t atomic_original(const Plan &plan)
 {

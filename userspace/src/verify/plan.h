@@ -73,6 +73,11 @@ uint64_t atomic_final(const Plan &plan);
 // Bytes of one slot of an MR (a multiple of kAtomicSize, so remote offsets
 // that are multiples of it stay aligned in every slot); every MR holds
 // DEPTH slots.
+class Rng;
+// A transfer size: zero, tiny, around multiples of the MTU (packet
+// boundaries) or log-uniform up to MAX_SIZE.
+uint32_t pick_size(Rng &rng, uint32_t max_size, uint32_t mtu);
+
 uint64_t mr_size(uint32_t max_size);
 uint64_t mr_size(uint32_t max_size, uint32_t depth);
 Plan make_plan(const PlanParams &p, uint64_t iteration);

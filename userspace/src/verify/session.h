@@ -46,6 +46,8 @@ public:
 	void run(const std::vector<Plan> &batch);
 	// After the last batch: agree with the peer, no stray completions.
 	void finish(uint64_t iterations);
+	// Stash a message that arrived from the peer; throw if it is FAIL.
+	void poll_peer();
 
 private:
 	void step(const Plan &plan, const std::function<void()> &fn);
@@ -53,7 +55,6 @@ private:
 	// send TYPE, expect the peer's within WAIT timeouts
 	void exchange(Msg type, uint64_t id, size_t wait = 1);
 	void expect(Msg type, uint64_t iteration, size_t wait = 1);
-	void poll_peer();        // stash a message that arrived, throw on FAIL
 
 	Endpoint &ep_;
 	TcpLink &link_;

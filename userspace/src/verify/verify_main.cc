@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "endpoint.h"
+#include "nccl.h"
 #include "options.h"
 #include "plan.h"
 #include "rng.h"
@@ -22,7 +23,7 @@ using namespace sroce::verify;
 namespace {
 
 constexpr uint32_t kMagic = 0x53525646;  // "SRVF"
-constexpr uint32_t kVersion = 4;  // 3: cas and faa; 4: atomic_write
+constexpr uint32_t kVersion = 5;  // 3: cas and faa; 4: atomic_write; 5: --nccl
 constexpr int kExitFail = 1;
 constexpr int kExitUsage = 2;
 
@@ -31,11 +32,29 @@ struct Hello {
 	uint64_t seed;
 	uint32_t iterations, max_size, ops, mtu, min_size, depth, timeout_s, initiators;
 	Endpoint::Retry retry;
+	uint32_t nccl, qps, ar_threshold;
 };
+
 
 uint32_t initial_psn(uint64_t seed, Role role)
 {
 	return static_cast<uint32_t>(derive_key(seed, static_cast<uint64_t>(role), 7)) & 0xffffff;
+}
+
+EndpointSpec spec_of(const Hello &h, Role role)
+{
+	EndpointSpec s;
+	s.max_size = h.max_size;
+	s.depth = h.depth;
+	s.psn = initial_psn(h.seed, role);
+	if (h.nccl) {
+		s.qps = nccl_endpoint_qps(h.qps);
+		s.wrs_per_slot = kNcclWrsPerSlot;
+	} else {
+		s.atomics = (h.ops & kAtomicOps) != 0;
+		s.atomic_write = (h.ops & kAtomicWriteOp) != 0;
+	}
+	return s;
 }
 
 std::chrono::milliseconds timeout_of(const Options &o)
@@ -49,12 +68,18 @@ struct Connected {
 	Hello hello;
 };
 
+Hello hello_of(const Options &o)
+{
+	return {o.seed,	o.iterations, o.max_size, o.ops, o.mtu, o.min_size, o.depth,
+		o.timeout_s, static_cast<uint32_t>(o.initiators), {o.qp_timeout, o.retry_cnt},
+		o.nccl, o.qps, o.ar_threshold};
+}
+
 Connected client_setup(const Options &o, std::unique_ptr<Endpoint> ep, TcpLink &link)
 {
 	Connected c;
 	c.ep = std::move(ep);
-	c.hello = {o.seed, o.iterations, o.max_size, o.ops, o.mtu, o.min_size, o.depth,
-		   o.timeout_s, static_cast<uint32_t>(o.initiators), {o.qp_timeout, o.retry_cnt}};
+	c.hello = hello_of(o);
 	WireWriter w;
 	w.u32(kMagic);
 	w.u32(kVersion);
@@ -69,6 +94,9 @@ Connected client_setup(const Options &o, std::unique_ptr<Endpoint> ep, TcpLink &
 	w.u32(c.hello.retry.timeout);
 	w.u32(c.hello.retry.retry_cnt);
 	w.u32(c.hello.initiators);
+	w.u32(c.hello.nccl);
+	w.u32(c.hello.qps);
+	w.u32(c.hello.ar_threshold);
 	c.ep->info().encode(w);
 	link.send(w.data());
 
@@ -100,18 +128,19 @@ Connected server_setup(const Options &o, TcpLink &link)
 	c.hello.retry.timeout = static_cast<uint8_t>(r.u32());
 	c.hello.retry.retry_cnt = static_cast<uint8_t>(r.u32());
 	c.hello.initiators = r.u32();
-	c.peer = PeerInfo::decode(r);
+	c.hello.nccl = r.u32();
+	c.hello.qps = r.u32();
+	c.hello.ar_threshold = r.u32();
 	try {
+		c.peer = PeerInfo::decode(r);
 		if (c.hello.depth < 1 || c.hello.depth > kMaxDepth ||
 		    c.hello.min_size > c.hello.max_size || c.hello.timeout_s < 1 ||
 		    !c.hello.ops || (c.hello.ops & ~kAllOps) ||
-		    c.hello.initiators > static_cast<uint32_t>(Initiators::Server))
+		    c.hello.initiators > static_cast<uint32_t>(Initiators::Server) ||
+		    c.hello.nccl > 1 || c.hello.qps < 1 || c.hello.qps > kMaxNcclQps)
 			throw Error("the client asks for an impossible run");
-		c.ep = std::make_unique<Endpoint>(o.device, o.gid_index, c.hello.max_size,
-						  c.hello.depth,
-						  initial_psn(c.hello.seed, Role::Server),
-						  (c.hello.ops & kAtomicOps) != 0,
-						  (c.hello.ops & kAtomicWriteOp) != 0);
+		c.ep = std::make_unique<Endpoint>(o.device, o.gid_index,
+						  spec_of(c.hello, Role::Server));
 	} catch (const Error &e) {
 		// tell the client why instead of just hanging up
 		WireWriter w;
@@ -136,10 +165,8 @@ int run(const Options &o)
 		Connected c;
 		if (me == Role::Client) {
 			// the device first: a local problem need not bother the server
-			auto ep = std::make_unique<Endpoint>(o.device, o.gid_index, o.max_size,
-							     o.depth, initial_psn(o.seed, Role::Client),
-							     (o.ops & kAtomicOps) != 0,
-							     (o.ops & kAtomicWriteOp) != 0);
+			auto ep = std::make_unique<Endpoint>(o.device, o.gid_index,
+							     spec_of(hello_of(o), Role::Client));
 			link = TcpLink::connect(o.server, o.port, std::chrono::seconds(o.timeout_s));
 			c = client_setup(o, std::move(ep), *link);
 		} else {
@@ -158,8 +185,9 @@ int run(const Options &o)
 		pp.initiators = static_cast<Initiators>(c.hello.initiators);
 		c.ep->connect(c.peer, pp.mtu, c.hello.retry);
 		if (o.verbose)
-			std::cout << "sroce-verify: " << role_name(me) << " qpn " << mine.qpn << " psn "
-				  << mine.psn << ", peer qpn " << c.peer.qpn << ", mtu " << pp.mtu
+			std::cout << "sroce-verify: " << role_name(me) << " qpn " << mine.qpns[0]
+				  << " psn " << mine.psn << ", peer qpn " << c.peer.qpns[0] << ", qps "
+				  << mine.qpns.size() << ", mtu " << pp.mtu
 				  << ", max_sge " << pp.max_sge << ", max_inline " << c.ep->max_inline()
 				  << ", depth " << c.hello.depth << ", max_rd_atomic "
 				  << c.ep->max_rd_atomic() << ", seed " << pp.seed << std::endl;
@@ -168,7 +196,21 @@ int run(const Options &o)
 		Session session(*c.ep, *link, me, c.peer, std::chrono::seconds(c.hello.timeout_s),
 				o.verbose);
 		uint64_t bytes = 0;
-		for (uint32_t i = 0; i < c.hello.iterations; i += c.hello.depth) {
+		if (c.hello.nccl) {
+			NcclParams np;
+			np.seed = pp.seed;
+			np.iterations = c.hello.iterations;
+			np.max_size = pp.max_size;
+			np.min_size = pp.min_size;
+			np.mtu = pp.mtu;
+			np.depth = c.hello.depth;
+			np.qps = c.hello.qps;
+			np.ar_threshold = c.hello.ar_threshold;
+			np.senders = pp.initiators;
+			bytes = run_nccl(*c.ep, session, me, c.peer, np,
+					 std::chrono::seconds(c.hello.timeout_s), o.verbose);
+		}
+		for (uint32_t i = 0; !c.hello.nccl && i < c.hello.iterations; i += c.hello.depth) {
 			std::vector<Plan> batch;
 			for (uint32_t k = 0; k < c.hello.depth && i + k < c.hello.iterations; k++) {
 				batch.push_back(make_plan(pp, i + k));
