@@ -77,13 +77,13 @@ dmesg_mark
 modprobe -q nf_tables 2>/dev/null
 ktap_result "topology sroce8 <-> sroce9" topo_up sroce
 ktap_case "sroce<->sroce, 1 QP per connection, both directions" \
-	nccl_case sroce9 sroce8 --qps 1 -n 300 --seed 1
+	nccl_case sroce9 sroce8 --qps 1 -n 200 --seed 1
 ktap_case "sroce<->sroce, 4 QPs per connection, MTU 1024, both directions" \
 	nccl_case sroce9 sroce8 --qps 4 -m 1024 -n 200 --seed 2
 ktap_case "sroce<->sroce, 4 QPs, 5 % of WRITE_WITH_IMM and ACK packets dropped" \
-	nccl_loss 5 --qps 4 -m 1024 -n 160 --max-size 128K --seed 3
+	nccl_loss 5 --qps 4 -m 1024 -n 96 --max-size 128K --seed 3
 ktap_case "sroce<->sroce, 2 QPs, netem reorder 25 %" \
-	nccl_reorder --qps 2 -m 1024 -n 120 --max-size 128K --seed 4
+	nccl_reorder --qps 2 -m 1024 -n 96 --max-size 128K --seed 4
 topo_down_bounded
 if require_module rdma_rxe > /dev/null; then
 	ktap_result "topology rxe8 <-> sroce9" topo_up rxe
