@@ -99,6 +99,14 @@ fio_writing() {
 	return 1
 }
 
+# under_io CMD..: CMD while fio still runs (else the step proves nothing)
+under_io() {
+	local st
+	st=$(proc_state "$FIO")
+	[ -n "$st" ] && [ "$st" != Z ] || { echo "fio ended before: $(tail -n 2 "$NVMF_T/fio.log")"; return 1; }
+	"$@"
+}
+
 # fio_end NAME EXPECT: wait for fio (at most its time limit); EXPECT ok:
 # it must succeed; EXPECT eio: it must fail with I/O errors (and end)
 fio_end() {
@@ -143,7 +151,8 @@ port_back_connect() { nvmf_port_add && nvmf_connect; }
 
 relink() {
 	bounded 30 rdma link add sroce8 type sroce netdev srA || return 1
-	# the listener went with the old device: port 1 again
+	echo "nvmet-rdma's listener went with the old device, and it listens" \
+		"again only after an address change (rxe: the same): port 1 re-created"
 	nvmf_port_del && nvmf_port_add
 }
 
@@ -153,9 +162,9 @@ ktap_result "RAM disk exported over nvmet-rdma on sroce8 (192.0.2.1:4420)" nvmf_
 
 # the port goes and comes back
 ktap_result "nvme connect --reconnect-delay=1 --ctrl-loss-tmo=30" nvmf_connect --reconnect-delay=1 --ctrl-loss-tmo=30
-fio_start 12
+fio_start 20
 ktap_result "fio random writes 4K-64K, iodepth 16, under way" fio_writing
-ktap_result "target port removed under I/O (subsystem unlinked, port rmdir'd)" nvmf_port_del
+ktap_result "target port removed under I/O (subsystem unlinked, port rmdir'd)" under_io nvmf_port_del
 ktap_result "host lost its queues, reconnecting (state connecting) within 20 s" wait_state connecting 20
 ktap_result "port back: the host reconnected (state live) within 30 s" port_back
 fio_end "fio resumed and ended, every block written crc32c-verified" ok
@@ -164,7 +173,7 @@ fio_end "fio resumed and ended, every block written crc32c-verified" ok
 ktap_result "ctrl_loss_tmo 3 s" set_tmo 3
 fio_start 60
 ktap_result "fio under way" fio_writing
-ktap_result "target port removed under I/O" nvmf_port_del
+ktap_result "target port removed under I/O" under_io nvmf_port_del
 ktap_result "host gave up after ctrl_loss_tmo: controller deleted within 30 s" wait_gone 30
 fio_end "fio failed with I/O errors, no task hung" eio
 
@@ -172,7 +181,7 @@ fio_end "fio failed with I/O errors, no task hung" eio
 ktap_result "port back, nvme connect" port_back_connect
 fio_start 60
 ktap_result "fio under way" fio_writing
-ktap_result "rdma link delete sroce8 under I/O (within 60 s)" bounded 60 rdma link delete sroce8
+ktap_result "rdma link delete sroce8 under I/O (within 60 s)" under_io bounded 60 rdma link delete sroce8
 ktap_result "host controller deleted with the device (within 30 s)" wait_gone 30
 fio_end "fio failed with I/O errors, no task hung" eio
 ktap_result "rdma link add sroce8 again, port 1 re-created" relink
