@@ -88,6 +88,7 @@ params_ok() {
 	local d want got
 	want="alpha_timer_us:55 byte_counter_kb:10240 cnp_interval_us:50 enable:0 fast_recovery:5"
 	want+=" g:4 rate_ai_mbps:40 rate_hai_mbps:400 rate_max_mbps:10000 rate_min_mbps:10"
+	want+=" rate_timer_us:55"
 	for d in sroce8 sroce9; do
 		got=$(cd "/sys/class/infiniband/$d" && grep . dcqcn_* | sed 's/^dcqcn_//' | sort | xargs)
 		[ "$got" = "$want" ] || { echo "$d: $got"; return 1; }
