@@ -18,8 +18,8 @@ def med(rows, key):
 def main():
     out, rev, accel, kernels = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
     print('DCQCN A/B, %s, %s: medians (min-max) of the reps\n' % (rev, accel))
-    print('| kernel | DCQCN | runs ok | aggregate MB/s | Jain index | ping RTT ms (median) '
-          '| ping RTT ms (p90) | CE marks | RED drops | CNPs rx |')
+    print('| kernel | DCQCN | runs ok | aggregate MB/s | Jain index | queue delay ms (median) '
+          '| queue delay ms (p90) | CE marks | RED drops | CNPs rx |')
     print('|---|---|---|---|---|---|---|---|---|---|')
     bad = False
     for k in kernels:
@@ -34,7 +34,7 @@ def main():
             bad |= not ok
             print('| %s | %s | %d/%d | %s | %s | %s | %s | %s | %s | %s |' % (
                 k, 'on' if mode else 'off', len(ok), len(rs), med(ok, 'aggregate_mbs'),
-                med(ok, 'jain'), med(ok, 'rtt_ms_median'), med(ok, 'rtt_ms_p90'),
+                med(ok, 'jain'), med(ok, 'qdelay_ms_median'), med(ok, 'qdelay_ms_p90'),
                 med(ok, 'ce_marked'), med(ok, 'red_drops'), med(ok, 'cnp_rx')))
     return 1 if bad else 0
 
