@@ -147,7 +147,7 @@ ktap_result "DCQCN off: 2 ib_write_bw flows through the bottleneck" flows 2 30
 ktap_result "DCQCN off: no CE marks, no CNPs, no rate cuts" none_marked
 dcqcn sroce8 1; dcqcn sroce9 1
 snap
-ktap_result "DCQCN on: 3 ib_write_bw flows through the bottleneck" flows 3 60
+ktap_result "DCQCN on: 3 ib_write_bw flows through the bottleneck" flows 3 40
 ktap_result "DCQCN on: CE marks, CNPs sent and received, rates cut" marked_and_cut
 ktap_result "DCQCN on: sroce-verify through the bottleneck, byte-exact" verify 41
 ktap_result "forged CNPs (no such QP, short, QP1) counted and dropped" forged
