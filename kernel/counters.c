@@ -24,6 +24,10 @@ static const struct rdma_stat_desc sroce_stat_descs[] = {
 	[SROCE_STAT_ODP_FAULT_ERRS]	= { .name = "odp_fault_errors" },
 	[SROCE_STAT_ICRC_SKIP_TX]	= { .name = "icrc_skip_tx_pkts" },
 	[SROCE_STAT_ICRC_SKIP_RX]	= { .name = "icrc_skip_rx_pkts" },
+	[SROCE_STAT_ECN_MARKED_RX]	= { .name = "ecn_marked_rx_pkts" },
+	[SROCE_STAT_CNP_TX]		= { .name = "cnp_tx_pkts" },
+	[SROCE_STAT_CNP_RX]		= { .name = "cnp_rx_pkts" },
+	[SROCE_STAT_DCQCN_RATE_CUTS]	= { .name = "dcqcn_rate_cuts" },
 	/* module-wide: dropped before the destination QP is known */
 	[SROCE_STAT_MAX + SROCE_DROP_LEN]	= { .name = "rx_drop_len" },
 	[SROCE_STAT_MAX + SROCE_DROP_HDR]	= { .name = "rx_drop_hdr" },
@@ -33,6 +37,7 @@ static const struct rdma_stat_desc sroce_stat_descs[] = {
 	[SROCE_STAT_MAX + SROCE_DROP_NO_RQE]	= { .name = "rx_drop_no_rqe" },
 	[SROCE_STAT_MAX + SROCE_DROP_QP_STATE]	= { .name = "rx_drop_qp_state" },
 	[SROCE_STAT_MAX + SROCE_DROP_BACKLOG]	= { .name = "rx_drop_backlog" },
+	[SROCE_STAT_MAX + SROCE_DROP_CNP]	= { .name = "rx_drop_cnp" },
 };
 
 static_assert(ARRAY_SIZE(sroce_stat_descs) == SROCE_STAT_MAX + SROCE_DROP_MAX);

@@ -157,6 +157,7 @@ static int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 	sdev->ndev = ndev;
 	netdev_hold(ndev, &sdev->ndev_tracker, GFP_KERNEL);
 	sroce_init_ib_dev(sdev);
+	sroce_dcqcn_dev_init(sdev);
 	sdev->last_port_state = sroce_port_state(sdev);
 	get_device(&sdev->ib_dev.dev);
 	list_add_tail(&sdev->list, &sroce_dev_list);

@@ -19,6 +19,7 @@
 #include <net/udp.h>
 #include <net/ip6_checksum.h>
 #include <net/udp_tunnel.h>
+#include <net/inet_ecn.h>
 
 #include "sroce.h"
 #include "mcast.h"
@@ -128,6 +129,67 @@ static bool sroce_rcv_icrc_ok(const struct sk_buff *skb, const u8 *iph, bool v6)
 				 skb->data, skb->len);
 }
 
+/*
+ * Queue @skb to @qp (@why SROCE_DROP_MAX) or drop it for @why, and drop
+ * the lookup's reference on @qp. Return: 0, the skb is consumed.
+ */
+static int sroce_rcv_finish(struct sroce_qp *qp, struct sk_buff *skb, enum sroce_drop why)
+{
+	if (why == SROCE_DROP_MAX)
+		sroce_sched_rx(qp, skb);
+	else
+		sroce_rx_drop(skb, why);
+	sroce_qp_put(qp);
+	return 0;
+}
+
+/**
+ * sroce_cnp_rcv() - a Congestion Notification Packet arrived
+ * @net: the namespace it arrived in
+ * @skb: the packet, data at the UDP header
+ * @iph: its IP header
+ * @v6: @iph is IPv6
+ * @unchecked: its ICRC was not checked yet (see sroce_rcv())
+ *
+ * Hostile input like any packet: a CNP that is malformed, for no QP, or
+ * for a QP that does not do DCQCN (dcqcn.c) or is not connected is counted
+ * (rx_drop_cnp) and dropped. The rest is queued to its QP, whose transport
+ * checks the sender's address and cuts the rate (sroce_dcqcn_cnp_rx()).
+ *
+ * Context: softirq, or BH disabled. Return: 0, the skb is consumed.
+ */
+static int sroce_cnp_rcv(struct net *net, struct sk_buff *skb, const u8 *iph, bool v6,
+			 bool unchecked)
+{
+	enum ib_qp_state state;
+	struct sroce_qp *qp;
+	enum sroce_drop why;
+	u32 dqpn;
+
+	qp = sroce_cnp_parse(skb->data + sizeof(struct udphdr),
+			     skb->len - sizeof(struct udphdr), &dqpn) ?
+	     NULL : sroce_qp_get_net(net, dqpn);
+	if (!qp) {
+		why = unchecked && !sroce_rcv_icrc_ok(skb, iph, v6) ?
+		      SROCE_DROP_ICRC : SROCE_DROP_CNP;
+		sroce_rx_drop(skb, why);
+		return 0;
+	}
+	if (unchecked && !READ_ONCE(qp->icrc_skip) && !sroce_rcv_icrc_ok(skb, iph, v6)) {
+		why = SROCE_DROP_ICRC;
+		goto drop_put;
+	}
+	state = READ_ONCE(qp->state);
+	why = SROCE_DROP_CNP;
+	if (!sroce_qpt_connected(qp->ibqp.qp_type) || !READ_ONCE(qp->dcqcn.on) ||
+	    (state != IB_QPS_RTR && state != IB_QPS_RTS && state != IB_QPS_SQD) ||
+	    skb_queue_len(&qp->rxq) >= SROCE_RXQ_MAX)
+		goto drop_put;
+	why = SROCE_DROP_MAX;
+drop_put:
+	return sroce_rcv_finish(qp, skb, why);
+}
+
 /**
  * sroce_rcv() - hand a checked RoCEv2 datagram to its QP
  * @net: the namespace it arrived in
@@ -159,6 +221,10 @@ static int sroce_rcv(struct net *net, struct sk_buff *skb, const u8 *iph, bool v
 	err = sroce_pkt_parse(skb->data + sizeof(struct udphdr),
 			      skb->len - sizeof(struct udphdr), &hdr);
 	if (err) {
+		/* not a transport opcode: a CNP is the one other packet we know */
+		if (err == SROCE_PKT_EOPCODE &&
+		    skb->data[sizeof(struct udphdr)] == SROCE_OP_CNP)
+			return sroce_cnp_rcv(net, skb, iph, v6, unchecked);
 		if (unchecked && !sroce_rcv_icrc_ok(skb, iph, v6)) {
 			sroce_rx_drop(skb, SROCE_DROP_ICRC);
 			return 0;
@@ -215,14 +281,9 @@ static int sroce_rcv(struct net *net, struct sk_buff *skb, const u8 *iph, bool v
 		goto drop_put;
 	}
 queue:
-	sroce_sched_rx(qp, skb);
-	sroce_qp_put(qp);
-	return 0;
-
+	why = SROCE_DROP_MAX;
 drop_put:
-	sroce_qp_put(qp);
-	sroce_rx_drop(skb, why);
-	return 0;
+	return sroce_rcv_finish(qp, skb, why);
 }
 
 /**
@@ -506,6 +567,14 @@ static bool sroce_icrc_mark(struct sroce_qp *qp, struct sk_buff *skb)
 	return true;
 }
 
+/* The path's traffic class; ECT(0) in its ECN bits when the QP does DCQCN */
+static u8 sroce_qp_tos(const struct sroce_qp *qp)
+{
+	if (unlikely(qp->dcqcn.on))
+		return (qp->path.tos & ~INET_ECN_MASK) | INET_ECN_ECT_0;
+	return qp->path.tos;
+}
+
 static int sroce_xmit4(struct sroce_qp *qp, struct sk_buff *skb, struct net *net)
 {
 	struct flowi4 fl4 = {
@@ -536,7 +605,7 @@ static int sroce_xmit4(struct sroce_qp *qp, struct sk_buff *skb, struct net *net
 	iph = ip_hdr(skb);
 	iph->version = 4;
 	iph->ihl = sizeof(*iph) >> 2;
-	iph->tos = qp->path.tos;
+	iph->tos = sroce_qp_tos(qp);
 	iph->tot_len = htons(skb->len);
 	iph->frag_off = htons(IP_DF);
 	iph->ttl = qp->path.ttl;
@@ -592,7 +661,7 @@ static int sroce_xmit6(struct sroce_qp *qp, struct sk_buff *skb, struct net *net
 	skb_push(skb, sizeof(*ip6h));
 	skb_reset_network_header(skb);
 	ip6h = ipv6_hdr(skb);
-	ip6_flow_hdr(ip6h, qp->path.tos, htonl(qp->path.flow_label));
+	ip6_flow_hdr(ip6h, sroce_qp_tos(qp), htonl(qp->path.flow_label));
 	ip6h->payload_len = htons(udp_len);
 	ip6h->nexthdr = IPPROTO_UDP;
 	ip6h->hop_limit = qp->path.ttl;

@@ -515,6 +515,7 @@ static void sroce_qp_reset_transport(struct sroce_qp *qp)
 	qp->comm_est_sent = false;
 	WRITE_ONCE(qp->icrc_skip, false);
 	qp->icrc_peer = false;
+	sroce_dcqcn_stop(qp);
 	qp->sq->hdr->flags = SROCE_RING_F_NEED_WAKEUP;
 	qp->rq->hdr->flags = 0;
 }
@@ -605,6 +606,8 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 					   ibqp->qp_type != IB_QPT_GSI &&
 					   READ_ONCE(qp->sdev->icrc_skip));
 				qp->icrc_peer = false;
+				/* likewise DCQCN (dcqcn.c) */
+				sroce_dcqcn_start(qp);
 			}
 			break;
 		case IB_QPS_SQD:

@@ -130,6 +130,40 @@ struct sroce_req {
 	u64 idle_since;		/* ns: when NEED_WAKEUP was last raised */
 };
 
+/**
+ * struct sroce_dcqcn - a connected QP's DCQCN state (dcqcn.c), under qp->lock
+ * @on: sampled from the device at RTR; written under qp->lock, read
+ *	without it by the receive path (READ_ONCE)
+ * @limited: reaction point: @rc is below the line rate and the pacer runs
+ * @cfg: the device's parameters at RTR
+ * @rc: current rate, kbit/s
+ * @rt: target rate, kbit/s
+ * @alpha: congestion estimate, 1.0 = SROCE_DCQCN_ONE
+ * @t_count: rate timer events since the last cut
+ * @b_count: byte counter events since the last cut
+ * @bytes: bytes sent since the last byte counter event
+ * @t_alpha: ns, the last alpha update (a cut or K without CNP)
+ * @t_rate: ns, the last rate timer event (or cut)
+ * @tokens: pacer credit in bytes x 8e6 (kbit/s x ns), at most a burst
+ * @t_tokens: ns, the last refill
+ * @np_last: ns, the last CNP this QP sent (notification point)
+ * @pace: runs the QP again when the pacer has credit for a packet
+ */
+struct sroce_dcqcn {
+	bool on;
+	bool limited;
+	struct sroce_dcqcn_cfg cfg;
+	u32 rc, rt;
+	u32 alpha;
+	u32 t_count, b_count;
+	u64 bytes;
+	u64 t_alpha, t_rate;
+	s64 tokens;
+	u64 t_tokens;
+	u64 np_last;
+	struct hrtimer pace;
+};
+
 struct sroce_resp_read {	/* one READ (or atomic) being answered */
 	bool atomic;		/* an ATOMIC ACK carrying @orig */
 	u64 orig;
@@ -220,6 +254,7 @@ struct sroce_qp {
 	bool icrc_skip;		/* connected QP: sdev->icrc_skip at RTR (net.c) */
 	bool icrc_peer;		/* the peer advertised ICRC skip (under lock) */
 	struct list_head odp_wait;
+	struct sroce_dcqcn dcqcn;
 
 	spinlock_t kpost_lock;	/* kernel posters (kpost.c), SQ and RQ */
 	struct list_head gsi_node;	/* GSI QP: on the GSI list (ud.c) */
@@ -384,6 +419,7 @@ enum sroce_drop {
 	SROCE_DROP_NO_RQE,	/* UD: no receive posted, or the QP's backlog full */
 	SROCE_DROP_QP_STATE,	/* RC: the QP does not receive in its state */
 	SROCE_DROP_BACKLOG,	/* RC: the QP's receive queue is full */
+	SROCE_DROP_CNP,		/* a CNP for no QP, or one not doing DCQCN */
 	SROCE_DROP_MAX
 };
 extern atomic64_t sroce_rx_drops[SROCE_DROP_MAX];
@@ -402,5 +438,16 @@ int sroce_pkt_xmit(struct sroce_qp *qp, struct sk_buff *skb, u32 payload);
 #define SROCE_BTH_ICRC_ADV	0x01
 #define SROCE_BTH_ICRC_NONE	0x02
 void sroce_qp_icrc_learn(struct sroce_qp *qp, const struct sk_buff *skb);
+
+/* dcqcn.c: DCQCN congestion control (Documentation/transport.rst) */
+void sroce_dcqcn_dev_init(struct sroce_dev *sdev);
+void sroce_dcqcn_init_qp(struct sroce_qp *qp);
+void sroce_dcqcn_start(struct sroce_qp *qp);
+void sroce_dcqcn_stop(struct sroce_qp *qp);
+void sroce_dcqcn_cancel(struct sroce_qp *qp);
+bool sroce_dcqcn_may_send(struct sroce_qp *qp);
+void sroce_dcqcn_sent(struct sroce_qp *qp, u32 bytes);
+void sroce_dcqcn_np_rx(struct sroce_qp *qp, const struct sk_buff *skb);
+void sroce_dcqcn_cnp_rx(struct sroce_qp *qp, const struct sk_buff *skb);
 
 #endif /* SROCE_QP_H */

@@ -340,6 +340,8 @@ static int sroce_req_send_one(struct sroce_qp *qp)
 		return err;
 	}
 	sroce_pkt_xmit(qp, skb, payload);
+	if (unlikely(qp->dcqcn.on))
+		sroce_dcqcn_sent(qp, hdr.info->hdr_len + payload);
 
 	if (sroce_wqe_has_response(wqe)) {
 		req->psn = sroce_psn_add(sw->last_psn, 1);
@@ -725,6 +727,9 @@ void sroce_requester(struct sroce_qp *qp, int budget)
 			sroce_req_local_op(qp);
 			continue;
 		}
+		/* DCQCN pacing: the pace timer runs us again */
+		if (unlikely(qp->dcqcn.on) && !sroce_dcqcn_may_send(qp))
+			return;
 		err = sroce_req_send_one(qp);
 		if (err == -EAGAIN)
 			return;		/* kicked again once the page is there */

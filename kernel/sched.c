@@ -72,6 +72,18 @@ static void sroce_rnr_timer(struct timer_list *t)
 	sroce_qp_sched(qp);
 }
 
+/* A CNP for a QP doing DCQCN (net.c checked the rest): from its peer? */
+static void sroce_rc_cnp(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	const u8 *iph = skb_network_header(skb);
+
+	if (!qp->dcqcn.on || !sroce_qp_peer_ok(qp, iph, (iph[0] >> 4) == 6)) {
+		atomic64_inc(&sroce_rx_drops[SROCE_DROP_CNP]);
+		return;
+	}
+	sroce_dcqcn_cnp_rx(qp, skb);
+}
+
 /**
  * sroce_qp_drain_rx() - hand the queued received packets to @rx, in order
  * @qp: the QP
@@ -95,6 +107,8 @@ static void sroce_qp_drain_rx(struct sroce_qp *qp,
 		if (!sroce_pkt_parse(skb->data + sizeof(struct udphdr),
 				     skb->len - sizeof(struct udphdr), &hdr))
 			rx(qp, skb, &hdr);
+		else if (skb->data[sizeof(struct udphdr)] == SROCE_OP_CNP)
+			sroce_rc_cnp(qp, skb);	/* checked by sroce_cnp_rcv() */
 		kfree_skb(skb);
 	}
 }
@@ -110,6 +124,8 @@ static void sroce_rc_rx(struct sroce_qp *qp, struct sk_buff *skb,
 		return;
 	}
 	sroce_qp_icrc_learn(qp, skb);
+	if (unlikely(qp->dcqcn.on))
+		sroce_dcqcn_np_rx(qp, skb);
 	if (hdr->info->flags & (SROCE_OPF_RESP | SROCE_OPF_ACK))
 		sroce_completer_rx(qp, skb, hdr);
 	else
@@ -328,6 +344,7 @@ void sroce_sched_init_qp(struct sroce_qp *qp, enum ib_qp_type type)
 	timer_setup(&qp->rnr_timer, sroce_rnr_timer, 0);
 	hrtimer_init(&qp->poll_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
 	qp->poll_timer.function = sroce_poll_timer;
+	sroce_dcqcn_init_qp(qp);
 }
 
 /**
@@ -341,12 +358,14 @@ void sroce_sched_stop_qp(struct sroce_qp *qp)
 	timer_shutdown_sync(&qp->retrans_timer);
 	timer_shutdown_sync(&qp->rnr_timer);
 	/*
-	 * The poll timer and the work item may start each other; in RESET
-	 * neither does any more, so one more round stops both for good.
+	 * The poll and pace timers and the work item may start each other;
+	 * in RESET none does any more, so one more round stops them for good.
 	 */
 	hrtimer_cancel(&qp->poll_timer);
+	sroce_dcqcn_cancel(qp);
 	cancel_work_sync(&qp->work);
 	hrtimer_cancel(&qp->poll_timer);
+	sroce_dcqcn_cancel(qp);
 	cancel_work_sync(&qp->work);
 	skb_queue_purge(&qp->rxq);
 }

@@ -40,6 +40,35 @@
 struct sroce_udp;
 struct sroce_qp;
 
+/**
+ * struct sroce_dcqcn_cfg - DCQCN parameters of a device (sysfs dcqcn_*)
+ * @cnp_interval_us: notification point: at most one CNP per QP per this
+ * @g: alpha gain, in 1/1024 (4: the paper's 1/256)
+ * @alpha_timer_us: K, alpha decays once per K without a CNP
+ * @rate_timer_us: T, the rate increase timer
+ * @byte_counter_kb: B, a rate increase event per B KiB sent
+ * @fast_recovery: F, rate increase events of fast recovery
+ * @rate_ai_mbps: R_AI, the additive increase step
+ * @rate_hai_mbps: R_HAI, the hyper increase step
+ * @rate_max_mbps: the line rate: start and ceiling
+ * @rate_min_mbps: the floor a cut never goes below
+ *
+ * Each field is read and written whole (READ_ONCE/WRITE_ONCE); a QP
+ * copies them when it moves to RTR (sroce_dcqcn_start()).
+ */
+struct sroce_dcqcn_cfg {
+	u32 cnp_interval_us;
+	u32 g;
+	u32 alpha_timer_us;
+	u32 rate_timer_us;
+	u32 byte_counter_kb;
+	u32 fast_recovery;
+	u32 rate_ai_mbps;
+	u32 rate_hai_mbps;
+	u32 rate_max_mbps;
+	u32 rate_min_mbps;
+};
+
 /* per-device counters (counters.c) */
 enum sroce_stat {
 	SROCE_STAT_TX_PKTS,
@@ -55,6 +84,10 @@ enum sroce_stat {
 	SROCE_STAT_ODP_FAULT_ERRS,
 	SROCE_STAT_ICRC_SKIP_TX,
 	SROCE_STAT_ICRC_SKIP_RX,
+	SROCE_STAT_ECN_MARKED_RX,
+	SROCE_STAT_CNP_TX,
+	SROCE_STAT_CNP_RX,
+	SROCE_STAT_DCQCN_RATE_CUTS,
 	SROCE_STAT_MAX
 };
 
@@ -90,6 +123,10 @@ enum sroce_stat {
  *	a sroce peer that allows it too (sysfs ``icrc_skip``, off by
  *	default); sampled by each connected QP when it moves to RTR, see
  *	sroce_qp_icrc_skip()
+ * @dcqcn: the administrator turned DCQCN on (sysfs ``dcqcn_enable``, off by
+ *	default): connected QPs that reach RTR afterwards send ECN-capable
+ *	packets, answer CE marks with CNPs and pace themselves (dcqcn.c)
+ * @dcqcn_cfg: its parameters, copied by each QP at RTR
  */
 struct sroce_dev {
 	struct ib_device ib_dev;
@@ -118,6 +155,8 @@ struct sroce_dev {
 	struct list_head odp_waiters;
 	struct work_struct odp_wake;
 	bool icrc_skip;
+	bool dcqcn;
+	struct sroce_dcqcn_cfg dcqcn_cfg;
 };
 
 struct sroce_pd {

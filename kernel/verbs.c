@@ -219,40 +219,147 @@ static ssize_t parent_show(struct device *device,
 }
 static DEVICE_ATTR_RO(parent);
 
-/*
- * icrc_skip: 1 lets the device's connected QPs skip the ICRC with a peer
- * that allows it too (net.c, sroce_qp_icrc_learn()); QPs sample it at RTR.
+/**
+ * struct sroce_dev_bool_attr - a boolean device setting's sysfs attribute
+ * @attr: the attribute
+ * @off: the setting's offset in struct sroce_dev
  */
-static ssize_t icrc_skip_show(struct device *device,
-			      struct device_attribute *attr, char *buf)
+struct sroce_dev_bool_attr {
+	struct device_attribute attr;
+	size_t off;
+};
+
+static bool *sroce_dev_bool(struct device *device, struct device_attribute *attr)
 {
 	struct sroce_dev *sdev =
 		rdma_device_to_drv_device(device, struct sroce_dev, ib_dev);
 
-	return sysfs_emit(buf, "%d\n", READ_ONCE(sdev->icrc_skip));
+	return (bool *)((u8 *)sdev + container_of(attr, struct sroce_dev_bool_attr, attr)->off);
 }
 
-static ssize_t icrc_skip_store(struct device *device,
-			       struct device_attribute *attr,
-			       const char *buf, size_t count)
+static ssize_t sroce_dev_bool_show(struct device *device,
+				   struct device_attribute *attr, char *buf)
 {
-	struct sroce_dev *sdev =
-		rdma_device_to_drv_device(device, struct sroce_dev, ib_dev);
+	return sysfs_emit(buf, "%d\n", READ_ONCE(*sroce_dev_bool(device, attr)));
+}
+
+static ssize_t sroce_dev_bool_store(struct device *device,
+				    struct device_attribute *attr,
+				    const char *buf, size_t count)
+{
 	bool on;
 	int err;
 
 	err = kstrtobool(buf, &on);
 	if (err)
 		return err;
-	WRITE_ONCE(sdev->icrc_skip, on);
+	WRITE_ONCE(*sroce_dev_bool(device, attr), on);
 	return count;
 }
-static DEVICE_ATTR_RW(icrc_skip);
+
+#define SROCE_DEV_BOOL_ATTR(_name, _field)					\
+	static struct sroce_dev_bool_attr sroce_attr_##_name = {		\
+		.attr = __ATTR(_name, 0644, sroce_dev_bool_show,		\
+			       sroce_dev_bool_store),				\
+		.off = offsetof(struct sroce_dev, _field),			\
+	}
+
+/*
+ * icrc_skip: 1 lets the device's connected QPs skip the ICRC with a peer
+ * that allows it too (net.c, sroce_qp_icrc_learn()); QPs sample it at RTR.
+ */
+SROCE_DEV_BOOL_ATTR(icrc_skip, icrc_skip);
+/*
+ * DCQCN (dcqcn.c): dcqcn_enable switches it on for connections set up
+ * afterwards; the other dcqcn_* attributes are its parameters, each with
+ * its range. QPs copy them at RTR.
+ */
+SROCE_DEV_BOOL_ATTR(dcqcn_enable, dcqcn);
+
+/**
+ * struct sroce_dcqcn_attr - a DCQCN parameter's sysfs attribute
+ * @attr: the attribute
+ * @off: the parameter's offset in struct sroce_dcqcn_cfg
+ * @min: the smallest value accepted
+ * @max: the largest value accepted
+ */
+struct sroce_dcqcn_attr {
+	struct device_attribute attr;
+	size_t off;
+	u32 min, max;
+};
+
+static u32 *sroce_dcqcn_param(struct device *device, struct device_attribute *attr,
+			      const struct sroce_dcqcn_attr **da)
+{
+	struct sroce_dev *sdev =
+		rdma_device_to_drv_device(device, struct sroce_dev, ib_dev);
+
+	*da = container_of(attr, struct sroce_dcqcn_attr, attr);
+	return (u32 *)((u8 *)&sdev->dcqcn_cfg + (*da)->off);
+}
+
+static ssize_t sroce_dcqcn_show(struct device *device,
+				struct device_attribute *attr, char *buf)
+{
+	const struct sroce_dcqcn_attr *da;
+
+	return sysfs_emit(buf, "%u\n", READ_ONCE(*sroce_dcqcn_param(device, attr, &da)));
+}
+
+static ssize_t sroce_dcqcn_store(struct device *device,
+				 struct device_attribute *attr,
+				 const char *buf, size_t count)
+{
+	const struct sroce_dcqcn_attr *da;
+	u32 *p = sroce_dcqcn_param(device, attr, &da);
+	u32 v;
+	int err;
+
+	err = kstrtou32(buf, 0, &v);
+	if (err)
+		return err;
+	if (v < da->min || v > da->max)
+		return -ERANGE;
+	WRITE_ONCE(*p, v);
+	return count;
+}
+
+#define SROCE_DCQCN_ATTR(_name, _min, _max)					\
+	static struct sroce_dcqcn_attr sroce_dcqcn_attr_##_name = {		\
+		.attr = __ATTR(dcqcn_##_name, 0644, sroce_dcqcn_show,		\
+			       sroce_dcqcn_store),				\
+		.off = offsetof(struct sroce_dcqcn_cfg, _name),			\
+		.min = (_min),							\
+		.max = (_max),							\
+	}
+
+SROCE_DCQCN_ATTR(cnp_interval_us, 0, 1000000);
+SROCE_DCQCN_ATTR(g, 1, 1024);
+SROCE_DCQCN_ATTR(alpha_timer_us, 1, 1000000);
+SROCE_DCQCN_ATTR(rate_timer_us, 1, 1000000);
+SROCE_DCQCN_ATTR(byte_counter_kb, 1, 1048576);
+SROCE_DCQCN_ATTR(fast_recovery, 0, 64);
+SROCE_DCQCN_ATTR(rate_ai_mbps, 1, 100000);
+SROCE_DCQCN_ATTR(rate_hai_mbps, 1, 1000000);
+SROCE_DCQCN_ATTR(rate_max_mbps, 1, 1000000);
+SROCE_DCQCN_ATTR(rate_min_mbps, 1, 1000000);
 
 static struct attribute *sroce_dev_attrs[] = {
 	&dev_attr_hca_type.attr,
 	&dev_attr_parent.attr,
-	&dev_attr_icrc_skip.attr,
+	&sroce_attr_icrc_skip.attr.attr,
+	&sroce_attr_dcqcn_enable.attr.attr,
+	&sroce_dcqcn_attr_cnp_interval_us.attr.attr,
+	&sroce_dcqcn_attr_g.attr.attr,
+	&sroce_dcqcn_attr_alpha_timer_us.attr.attr,
+	&sroce_dcqcn_attr_rate_timer_us.attr.attr,
+	&sroce_dcqcn_attr_byte_counter_kb.attr.attr,
+	&sroce_dcqcn_attr_fast_recovery.attr.attr,
+	&sroce_dcqcn_attr_rate_ai_mbps.attr.attr,
+	&sroce_dcqcn_attr_rate_hai_mbps.attr.attr,
+	&sroce_dcqcn_attr_rate_max_mbps.attr.attr,
+	&sroce_dcqcn_attr_rate_min_mbps.attr.attr,
 	NULL,
 };
 

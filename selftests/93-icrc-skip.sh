@@ -47,17 +47,6 @@ verify() {
 	return $rc
 }
 
-# pp_rxe: ibv_rc_pingpong --chk, server rxe8, client sroce9
-pp_rxe() {
-	local ga gb s
-	ga=$(gid_index init rxe8 0000:0000:0000:0000:0000:ffff:c000:0201) &&
-	gb=$(gid_index peer sroce9 0000:0000:0000:0000:0000:ffff:c000:0202) || return 1
-	timeout 60 ibv_rc_pingpong -d rxe8 -g "$ga" -n 16 --chk -s 65536 > /dev/null 2>&1 &
-	s=$!
-	sleep 1
-	in_peer timeout 60 ibv_rc_pingpong -d sroce9 -g "$gb" -n 16 --chk -s 65536 192.0.2.1 > /dev/null 2>&1 &&
-	wait "$s"
-}
 rxe_skipped_none() {
 	local n=$(($(port_counter sroce9 icrc_skip_tx_pkts) - b_tx + $(port_counter sroce9 icrc_skip_rx_pkts) - b_rx))
 	echo "$n packets without ICRC"
@@ -83,7 +72,7 @@ topo_down
 ktap_result "topology up with rdma_rxe" topo_up rxe
 echo 1 > "$(sys sroce9)"
 b_tx=$(port_counter sroce9 icrc_skip_tx_pkts) b_rx=$(port_counter sroce9 icrc_skip_rx_pkts)
-ktap_result "sroce opted in, rxe peer: ibv_rc_pingpong --chk" pp_rxe
+ktap_result "sroce opted in, rxe peer: ibv_rc_pingpong --chk" rxe_pingpong 16
 ktap_result "sroce opted in, rxe peer: every packet carries an ICRC" rxe_skipped_none
 ktap_result "dmesg clean" dmesg_clean_since_mark
 ktap_finish

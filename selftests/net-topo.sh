@@ -58,6 +58,19 @@ gid_index() {
 	done
 	return 1
 }
+# rxe_pingpong N (after topo_up rxe): ibv_rc_pingpong --chk, N iterations
+# of 64 KiB, server rxe8 (192.0.2.1), client sroce9
+rxe_pingpong() {
+	local ga gb s
+	ga=$(gid_index init rxe8 0000:0000:0000:0000:0000:ffff:c000:0201) &&
+	gb=$(gid_index peer sroce9 0000:0000:0000:0000:0000:ffff:c000:0202) || return 1
+	timeout 60 ibv_rc_pingpong -d rxe8 -g "$ga" -n "$1" --chk -s 65536 > /dev/null 2>&1 &
+	s=$!
+	sleep 1
+	in_peer timeout 60 ibv_rc_pingpong -d sroce9 -g "$gb" -n "$1" --chk -s 65536 192.0.2.1 \
+		> /dev/null 2>&1 &&
+	wait "$s"
+}
 V6A=2001:0db8:0005:0000:0000:0000:0000:0001
 V6B=2001:0db8:0005:0000:0000:0000:0000:0002
 

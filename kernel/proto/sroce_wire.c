@@ -280,6 +280,45 @@ int sroce_pkt_build_hdrs(u8 *buf, size_t size, const struct sroce_pkt_hdr *hdr)
 	return (int)sroce_ext_encode(buf, info->flags, hdr);
 }
 
+int sroce_cnp_build(u8 *buf, size_t size, u32 dqpn)
+{
+	struct sroce_bth bth = {
+		.opcode = SROCE_OP_CNP,
+		.pkey = SROCE_DEFAULT_PKEY,
+		.becn = true,
+		.dqpn = dqpn & SROCE_QPN_MASK,
+	};
+	size_t i;
+
+	if (size < SROCE_CNP_HDR_LEN)
+		return SROCE_PKT_ETRUNC;
+	sroce_bth_put(buf, &bth);
+	for (i = SROCE_HDR_BTH_LEN; i < SROCE_CNP_HDR_LEN; i++)
+		buf[i] = 0;
+	return SROCE_CNP_HDR_LEN;
+}
+
+int sroce_cnp_parse(const u8 *pkt, size_t len, u32 *dqpn)
+{
+	struct sroce_bth bth;
+
+	if (len < SROCE_HDR_BTH_LEN)
+		return SROCE_PKT_ETRUNC;
+	sroce_bth_get(pkt, &bth);
+	if (bth.opcode != SROCE_OP_CNP)
+		return SROCE_PKT_EOPCODE;
+	if (len < SROCE_CNP_HDR_LEN + SROCE_PKT_ICRC_LEN)
+		return SROCE_PKT_ETRUNC;
+	if (len != SROCE_CNP_HDR_LEN + SROCE_PKT_ICRC_LEN)
+		return SROCE_PKT_ELEN;
+	if (bth.tver != 0)
+		return SROCE_PKT_ETVER;
+	if (bth.pad)
+		return SROCE_PKT_EPAD;
+	*dqpn = bth.dqpn;
+	return SROCE_PKT_OK;
+}
+
 /*
  * IBTA "Encoding for RNR NAK Timer Field", in microseconds. From 20 us on
  * the codes grow by alternating factors of 1.5 and 4/3; code 0 is the

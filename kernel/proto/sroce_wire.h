@@ -289,6 +289,38 @@ int sroce_pkt_parse(const u8 *pkt, size_t len, struct sroce_pkt_hdr *out);
  */
 int sroce_pkt_build_hdrs(u8 *buf, size_t size, const struct sroce_pkt_hdr *hdr);
 
+/*
+ * RoCEv2 Congestion Notification Packet (IBTA Annex A17, DCQCN): BTH with
+ * OpCode 0x81 (prefix 100b, outside the transport opcode table), BECN set,
+ * DestQP the QP whose packets met congestion, PSN 0; then 16 reserved
+ * bytes and the ICRC. No other extension header, no payload.
+ */
+#define SROCE_OP_CNP		0x81
+#define SROCE_HDR_CNP_RSVD_LEN	16
+#define SROCE_CNP_HDR_LEN	(SROCE_HDR_BTH_LEN + SROCE_HDR_CNP_RSVD_LEN)
+
+/**
+ * sroce_cnp_build() - encode a CNP's BTH and reserved bytes
+ * @buf: destination
+ * @size: bytes available at @buf
+ * @dqpn: the destination QP (the sender of the congested packets)
+ *
+ * Return: SROCE_CNP_HDR_LEN, or SROCE_PKT_ETRUNC when @size is too small.
+ */
+int sroce_cnp_build(u8 *buf, size_t size, u32 dqpn);
+
+/**
+ * sroce_cnp_parse() - validate a received CNP
+ * @pkt: the packet from the BTH on
+ * @len: its length, ICRC included
+ * @dqpn: set to the destination QP on success
+ *
+ * Return: SROCE_PKT_OK; SROCE_PKT_EOPCODE when it is no CNP,
+ * SROCE_PKT_ETVER on a TVer other than 0, SROCE_PKT_EPAD on a PadCnt,
+ * SROCE_PKT_ETRUNC / SROCE_PKT_ELEN when it is not exactly a CNP long.
+ */
+int sroce_cnp_parse(const u8 *pkt, size_t len, u32 *dqpn);
+
 /** sroce_pad_len() - PadCnt that brings @payload_len to a multiple of 4 */
 static inline u8 sroce_pad_len(u32 payload_len)
 {

@@ -1007,4 +1007,41 @@ TEST(Robustness, MutatedGoldenPackets)
 	}
 }
 
+// --- CNP (Annex A17, DCQCN) -----------------------------------------------------
+
+TEST(Cnp, BuildLayout)
+{
+	std::uint8_t buf[SROCE_CNP_HDR_LEN + SROCE_PKT_ICRC_LEN];
+	std::memset(buf, 0xa5, sizeof(buf));
+	ASSERT_EQ(sroce_cnp_build(buf, sizeof(buf), 0x1234567), SROCE_CNP_HDR_LEN);
+	const std::uint8_t bth[12] = {0x81, 0x00, 0xff, 0xff, 0x40, 0x23, 0x45, 0x67, 0, 0, 0, 0};
+	EXPECT_EQ(std::memcmp(buf, bth, sizeof(bth)), 0);
+	for (unsigned i = 12; i < SROCE_CNP_HDR_LEN; i++)
+		EXPECT_EQ(buf[i], 0) << i;
+	EXPECT_EQ(sroce_cnp_build(buf, SROCE_CNP_HDR_LEN - 1, 1), SROCE_PKT_ETRUNC);
+	// not a transport opcode: the transport parser refuses it
+	sroce_pkt_hdr h;
+	EXPECT_EQ(sroce_pkt_parse(buf, sizeof(buf), &h), SROCE_PKT_EOPCODE);
+}
+
+TEST(Cnp, ParseAcceptsExactlyACnp)
+{
+	std::uint8_t buf[64] = {};
+	ASSERT_EQ(sroce_cnp_build(buf, sizeof(buf), 0xabcdef), SROCE_CNP_HDR_LEN);
+	const size_t len = SROCE_CNP_HDR_LEN + SROCE_PKT_ICRC_LEN;
+	std::uint32_t qpn = 0;
+	EXPECT_EQ(sroce_cnp_parse(buf, len, &qpn), SROCE_PKT_OK);
+	EXPECT_EQ(qpn, 0xabcdefu);
+	EXPECT_EQ(sroce_cnp_parse(buf, len - 1, &qpn), SROCE_PKT_ETRUNC);
+	EXPECT_EQ(sroce_cnp_parse(buf, 11, &qpn), SROCE_PKT_ETRUNC);
+	EXPECT_EQ(sroce_cnp_parse(buf, len + 4, &qpn), SROCE_PKT_ELEN);
+	buf[1] = 0x01;	// TVer 1
+	EXPECT_EQ(sroce_cnp_parse(buf, len, &qpn), SROCE_PKT_ETVER);
+	buf[1] = 0x10;	// PadCnt 1
+	EXPECT_EQ(sroce_cnp_parse(buf, len, &qpn), SROCE_PKT_EPAD);
+	buf[1] = 0;
+	buf[0] = SROCE_OP_RC_ACKNOWLEDGE;
+	EXPECT_EQ(sroce_cnp_parse(buf, len, &qpn), SROCE_PKT_EOPCODE);
+}
+
 }  // namespace

@@ -1,0 +1,334 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sroce DCQCN: ECN-based congestion control for RoCEv2 (Zhu et al.,
+ * "Congestion Control for Large-Scale RDMA Deployments", SIGCOMM 2015).
+ *
+ * Opt-in per device (sysfs dcqcn_enable, off by default); each connected
+ * QP copies the device's switch and parameters when it moves to RTR and
+ * keeps them for the connection's lifetime. A QP doing DCQCN
+ *  - sends its packets ECN-capable, ECT(0) (net.c),
+ *  - as notification point (NP): answers packets that arrive CE-marked
+ *    with a CNP to the peer QP, at most one per cnp_interval_us,
+ *  - as reaction point (RP): cuts its rate on each CNP and recovers it by
+ *    a timer and a byte counter (fast recovery, additive and hyper
+ *    increase); the requester paces its request packets with a token
+ *    bucket at that rate and an hrtimer that runs the QP again when the
+ *    bucket has credit.
+ * Peers that do not do DCQCN (rdma_rxe) ignore ECN marks and CNPs never
+ * reach them unless their own packets are ECN-capable; a CNP that reaches
+ * a sroce QP not doing DCQCN is counted and dropped (net.c).
+ *
+ * Timers K and T run lazily: elapsed periods are applied when the QP
+ * next sends or gets a CNP, so an idle or full-rate QP costs nothing.
+ * Everything here runs under qp->lock.
+ */
+#include <linux/hrtimer.h>
+#include <linux/ktime.h>
+#include <linux/math64.h>
+#include <net/inet_ecn.h>
+
+#include "sroce.h"
+#include "qp.h"
+
+#define SROCE_DCQCN_ONE		(1u << 20)	/* alpha 1.0 */
+/* pacer credit units per byte: kbit/s x ns per byte */
+#define SROCE_DCQCN_TOK_BYTE	8000000LL
+/* the pacer lets at most this much go back to back */
+#define SROCE_DCQCN_BURST	16384LL
+/* rate events applied at once after a long pause; past it: line rate */
+#define SROCE_DCQCN_MAX_EVENTS	256
+
+/* Defaults from the paper where it gives them (Documentation/transport.rst) */
+void sroce_dcqcn_dev_init(struct sroce_dev *sdev)
+{
+	sdev->dcqcn_cfg = (struct sroce_dcqcn_cfg) {
+		.cnp_interval_us = 50,
+		.g = 4,			/* 1/256 */
+		.alpha_timer_us = 55,
+		.rate_timer_us = 55,
+		.byte_counter_kb = 10240,	/* 10 MB */
+		.fast_recovery = 5,
+		.rate_ai_mbps = 40,
+		.rate_hai_mbps = 400,
+		.rate_max_mbps = 10000,
+		.rate_min_mbps = 10,
+	};
+}
+
+static enum hrtimer_restart sroce_dcqcn_pace_timer(struct hrtimer *t)
+{
+	struct sroce_qp *qp = container_of(t, struct sroce_qp, dcqcn.pace);
+
+	sroce_qp_kick(qp);
+	return HRTIMER_NORESTART;
+}
+
+void sroce_dcqcn_init_qp(struct sroce_qp *qp)
+{
+	hrtimer_init(&qp->dcqcn.pace, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
+	qp->dcqcn.pace.function = sroce_dcqcn_pace_timer;
+}
+
+/**
+ * sroce_dcqcn_start() - sample the device's DCQCN setting for a connection
+ * @qp: the QP, moving to RTR
+ */
+void sroce_dcqcn_start(struct sroce_qp *qp)
+{
+	struct sroce_dev *sdev = qp->sdev;
+	struct sroce_dcqcn *d = &qp->dcqcn;
+	struct sroce_dcqcn_cfg *c = &d->cfg;
+	u64 now = ktime_get_ns();
+
+	lockdep_assert_held(&qp->lock);
+
+	if (!sroce_qpt_connected(qp->ibqp.qp_type) || !READ_ONCE(sdev->dcqcn)) {
+		WRITE_ONCE(d->on, false);
+		return;
+	}
+	c->cnp_interval_us = READ_ONCE(sdev->dcqcn_cfg.cnp_interval_us);
+	c->g = READ_ONCE(sdev->dcqcn_cfg.g);
+	c->alpha_timer_us = READ_ONCE(sdev->dcqcn_cfg.alpha_timer_us);
+	c->rate_timer_us = READ_ONCE(sdev->dcqcn_cfg.rate_timer_us);
+	c->byte_counter_kb = READ_ONCE(sdev->dcqcn_cfg.byte_counter_kb);
+	c->fast_recovery = READ_ONCE(sdev->dcqcn_cfg.fast_recovery);
+	c->rate_ai_mbps = READ_ONCE(sdev->dcqcn_cfg.rate_ai_mbps);
+	c->rate_hai_mbps = READ_ONCE(sdev->dcqcn_cfg.rate_hai_mbps);
+	c->rate_max_mbps = READ_ONCE(sdev->dcqcn_cfg.rate_max_mbps);
+	c->rate_min_mbps = min(READ_ONCE(sdev->dcqcn_cfg.rate_min_mbps), c->rate_max_mbps);
+	d->rc = c->rate_max_mbps * 1000;
+	d->rt = d->rc;
+	d->alpha = SROCE_DCQCN_ONE;
+	d->t_count = 0;
+	d->b_count = 0;
+	d->bytes = 0;
+	d->t_alpha = now;
+	d->t_rate = now;
+	d->tokens = 0;
+	d->t_tokens = now;
+	d->np_last = 0;
+	d->limited = false;
+	WRITE_ONCE(d->on, true);
+}
+
+/* Forget the connection's DCQCN state (RESET). */
+void sroce_dcqcn_stop(struct sroce_qp *qp)
+{
+	lockdep_assert_held(&qp->lock);
+
+	WRITE_ONCE(qp->dcqcn.on, false);
+	qp->dcqcn.limited = false;
+	/* a callback already running only kicks the QP, which then idles */
+	hrtimer_try_to_cancel(&qp->dcqcn.pace);
+}
+
+/* No timer left (destroy: nothing runs the QP any more). */
+void sroce_dcqcn_cancel(struct sroce_qp *qp)
+{
+	hrtimer_cancel(&qp->dcqcn.pace);
+}
+
+/* alpha * (1 - g)^n, by squaring: n may be large after a pause */
+static u32 sroce_dcqcn_decay(u32 alpha, u32 g, u64 n)
+{
+	u64 f = SROCE_DCQCN_ONE - ((u64)g << 10);	/* g is in 1/1024 */
+	u64 a = alpha;
+
+	while (n && a) {
+		if (n & 1)
+			a = (a * f) >> 20;
+		f = (f * f) >> 20;
+		n >>= 1;
+	}
+	return a;
+}
+
+/*
+ * One rate increase event (timer or byte counter): fast recovery while
+ * both counts are below F, hyper increase when both are past it, additive
+ * increase in between; the current rate moves half way to the target.
+ */
+static void sroce_dcqcn_increase(struct sroce_dcqcn *d)
+{
+	const struct sroce_dcqcn_cfg *c = &d->cfg;
+	u32 lo = min(d->t_count, d->b_count), hi = max(d->t_count, d->b_count);
+	u64 max_rate = (u64)c->rate_max_mbps * 1000;
+	u64 rt = d->rt;
+
+	if (lo > c->fast_recovery)
+		rt += (u64)(lo - c->fast_recovery) * c->rate_hai_mbps * 1000;
+	else if (hi >= c->fast_recovery)
+		rt += (u64)c->rate_ai_mbps * 1000;
+	d->rt = min(rt, max_rate);
+	d->rc = ((u64)d->rt + d->rc + 1) / 2;
+	if (d->rc >= max_rate) {
+		d->rc = max_rate;
+		d->rt = max_rate;
+		d->limited = false;
+	}
+}
+
+/* Apply the K and T periods that passed since they last ran. */
+static void sroce_dcqcn_catch_up(struct sroce_dcqcn *d, u64 now)
+{
+	const struct sroce_dcqcn_cfg *c = &d->cfg;
+	u64 k = (u64)max(c->alpha_timer_us, 1u) * NSEC_PER_USEC;
+	u64 t = (u64)max(c->rate_timer_us, 1u) * NSEC_PER_USEC;
+	u64 n;
+
+	if (now - d->t_alpha >= k) {
+		n = div64_u64(now - d->t_alpha, k);
+		d->alpha = sroce_dcqcn_decay(d->alpha, c->g, n);
+		d->t_alpha += n * k;
+	}
+	if (!d->limited || now - d->t_rate < t)
+		return;
+	n = div64_u64(now - d->t_rate, t);
+	d->t_rate += n * t;
+	if (n > SROCE_DCQCN_MAX_EVENTS) {
+		d->rc = c->rate_max_mbps * 1000;
+		d->rt = d->rc;
+		d->limited = false;
+		return;
+	}
+	while (n-- && d->limited) {
+		d->t_count++;
+		sroce_dcqcn_increase(d);
+	}
+}
+
+/**
+ * sroce_dcqcn_may_send() - may the requester send its next packet now?
+ * @qp: a QP doing DCQCN
+ *
+ * Below the line rate the requester spends pacer credit: when it has
+ * none, the pace timer runs the QP again once a packet's worth has
+ * accrued (a wait bounded by one packet at the minimum rate).
+ *
+ * Return: true to send.
+ */
+bool sroce_dcqcn_may_send(struct sroce_qp *qp)
+{
+	struct sroce_dcqcn *d = &qp->dcqcn;
+	u64 now, dt;
+	s64 burst;
+
+	lockdep_assert_held(&qp->lock);
+
+	if (!d->limited)
+		return true;
+	now = ktime_get_ns();
+	sroce_dcqcn_catch_up(d, now);
+	if (!d->limited)
+		return true;
+	dt = min_t(u64, now - d->t_tokens, NSEC_PER_SEC);
+	d->t_tokens = now;
+	burst = SROCE_DCQCN_BURST * SROCE_DCQCN_TOK_BYTE;
+	d->tokens = min_t(s64, d->tokens + (s64)(dt * d->rc), burst);
+	if (d->tokens >= 0)
+		return true;
+	if (!hrtimer_is_queued(&d->pace))
+		hrtimer_start(&d->pace, ns_to_ktime(div64_u64(-d->tokens, d->rc) + 1),
+			      HRTIMER_MODE_REL_SOFT);
+	return false;
+}
+
+/**
+ * sroce_dcqcn_sent() - account a request packet the requester sent
+ * @qp: a QP doing DCQCN
+ * @bytes: its transport headers and payload
+ */
+void sroce_dcqcn_sent(struct sroce_qp *qp, u32 bytes)
+{
+	struct sroce_dcqcn *d = &qp->dcqcn;
+
+	lockdep_assert_held(&qp->lock);
+
+	if (!d->limited)
+		return;
+	d->tokens -= bytes * SROCE_DCQCN_TOK_BYTE;
+	d->bytes += bytes;
+	if (d->bytes >= (u64)d->cfg.byte_counter_kb * 1024) {
+		d->bytes = 0;
+		d->b_count++;
+		sroce_dcqcn_increase(d);
+	}
+}
+
+/**
+ * sroce_dcqcn_cnp_rx() - reaction point: the peer saw our packets marked
+ * @qp: the QP, doing DCQCN
+ * @skb: the CNP (checked: length, QP, peer address)
+ *
+ * Rt = Rc, Rc = Rc (1 - alpha / 2), alpha = (1 - g) alpha + g; the
+ * increase counters and timers start over.
+ */
+void sroce_dcqcn_cnp_rx(struct sroce_qp *qp, const struct sk_buff *skb)
+{
+	struct sroce_dcqcn *d = &qp->dcqcn;
+	u64 now = ktime_get_ns();
+	u32 g = d->cfg.g << 10;
+	u64 rc;
+
+	lockdep_assert_held(&qp->lock);
+
+	sroce_stat_inc(qp->sdev, SROCE_STAT_CNP_RX);
+	sroce_dcqcn_catch_up(d, now);
+	d->rt = d->rc;
+	rc = d->rc - (((u64)d->rc * d->alpha) >> 21);
+	d->rc = max_t(u64, rc, (u64)d->cfg.rate_min_mbps * 1000);
+	d->alpha = d->alpha - (u32)(((u64)d->alpha * g) >> 20) + g;
+	d->alpha = min(d->alpha, SROCE_DCQCN_ONE);
+	d->t_alpha = now;
+	d->t_rate = now;
+	d->t_count = 0;
+	d->b_count = 0;
+	d->bytes = 0;
+	if (!d->limited) {
+		d->limited = true;
+		d->tokens = 0;
+		d->t_tokens = now;
+	}
+	sroce_stat_inc(qp->sdev, SROCE_STAT_DCQCN_RATE_CUTS);
+}
+
+/* Did the network mark @skb Congestion Experienced? */
+static bool sroce_dcqcn_ce(const struct sk_buff *skb)
+{
+	const u8 *iph = skb_network_header(skb);
+	u8 ecn = (iph[0] >> 4) == 6 ? (iph[1] >> 4) & INET_ECN_MASK : iph[1] & INET_ECN_MASK;
+
+	return ecn == INET_ECN_CE;
+}
+
+/**
+ * sroce_dcqcn_np_rx() - notification point: a packet from the peer
+ * @qp: the QP, doing DCQCN
+ * @skb: the packet (address checked), data at the UDP header
+ *
+ * A CE-marked packet makes the QP send a CNP to its peer QP, unless it
+ * sent one less than cnp_interval_us ago.
+ */
+void sroce_dcqcn_np_rx(struct sroce_qp *qp, const struct sk_buff *skb)
+{
+	struct sroce_dcqcn *d = &qp->dcqcn;
+	struct sk_buff *cnp;
+	u64 now;
+
+	lockdep_assert_held(&qp->lock);
+
+	if (!sroce_dcqcn_ce(skb))
+		return;
+	sroce_stat_inc(qp->sdev, SROCE_STAT_ECN_MARKED_RX);
+	now = ktime_get_ns();
+	if (d->np_last && now - d->np_last < (u64)d->cfg.cnp_interval_us * NSEC_PER_USEC)
+		return;
+	cnp = sroce_pkt_alloc(qp, SROCE_CNP_HDR_LEN);
+	if (!cnp)
+		return;		/* like a CNP lost on the way */
+	sroce_cnp_build(skb_put(cnp, SROCE_CNP_HDR_LEN), SROCE_CNP_HDR_LEN,
+			qp->attr.dest_qp_num);
+	d->np_last = now;
+	sroce_stat_inc(qp->sdev, SROCE_STAT_CNP_TX);
+	sroce_pkt_xmit(qp, cnp, 0);
+}
