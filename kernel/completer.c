@@ -64,9 +64,11 @@ static void sroce_progress(struct sroce_qp *qp)
 	qp->req.rnr_left = qp->attr.rnr_retry;
 	qp->req.backoff = 0;
 	sroce_req_retire_local(qp);
-	if (!sroce_req_busy(&qp->req))
-		timer_delete(&qp->retrans_timer);
-	else if (!qp->req.rnr_wait)
+	/*
+	 * Nothing outstanding: the timer is left to fire and find nothing
+	 * (sroce_completer_timeout()) rather than deleted per message
+	 */
+	if (sroce_req_busy(&qp->req) && !qp->req.rnr_wait)
 		sroce_req_arm_timer(qp);
 }
 
@@ -407,6 +409,11 @@ void sroce_completer_timeout(struct sroce_qp *qp)
 
 	if (!sroce_req_busy(req) || req->rnr_wait)
 		return;
+	/* the lazy timer fired before the deadline (sroce_req_arm_timer()) */
+	if (time_before(jiffies, req->ack_due)) {
+		mod_timer(&qp->retrans_timer, req->ack_due);
+		return;
+	}
 	if (req->retry_left == 0) {
 		sroce_req_fail(qp, IB_WC_RETRY_EXC_ERR);
 		return;

@@ -53,10 +53,15 @@ int sroce_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 		       u32 port, int index)
 {
 	struct sroce_dev *sdev = sroce_to_dev(ibdev);
-	int i;
+	int i, cpu;
 
-	for (i = 0; i < SROCE_STAT_MAX; i++)
-		stats->value[i] = atomic64_read(&sdev->stats[i]);
+	for (i = 0; i < SROCE_STAT_MAX; i++) {
+		u64 sum = 0;
+
+		for_each_possible_cpu(cpu)
+			sum += READ_ONCE(per_cpu_ptr(sdev->stats, cpu)->v[i]);
+		stats->value[i] = sum;
+	}
 	for (i = 0; i < SROCE_DROP_MAX; i++)
 		stats->value[SROCE_STAT_MAX + i] = atomic64_read(&sroce_rx_drops[i]);
 	return ARRAY_SIZE(sroce_stat_descs);

@@ -69,6 +69,9 @@ void sroce_dealloc_driver(struct ib_device *ibdev)
 	sdev->udp = NULL;
 	if (sdev->ndev)
 		netdev_put(sdev->ndev, &sdev->ndev_tracker);
+	/* no QP is left to count: the core destroyed them before this call */
+	free_percpu(sdev->stats);
+	sdev->stats = NULL;
 
 	mutex_lock(&sroce_dev_lock);
 	sdev->ndev = NULL;
@@ -162,6 +165,12 @@ static int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 	get_device(&sdev->ib_dev.dev);
 	list_add_tail(&sdev->list, &sroce_dev_list);
 	mutex_unlock(&sroce_dev_lock);
+
+	sdev->stats = alloc_percpu(struct sroce_dev_stats);
+	if (!sdev->stats) {
+		err = -ENOMEM;
+		goto err_dealloc_dev;
+	}
 
 	udp = sroce_udp_get(dev_net(ndev));
 	if (IS_ERR(udp)) {

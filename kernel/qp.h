@@ -116,6 +116,7 @@ struct sroce_req {
 	u32 retry_left;
 	u32 rnr_left;
 	u8 backoff;		/* timeouts in a row without progress, capped */
+	unsigned long ack_due;	/* jiffies: when the local ACK timer is due (lazy) */
 	bool rnr_wait;		/* waiting out an RNR NAK */
 	bool need_retry;	/* go back to retry_psn on the next run */
 	u32 retry_psn;

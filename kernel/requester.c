@@ -368,10 +368,23 @@ static int sroce_req_send_one(struct sroce_qp *qp)
 	return 0;
 }
 
-/* (Re)start the local ACK timer while anything is unacknowledged. */
+/**
+ * sroce_req_arm_timer() - (re)start the local ACK timer while anything is
+ *	unacknowledged
+ * @qp: the QP
+ *
+ * Lazy: the deadline is kept in req->ack_due, and the timer itself is only
+ * moved when it would fire after it (or is not pending). A timer that
+ * fires before the deadline, or with nothing outstanding, is re-armed or
+ * ignored by sroce_completer_timeout(). A small message is sent and
+ * acknowledged before the next is posted, so deleting the timer on every
+ * ACK and adding it again on every send took the timer base lock twice
+ * per message.
+ */
 void sroce_req_arm_timer(struct sroce_qp *qp)
 {
 	u64 ns = sroce_local_ack_timeout_ns(qp->attr.timeout);
+	unsigned long due;
 
 	lockdep_assert_held(&qp->lock);
 
@@ -379,8 +392,12 @@ void sroce_req_arm_timer(struct sroce_qp *qp)
 		return;
 	ns <<= qp->req.backoff;
 	/* never below a jiffy or two: TCG guests are slow */
-	mod_timer(&qp->retrans_timer, jiffies + max_t(unsigned long, 2,
-						      nsecs_to_jiffies64(ns)));
+	due = jiffies + max_t(unsigned long, 2, nsecs_to_jiffies64(ns));
+	qp->req.ack_due = due;
+	/* only this QP's transport (under qp->lock) arms the timer */
+	if (!timer_pending(&qp->retrans_timer) ||
+	    time_before(due, READ_ONCE(qp->retrans_timer.expires)))
+		mod_timer(&qp->retrans_timer, due);
 }
 
 /**

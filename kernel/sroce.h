@@ -91,6 +91,11 @@ enum sroce_stat {
 	SROCE_STAT_MAX
 };
 
+/* Device counters, one set per CPU (summed when read, counters.c) */
+struct sroce_dev_stats {
+	u64 v[SROCE_STAT_MAX];
+};
+
 /**
  * struct sroce_dev - one sroce RDMA device, bound to one Ethernet netdev
  * @ib_dev: the RDMA core device; must be first (ib_alloc_device)
@@ -136,7 +141,8 @@ struct sroce_dev {
 	struct sroce_udp *udp;
 	bool dead;
 	bool ndev_gone;
-	atomic64_t stats[SROCE_STAT_MAX];
+	/* per CPU: a locked increment per packet showed in the 64 B profile */
+	struct sroce_dev_stats __percpu *stats;
 	atomic_t qp_count;
 	enum ib_port_state last_port_state;
 	atomic_t cq_count;
@@ -332,7 +338,7 @@ int sroce_sgl_copy(struct sroce_dev *sdev, struct ib_pd *pd,
 
 static inline void sroce_stat_inc(struct sroce_dev *sdev, enum sroce_stat s)
 {
-	atomic64_inc(&sdev->stats[s]);
+	this_cpu_inc(sdev->stats->v[s]);
 }
 
 /* counters.c */
