@@ -214,6 +214,18 @@ def case_spoofed_responses(env):
     traffic(p, v, 'peer -> victim after the spoofs')
 
 
+def real_send_arrives(v, p, seed, what):
+    """The RECV of 4 KiB the victim V posted at MR offset 4096 before WHAT
+    packets is still there: the peer P's real SEND lands in it, byte-exact."""
+    data = pattern(seed, 4096)
+    p.mr.write(data, 4096, 0)
+    p.send(e.IBV_WR_SEND, 4096, 0)
+    expect_wc(p, 'peer SEND after the %s packets' % what)
+    wc = expect_wc(v, 'victim RECV after the %s packets' % what)
+    if wc.byte_len != 4096 or v.mr.read(4096, 4096) != data:
+        raise Fail('the real SEND after the %s packets arrived wrong' % what)
+
+
 def case_out_of_window(env):
     """Requests whose PSN is far ahead of or behind the expected one are
     never executed; the QP goes on in both directions."""
@@ -232,14 +244,7 @@ def case_out_of_window(env):
         raise Fail('a WRITE with an out-of-window PSN was executed')
     if v.poll(1, 0.2):
         raise Fail('a SEND with an out-of-window PSN was received')
-    # the posted RECV is still there for the peer's real SEND
-    data = pattern(6, 4096)
-    p.mr.write(data, 4096, 0)
-    p.send(e.IBV_WR_SEND, 4096, 0)
-    expect_wc(p, 'peer SEND after the hostile packets')
-    wc = expect_wc(v, 'victim RECV after the hostile packets')
-    if wc.byte_len != 4096 or v.mr.read(4096, 4096) != data:
-        raise Fail('the real SEND after the hostile packets arrived wrong')
+    real_send_arrives(v, p, 6, 'hostile')
     traffic(v, p, 'victim -> peer', seed=11)
     traffic(p, v, 'peer -> victim', seed=21)
 
@@ -347,14 +352,7 @@ def case_forged_no_icrc(env):
     env.say('rx_drop_icrc +%d for 4 forged packets' % dropped)
     if dropped < 4:
         raise Fail('4 forged "no ICRC" packets, rx_drop_icrc only +%d' % dropped)
-    # the posted RECV is still there for the peer's real SEND
-    data = pattern(7, 4096)
-    p.mr.write(data, 4096, 0)
-    p.send(e.IBV_WR_SEND, 4096, 0)
-    expect_wc(p, 'peer SEND after the forged packets')
-    wc = expect_wc(v, 'victim RECV after the forged packets')
-    if wc.byte_len != 4096 or v.mr.read(4096, 4096) != data:
-        raise Fail('the real SEND after the forged packets arrived wrong')
+    real_send_arrives(v, p, 7, 'forged')
 
 
 def state_burst(env, qpn, rkey, va, psn, n=4):
