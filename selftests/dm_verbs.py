@@ -37,54 +37,25 @@ Cases:
 """
 import ctypes
 import errno
-import fcntl
 import os
-import random
 import struct
 import sys
-import time
 
 import pyverbs.enums as e
-from pyverbs.addr import AHAttr, GlobalRoute
-from pyverbs.cq import CQ
 from pyverbs.device import AllocDmAttr, Context, DM
 from pyverbs.mr import DMMR, MR
 from pyverbs.pd import PD
 from pyverbs.pyverbs_error import PyverbsError, PyverbsRDMAError
-from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
-from pyverbs.wr import RecvWR, SendWR, SGE
 
-GID_INDEX = 1
+from rc_verbs import Fail, Node, expect_errno, pattern
+from uverbs_raw import raw_ioctl
+
 MAX_DM = 2 << 20
 DEV_TOTAL = 64 << 20
 PAGE = 4096
 ZB = e.IBV_ACCESS_ZERO_BASED
 RW = e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE | e.IBV_ACCESS_REMOTE_READ
 ATOMIC = RW | e.IBV_ACCESS_REMOTE_ATOMIC
-
-
-class Fail(Exception):
-    """A case went wrong; the message says how."""
-
-
-def pattern(seed, n):
-    return random.Random(seed).randbytes(n)
-
-
-def err_of(fn, *args):
-    """The errno FN(*ARGS) fails with, 0 when it succeeds."""
-    try:
-        fn(*args)
-    except PyverbsRDMAError as ex:
-        return ex.error_code
-    return 0
-
-
-def expect_errno(what, want, fn, *args):
-    got = err_of(fn, *args)
-    if got != want:
-        raise Fail('%s: errno %s, expected %s' % (what, errno.errorcode.get(got, got),
-                                                   errno.errorcode[want]))
 
 
 # ---- raw uverbs ioctls (what a hostile provider could send) ----------------
@@ -94,23 +65,6 @@ UVERBS_METHOD_DM_ALLOC, UVERBS_METHOD_DM_FREE = 0, 1
 UVERBS_ID_DRIVER_NS = 1 << 12
 SROCE_METHOD_DM_QUERY = UVERBS_ID_DRIVER_NS
 SROCE_ATTR_ALLOC_DM_RESP_MMAP_OFFSET = UVERBS_ID_DRIVER_NS
-ATTR_F_MANDATORY = 1
-RDMA_VERBS_IOCTL = (3 << 30) | (24 << 16) | (0x1b << 8) | 1
-
-
-def raw_ioctl(fd, obj, method, attrs):
-    """ATTRS: (attr_id, len, data) with data inline (<= 8 bytes) or a
-    pointer; len 0 for an object handle. Returns (errno, [data of each attribute after the call])."""
-    buf = bytearray(struct.pack('=HHHHQII', 24 + 16 * len(attrs), obj, method,
-                                len(attrs), 0, 0, 0))
-    for aid, alen, data in attrs:
-        buf += struct.pack('=HHHHQ', aid, alen, ATTR_F_MANDATORY, 0,
-                           data & 0xffffffffffffffff)
-    try:
-        fcntl.ioctl(fd, RDMA_VERBS_IOCTL, buf, True)
-    except OSError as ex:
-        return ex.errno, None
-    return 0, [struct.unpack_from('=Q', buf, 24 + 16 * i + 8)[0] for i in range(len(attrs))]
 
 
 def raw_alloc_dm(fd, length, align, offset_out=None):
@@ -290,57 +244,6 @@ def case_hoard(w):
     print('ok hoard')
     sys.stdout.flush()
     os._exit(0)     # no ibv_free_dm, no dereg, no close: the kernel cleans up
-
-
-class Node:
-    """An RC QP with its CQ."""
-
-    def __init__(self, ctx, pd, access):
-        self.cq = CQ(ctx, 32)
-        self.qp = QP(pd, QPInitAttr(qp_type=e.IBV_QPT_RC, scq=self.cq, rcq=self.cq,
-                                    cap=QPCap(max_send_wr=16, max_recv_wr=16)))
-        self.access = access
-        self.gid = ctx.query_gid(1, GID_INDEX)
-
-    def connect(self, other):
-        a = QPAttr()
-        a.qp_access_flags = self.access
-        a.path_mtu = e.IBV_MTU_1024
-        a.dest_qp_num = other.qp.qp_num
-        a.rq_psn = 0
-        a.max_dest_rd_atomic = 4
-        a.min_rnr_timer = 1
-        a.ah_attr = AHAttr(gr=GlobalRoute(dgid=other.gid, sgid_index=GID_INDEX),
-                           is_global=1, port_num=1)
-        a.sq_psn = 0
-        a.timeout = 14
-        a.retry_cnt = 7
-        a.rnr_retry = 7
-        a.max_rd_atomic = 4
-        self.qp.to_rts(a)
-
-    def post(self, op, addr, length, lkey, raddr=0, rkey=0, cmp_add=0, swap=0):
-        w = SendWR(wr_id=1, opcode=op, num_sge=1, send_flags=e.IBV_SEND_SIGNALED,
-                   sg=[SGE(addr, length, lkey)])
-        if op in (e.IBV_WR_RDMA_WRITE, e.IBV_WR_RDMA_READ):
-            w.set_wr_rdma(rkey, raddr)
-        elif op in (e.IBV_WR_ATOMIC_FETCH_AND_ADD, e.IBV_WR_ATOMIC_CMP_AND_SWP):
-            w.set_wr_atomic(rkey, raddr, cmp_add, swap)
-        self.qp.post_send(w)
-
-    def recv(self, addr, length, lkey):
-        self.qp.post_recv(RecvWR(wr_id=7, num_sge=1, sg=[SGE(addr, length, lkey)]))
-
-    def wait(self, what, status=e.IBV_WC_SUCCESS, secs=15):
-        end = time.monotonic() + secs
-        while time.monotonic() < end:
-            cnt, wcs = self.cq.poll(num_entries=1)
-            if cnt:
-                if wcs[0].status != status:
-                    raise Fail('%s: status %d, expected %d' % (what, wcs[0].status, status))
-                return wcs[0]
-            time.sleep(0.001)
-        raise Fail('%s: no completion within %d s' % (what, secs))
 
 
 def pair(w, access=RW):

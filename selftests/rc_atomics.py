@@ -14,13 +14,14 @@ import sys
 import time
 
 import pyverbs.enums as e
-from pyverbs.addr import AHAttr, GlobalRoute
 from pyverbs.cq import CQ
 from pyverbs.device import Context
 from pyverbs.mr import MR
 from pyverbs.pd import PD
-from pyverbs.qp import QP, QPAttr, QPCap, QPEx, QPInitAttr, QPInitAttrEx
+from pyverbs.qp import QP, QPCap, QPEx, QPInitAttr, QPInitAttrEx
 from pyverbs.wr import SendWR, SGE
+
+from rc_verbs import Fail, connect_qp
 
 DATA = e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE | e.IBV_ACCESS_REMOTE_READ
 ATOMIC = DATA | e.IBV_ACCESS_REMOTE_ATOMIC
@@ -31,10 +32,6 @@ STATUS = {e.IBV_WC_SUCCESS: 'IBV_WC_SUCCESS', e.IBV_WC_REM_INV_REQ_ERR: 'IBV_WC_
           e.IBV_WC_LOC_QP_OP_ERR: 'IBV_WC_LOC_QP_OP_ERR'}
 ORIG = 0x0123456789abcdef
 POISON = 0x5a5a5a5a5a5a5a5a
-
-
-class Fail(Exception):
-    """A case went wrong; the message says how."""
 
 
 class Node:
@@ -57,24 +54,7 @@ class Node:
         self.qp_access = qp_access
 
     def connect(self, gid, gid_index, dest_qpn):
-        a = QPAttr()
-        a.qp_access_flags = self.qp_access
-        self.qp.to_init(a)
-        a = QPAttr()
-        a.path_mtu = e.IBV_MTU_1024
-        a.dest_qp_num = dest_qpn
-        a.rq_psn = 0
-        a.max_dest_rd_atomic = 4
-        a.min_rnr_timer = 1
-        a.ah_attr = AHAttr(gr=GlobalRoute(dgid=gid, sgid_index=gid_index), is_global=1, port_num=1)
-        self.qp.to_rtr(a)
-        a = QPAttr()
-        a.sq_psn = 0
-        a.timeout = 14
-        a.retry_cnt = 7
-        a.rnr_retry = 7
-        a.max_rd_atomic = 4
-        self.qp.to_rts(a)
+        connect_qp(self.qp, gid, gid_index, dest_qpn, access=self.qp_access)
 
     def atomic(self, op, raddr, rkey, compare_add, swap=0, wr_id=1):
         w = SendWR(wr_id=wr_id, opcode=op, num_sge=1, send_flags=e.IBV_SEND_SIGNALED,

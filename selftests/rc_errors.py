@@ -9,13 +9,14 @@ import sys
 import time
 
 import pyverbs.enums as e
-from pyverbs.addr import AHAttr, GlobalRoute
 from pyverbs.cq import CQ
 from pyverbs.device import Context
 from pyverbs.mr import MR
 from pyverbs.pd import PD
 from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
 from pyverbs.wr import RecvWR, SendWR, SGE
+
+from rc_verbs import connect_qp
 
 ACCESS = e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE | e.IBV_ACCESS_REMOTE_READ
 
@@ -29,24 +30,8 @@ class Node:
         self.ro = MR(pd, 4096, e.IBV_ACCESS_LOCAL_WRITE)   # no remote rights
 
     def connect(self, gid, gid_index, dest_qpn, timeout=14, retry=7, rnr_retry=7, rnr_timer=1):
-        a = QPAttr()
-        a.qp_access_flags = ACCESS
-        self.qp.to_init(a)
-        a = QPAttr()
-        a.path_mtu = e.IBV_MTU_1024
-        a.dest_qp_num = dest_qpn
-        a.rq_psn = 0
-        a.max_dest_rd_atomic = 4
-        a.min_rnr_timer = rnr_timer
-        a.ah_attr = AHAttr(gr=GlobalRoute(dgid=gid, sgid_index=gid_index), is_global=1, port_num=1)
-        self.qp.to_rtr(a)
-        a = QPAttr()
-        a.sq_psn = 0
-        a.timeout = timeout
-        a.retry_cnt = retry
-        a.rnr_retry = rnr_retry
-        a.max_rd_atomic = 4
-        self.qp.to_rts(a)
+        connect_qp(self.qp, gid, gid_index, dest_qpn, timeout=timeout, retry=retry,
+                   rnr_retry=rnr_retry, rnr_timer=rnr_timer)
 
     def wait(self, n=1, secs=15):
         got, end = [], time.time() + secs

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
-"""pyverbs helpers for the hostile-peer tests (rc_hostile.py): an RC QP
-with its CQ and MR, data patterns, checked transfers, port counters.
+"""pyverbs helpers shared by the verbs tests: connecting an RC/UC QP, an RC
+QP with its CQ (and MR), data patterns, checked transfers, port counters.
 Not a test by itself.
 """
+import errno
 import json
 import random
 import subprocess
@@ -12,6 +13,7 @@ import pyverbs.enums as e
 from pyverbs.addr import AHAttr, GlobalRoute
 from pyverbs.cq import CQ
 from pyverbs.mr import MR
+from pyverbs.pyverbs_error import PyverbsError, PyverbsRDMAError
 from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
 from pyverbs.wr import RecvWR, SendWR, SGE
 
@@ -21,6 +23,98 @@ GID_INDEX = 1           # the IPv4-mapped GID
 
 class Fail(Exception):
     """A check failed; the message says which and why."""
+
+
+def err_of(fn, *args):
+    """The errno FN(*ARGS) fails with, 0 when it succeeds (closing what it made)."""
+    try:
+        obj = fn(*args)
+    except PyverbsRDMAError as ex:
+        return ex.error_code
+    except PyverbsError as ex:
+        return getattr(ex, 'error_code', -1) or -1
+    if hasattr(obj, 'close'):
+        obj.close()
+    return 0
+
+
+def expect_errno(what, want, fn, *args):
+    """FN(*ARGS) must fail with WANT (an errno, or a tuple of allowed ones)."""
+    got = err_of(fn, *args)
+    wants = want if isinstance(want, tuple) else (want,)
+    if got not in wants:
+        raise Fail('%s: errno %s, expected %s' % (
+            what, errno.errorcode.get(got, got), '/'.join(errno.errorcode.get(w, str(w)) for w in wants)))
+
+
+def connect_qp(qp, gid, gid_index, dest_qpn, access=ACCESS, rq_psn=0, sq_psn=0,
+               timeout=14, retry=7, rnr_retry=7, rnr_timer=1, rd=4, uc=False):
+    """RESET -> INIT -> RTR -> RTS of an RC QP (with UC, of a UC QP: no
+    timeouts, retries or RDMA READ/atomic resources), path MTU 1024,
+    addressed by GID (RoCE: every path has a GRH)."""
+    a = QPAttr()
+    a.qp_access_flags = access
+    qp.to_init(a)
+    a = QPAttr()
+    a.path_mtu = e.IBV_MTU_1024
+    a.dest_qp_num = dest_qpn
+    a.rq_psn = rq_psn
+    a.ah_attr = AHAttr(gr=GlobalRoute(dgid=gid, sgid_index=gid_index), is_global=1, port_num=1)
+    if not uc:
+        a.max_dest_rd_atomic = rd
+        a.min_rnr_timer = rnr_timer
+    qp.to_rtr(a)
+    a = QPAttr()
+    a.sq_psn = sq_psn
+    if not uc:
+        a.timeout = timeout
+        a.retry_cnt = retry
+        a.rnr_retry = rnr_retry
+        a.max_rd_atomic = rd
+    qp.to_rts(a)
+
+
+class Node:
+    """An RC QP with its CQ, no MR of its own: the tests of memory kinds
+    (device memory, dma-buf) bring theirs."""
+
+    def __init__(self, ctx, pd, access):
+        self.cq = CQ(ctx, 32)
+        self.qp = QP(pd, QPInitAttr(qp_type=e.IBV_QPT_RC, scq=self.cq, rcq=self.cq,
+                                    cap=QPCap(max_send_wr=16, max_recv_wr=16)))
+        self.access = access
+        self.gid = ctx.query_gid(1, GID_INDEX)
+
+    def connect(self, other):
+        connect_qp(self.qp, other.gid, GID_INDEX, other.qp.qp_num, access=self.access)
+
+    def post(self, op, addr, length, lkey, raddr=0, rkey=0, cmp_add=0, swap=0, wr_id=1):
+        w = SendWR(wr_id=wr_id, opcode=op, num_sge=1, send_flags=e.IBV_SEND_SIGNALED,
+                   sg=[SGE(addr, length, lkey)])
+        if op in (e.IBV_WR_RDMA_WRITE, e.IBV_WR_RDMA_READ):
+            w.set_wr_rdma(rkey, raddr)
+        elif op in (e.IBV_WR_ATOMIC_FETCH_AND_ADD, e.IBV_WR_ATOMIC_CMP_AND_SWP):
+            w.set_wr_atomic(rkey, raddr, cmp_add, swap)
+        self.qp.post_send(w)
+
+    def recv(self, addr, length, lkey):
+        self.qp.post_recv(RecvWR(wr_id=7, num_sge=1, sg=[SGE(addr, length, lkey)]))
+
+    def wait(self, what, status=e.IBV_WC_SUCCESS, secs=15):
+        """The next completion; with STATUS None, whatever its status."""
+        end = time.monotonic() + secs
+        while time.monotonic() < end:
+            cnt, wcs = self.cq.poll(num_entries=1)
+            if cnt:
+                if status is not None and wcs[0].status != status:
+                    raise Fail('%s: status %d, expected %d' % (what, wcs[0].status, status))
+                return wcs[0]
+            time.sleep(0.001)
+        raise Fail('%s: no completion within %d s' % (what, secs))
+
+    def close(self):
+        self.qp.close()
+        self.cq.close()
 
 
 class Rc:

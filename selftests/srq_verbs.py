@@ -15,7 +15,6 @@ import sys
 import time
 
 import pyverbs.enums as e
-from pyverbs.addr import AHAttr, GlobalRoute
 from pyverbs.cq import CQ
 from pyverbs.device import Context
 from pyverbs.mr import MR
@@ -25,33 +24,10 @@ from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
 from pyverbs.srq import SRQ, SrqAttr, SrqInitAttr
 from pyverbs.wr import RecvWR, SendWR, SGE
 
+from rc_verbs import Fail, connect_qp
+
 ACCESS = e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE | e.IBV_ACCESS_REMOTE_READ
 MSG = 256
-
-
-class Fail(Exception):
-    pass
-
-
-def connect(qp, gid, gid_index, dest_qpn, rnr_retry=7):
-    a = QPAttr()
-    a.qp_access_flags = ACCESS
-    qp.to_init(a)
-    a = QPAttr()
-    a.path_mtu = e.IBV_MTU_1024
-    a.dest_qp_num = dest_qpn
-    a.rq_psn = 0
-    a.max_dest_rd_atomic = 4
-    a.min_rnr_timer = 1
-    a.ah_attr = AHAttr(gr=GlobalRoute(dgid=gid, sgid_index=gid_index), is_global=1, port_num=1)
-    qp.to_rtr(a)
-    a = QPAttr()
-    a.sq_psn = 0
-    a.timeout = 14
-    a.retry_cnt = 7
-    a.rnr_retry = rnr_retry
-    a.max_rd_atomic = 4
-    qp.to_rts(a)
 
 
 def poll(cq, n, secs=15):
@@ -119,8 +95,8 @@ class Bed:
             self.rcv.append(QP(self.pd, QPInitAttr(qp_type=e.IBV_QPT_RC, scq=self.rcq,
                                                    rcq=self.rcq, srq=self.srq, cap=cap)))
         for s, r in zip(self.snd, self.rcv):
-            connect(s, gid, gid_index, r.qp_num, rnr_retry)
-            connect(r, gid, gid_index, s.qp_num)
+            connect_qp(s, gid, gid_index, r.qp_num, rnr_retry=rnr_retry)
+            connect_qp(r, gid, gid_index, s.qp_num)
         self.posted = 0
 
     def post(self, n):

@@ -15,21 +15,18 @@ import sys
 import time
 
 import pyverbs.enums as e
-from pyverbs.addr import AHAttr, GlobalRoute
 from pyverbs.cq import CQ
 from pyverbs.device import Context
 from pyverbs.mr import MR
 from pyverbs.pd import PD
 from pyverbs.pyverbs_error import PyverbsRDMAError
-from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
+from pyverbs.qp import QP, QPCap, QPInitAttr
 from pyverbs.wr import RecvWR, SendWR, SGE
+
+from rc_verbs import Fail, connect_qp
 
 ACCESS = e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE
 SIZE = 65536 + 37       # many packets at MTU 1024
-
-
-class Fail(Exception):
-    pass
 
 
 class Uc:
@@ -40,19 +37,7 @@ class Uc:
         self.mr = MR(pd, 1 << 20, ACCESS)
 
     def connect(self, gid, gid_index, dqpn):
-        a = QPAttr()
-        a.qp_access_flags = ACCESS
-        self.qp.to_init(a)
-        a = QPAttr()
-        a.path_mtu = e.IBV_MTU_1024
-        a.dest_qp_num = dqpn
-        a.rq_psn = 0
-        a.ah_attr = AHAttr(gr=GlobalRoute(dgid=gid, sgid_index=gid_index), is_global=1,
-                           port_num=1)
-        self.qp.to_rtr(a)
-        a = QPAttr()
-        a.sq_psn = 0
-        self.qp.to_rts(a)
+        connect_qp(self.qp, gid, gid_index, dqpn, access=ACCESS, uc=True)
 
     def poll(self, n=1, secs=10.0):
         got, end = [], time.time() + secs

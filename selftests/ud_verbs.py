@@ -7,7 +7,6 @@ run:
 Exit 0 when the case behaves as expected, 1 (with a message) otherwise.
 Not a test by itself; used by 97-rdmacm.sh.
 """
-import struct
 import sys
 import time
 

@@ -1,12 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0
 """Raw uverbs for sroce selftests: the legacy write() commands on
-/dev/infiniband/uverbsN, without libibverbs or the provider, so tests reach
-the kernel driver exactly as a (possibly hostile) provider would.
+/dev/infiniband/uverbsN and the ioctl() method call (raw_ioctl), without
+libibverbs or the provider, so tests reach the kernel driver exactly as a
+(possibly hostile) provider would.
 
 Not a test by itself (selftests/run only runs NN-*.sh); imported by them.
 """
 import ctypes
 import errno
+import fcntl
 import mmap
 import os
 import struct
@@ -32,6 +34,25 @@ ACCESS_ZERO_BASED = 32
 RING_HDR_SIZE = 256
 CQE_SIZE = 64
 PAGE = mmap.PAGESIZE
+
+
+ATTR_F_MANDATORY = 1
+RDMA_VERBS_IOCTL = (3 << 30) | (24 << 16) | (0x1b << 8) | 1
+
+
+def raw_ioctl(fd, obj, method, attrs):
+    """ATTRS: (attr_id, len, data) with data inline (<= 8 bytes) or a
+    pointer; len 0 for an object handle. Returns (errno, [data of each attribute after the call])."""
+    buf = bytearray(struct.pack('=HHHHQII', 24 + 16 * len(attrs), obj, method,
+                                len(attrs), 0, 0, 0))
+    for aid, alen, data in attrs:
+        buf += struct.pack('=HHHHQ', aid, alen, ATTR_F_MANDATORY, 0,
+                           data & 0xffffffffffffffff)
+    try:
+        fcntl.ioctl(fd, RDMA_VERBS_IOCTL, buf, True)
+    except OSError as ex:
+        return ex.errno, None
+    return 0, [struct.unpack_from('=Q', buf, 24 + 16 * i + 8)[0] for i in range(len(attrs))]
 
 
 def uverbs_path(ibdev):

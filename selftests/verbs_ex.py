@@ -13,7 +13,6 @@ import sys
 import time
 
 import pyverbs.enums as e
-from pyverbs.addr import AHAttr, GlobalRoute
 from pyverbs.cq import CQEX, CqInitAttrEx, PollCqAttr
 from pyverbs.device import Context
 from pyverbs.mr import MR
@@ -22,36 +21,13 @@ from pyverbs.pyverbs_error import PyverbsRDMAError
 from pyverbs.qp import DataBuffer, QP, QPAttr, QPCap, QPEx, QPInitAttr, QPInitAttrEx
 from pyverbs.wr import RecvWR, SendWR, SGE
 
+from rc_verbs import Fail, connect_qp
+
 ACCESS = e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE | e.IBV_ACCESS_REMOTE_READ
 OPS = (e.IBV_QP_EX_WITH_SEND | e.IBV_QP_EX_WITH_SEND_WITH_IMM |
        e.IBV_QP_EX_WITH_RDMA_WRITE | e.IBV_QP_EX_WITH_RDMA_READ)
 RBUF = 1 << 16          # receiver's buffers start here in the MR
 IMM = 0x12345678
-
-
-class Fail(Exception):
-    pass
-
-
-def connect(qp, gid, gid_index, dest_qpn):
-    a = QPAttr()
-    a.qp_access_flags = ACCESS
-    qp.to_init(a)
-    a = QPAttr()
-    a.path_mtu = e.IBV_MTU_1024
-    a.dest_qp_num = dest_qpn
-    a.rq_psn = 0
-    a.max_dest_rd_atomic = 4
-    a.min_rnr_timer = 1
-    a.ah_attr = AHAttr(gr=GlobalRoute(dgid=gid, sgid_index=gid_index), is_global=1, port_num=1)
-    qp.to_rtr(a)
-    a = QPAttr()
-    a.sq_psn = 0
-    a.timeout = 14
-    a.retry_cnt = 7
-    a.rnr_retry = 7
-    a.max_rd_atomic = 4
-    qp.to_rts(a)
 
 
 def poll_ex(cq, n, secs=10):
@@ -102,8 +78,8 @@ class Bed:
                                              e.IBV_QP_INIT_ATTR_SEND_OPS_FLAGS))
         self.r = QP(self.pd, QPInitAttr(qp_type=e.IBV_QPT_RC, scq=self.rcq, rcq=self.rcq,
                                         cap=QPCap(max_recv_wr=64)))
-        connect(self.s, gid, gid_index, self.r.qp_num)
-        connect(self.r, gid, gid_index, self.s.qp_num)
+        connect_qp(self.s, gid, gid_index, self.r.qp_num)
+        connect_qp(self.r, gid, gid_index, self.s.qp_num)
         self.cap = self.s.query(e.IBV_QP_CAP)[0].cap
 
     def sge(self, off, length):

@@ -39,7 +39,8 @@ from pyverbs.srq import SRQ, SrqAttr, SrqInitAttr, SrqInitAttrEx
 from pyverbs.wr import RecvWR, SendWR, SGE
 from pyverbs.xrcd import XRCD, XRCDInitAttr
 
-from srq_verbs import Events, Fail, connect, poll
+from rc_verbs import Fail, connect_qp
+from srq_verbs import Events, poll
 
 ACCESS = e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE | e.IBV_ACCESS_REMOTE_READ
 BUF = 1 << 20
@@ -63,8 +64,8 @@ class Xrc:
             self.snd.append(self.ini())
             self.tgt.append(self.target(self.xrcd))
         for s, t in zip(self.snd, self.tgt):
-            connect(s, self.gid, gid_index, t.qp_num)
-            connect(t, self.gid, gid_index, s.qp_num)
+            connect_qp(s, self.gid, gid_index, t.qp_num)
+            connect_qp(t, self.gid, gid_index, s.qp_num)
 
     def domain(self):
         f = tempfile.NamedTemporaryFile()
