@@ -5,12 +5,11 @@
 (min-max) over the reps, and selective repeat's goodput as a multiple of
 go-back-N's; exits 1 when a mode has no good run."""
 import importlib.util
-import json
 import os
 import statistics
 import sys
 
-# the median (min-max) cell of the DCQCN report
+# the DCQCN report's table helpers: median (min-max) cells, header, raw runs
 _spec = importlib.util.spec_from_file_location(
     'bench_dcqcn_report', os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                        'bench-dcqcn-report.py'))
@@ -21,17 +20,14 @@ med = _dcqcn.med
 
 def main():
     out, rev, accel, kernels = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
-    print('Selective repeat vs go-back-N, %s, %s: medians (min-max) of the reps\n' % (rev, accel))
-    print('| kernel | reorder | mode | runs ok | goodput MB/s | x go-back-N | resent bytes / data '
-          '| resent pkts | held pkts | SACKs | spared pkts | ACK timeouts |')
-    print('|---|---|---|---|---|---|---|---|---|---|---|---|')
+    _dcqcn.header('Selective repeat vs go-back-N, %s, %s' % (rev, accel),
+                  ['reorder', 'mode', 'runs ok', 'goodput MB/s', 'x go-back-N',
+                   'resent bytes / data', 'resent pkts', 'held pkts', 'SACKs', 'spared pkts',
+                   'ACK timeouts'])
     bad = False
     for k in kernels:
-        try:
-            with open('%s/raw-sr-%s.jsonl' % (out, k)) as f:
-                rows = [json.loads(line) for line in f if line.strip()]
-        except OSError:
-            rows, bad = [], True
+        rows, missing = _dcqcn.raw_rows(out, 'sr', k)
+        bad |= missing
         for ro in sorted({r['reorder'] for r in rows}):
             gbn = [r['goodput_mbs'] for r in rows if r['reorder'] == ro and not r['sr'] and r['ok']]
             for mode in (False, True):
