@@ -161,6 +161,8 @@ static void sroce_rx_seq_nak(struct sroce_qp *qp, u32 psn, const struct sroce_sa
 	if (sack) {
 		req->sack_psn = psn;
 		req->sack = *sack;
+		req->sack_span = sroce_sack_span(sack);
+		req->sack_end = req->hi_psn;
 	}
 }
 

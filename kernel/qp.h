@@ -126,9 +126,15 @@ struct sroce_req {
 	bool rd_gap;		/* a READ's responses were lost: asked again from rd_gap_psn */
 	u32 rd_gap_psn;
 	u32 hi_psn;		/* the first PSN never sent (resends are before it) */
-	/* selective repeat: the peer holds the PSNs of @sack after @sack_psn */
+	/*
+	 * selective repeat: the peer holds the PSNs of @sack after @sack_psn,
+	 * the last @sack_span after it; what was sent up to @sack_end is in
+	 * flight or held
+	 */
 	bool sack_valid;
 	u32 sack_psn;
+	u32 sack_span;
+	u32 sack_end;
 	struct sroce_sack sack;
 	/* SQ polling grace (see sroce_req_idle_poll()) */
 	bool poll;		/* posts follow idleness closely: poll for them */

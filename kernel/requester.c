@@ -225,19 +225,28 @@ static u8 sroce_req_opcode(const struct sroce_send_wqe *wqe, bool first, bool la
 }
 
 /*
- * Selective repeat: does the peer hold the packet at req->psn already (the
- * SACK of its last PSN sequence NAK)? Only SEND and WRITE packets are
- * held; a stale SACK is harmless, as the responder keeps what it holds
- * until it executes it, and a responder that drops what it held NAKs or
- * lets the timer expire, which ends the SACK (completer.c).
+ * Selective repeat: may the resend after a SACK NAK skip the packet at
+ * req->psn? Only SEND and WRITE packets are held. The holes up to the last
+ * PSN the SACK names are resent; a held PSN is not, and neither is one past
+ * the last held that was sent before the NAK: it is still on its way, or
+ * lost, and then the responder NAKs it in its turn (or the timer expires).
+ * A stale SACK is harmless, as the responder keeps what it holds until it
+ * executes it, and a responder that drops what it held NAKs or lets the
+ * timer expire, which ends the SACK (completer.c).
  */
 static bool sroce_req_sacked(struct sroce_qp *qp, const struct sroce_send_wqe *wqe)
 {
 	struct sroce_req *req = &qp->req;
+	int d = sroce_psn_diff(req->psn, req->sack_psn);
 
-	if (!req->sack_valid || sroce_wqe_has_response(wqe) ||
-	    !sroce_sack_test(&req->sack, sroce_sr_offset(req->psn, req->sack_psn)))
+	if (!req->sack_valid || sroce_wqe_has_response(wqe) || d <= 0)
 		return false;
+	if ((u32)d > req->sack_span) {
+		if (sroce_psn_diff(req->psn, req->sack_end) >= 0)
+			return false;
+	} else if (!sroce_sack_test(&req->sack, d)) {
+		return false;
+	}
 	sroce_stat_inc(qp->sdev, SROCE_STAT_SR_SKIPPED);
 	return true;
 }
