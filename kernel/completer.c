@@ -142,7 +142,7 @@ static enum ib_wc_status sroce_nak_status(u8 code)
  * Each NAK without progress spends a retry, so a peer that NAKs for ever
  * ends in RETRY_EXC_ERR.
  */
-static void sroce_rx_seq_nak(struct sroce_qp *qp, u32 psn)
+static void sroce_rx_seq_nak(struct sroce_qp *qp, u32 psn, const struct sroce_sack *sack)
 {
 	struct sroce_req *req = &qp->req;
 
@@ -156,6 +156,46 @@ static void sroce_rx_seq_nak(struct sroce_qp *qp, u32 psn)
 	req->retry_left--;
 	req->need_retry = true;
 	req->retry_psn = req->una_psn;
+	/* selective repeat: the resend skips what the responder holds */
+	req->sack_valid = sack;
+	if (sack) {
+		req->sack_psn = psn;
+		req->sack = *sack;
+		req->sack_span = sroce_sack_span(sack);
+		req->sack_end = req->hi_psn;
+	}
+}
+
+/**
+ * sroce_rx_sack() - check the SACK block of a NAK (hostile input)
+ * @qp: the QP
+ * @skb: the NAK
+ * @hdr: its header, @hdr->sack_len set
+ * @sack: the decoded block
+ *
+ * Only a peer that negotiated selective repeat sends one, only on a PSN
+ * sequence NAK, and it names only PSNs that were sent.
+ *
+ * Return: true if valid; otherwise the packet is counted and dropped.
+ */
+static bool sroce_rx_sack(struct sroce_qp *qp, const struct sk_buff *skb,
+			  const struct sroce_pkt_hdr *hdr, struct sroce_sack *sack)
+{
+	const u8 *p = skb->data + sizeof(struct udphdr) + hdr->hdr_len;
+	u8 syn = hdr->aeth.syndrome;
+
+	if (!qp->sr_peer ||
+	    (hdr->bth.opcode & SROCE_OP_OPERATION_MASK) != SROCE_OP_RC_ACKNOWLEDGE ||
+	    sroce_aeth_syn_type(syn) != SROCE_AETH_NAK ||
+	    sroce_aeth_syn_value(syn) != SROCE_NAK_PSN_SEQ_ERR ||
+	    sroce_sack_get(p, hdr->sack_len, sack) ||
+	    sroce_psn_diff(sroce_psn_add(hdr->bth.psn, sroce_sack_span(sack)),
+			   qp->req.hi_psn) >= 0) {
+		sroce_stat_inc(qp->sdev, SROCE_STAT_SR_SACK_DROPS);
+		return false;
+	}
+	sroce_stat_inc(qp->sdev, SROCE_STAT_SR_SACK_RX);
+	return true;
 }
 
 static void sroce_rx_rnr_nak(struct sroce_qp *qp, u32 psn, u8 syn)
@@ -172,12 +212,14 @@ static void sroce_rx_rnr_nak(struct sroce_qp *qp, u32 psn, u8 syn)
 		req->rnr_left--;
 	req->rnr_wait = true;
 	req->retry_psn = req->una_psn;	/* @psn, or a READ before it */
+	req->sack_valid = false;	/* the responder dropped what it held */
 	timer_delete(&qp->retrans_timer);
 	mod_timer(&qp->rnr_timer, jiffies + max_t(unsigned long, 1,
 		  usecs_to_jiffies(sroce_rnr_timer_usecs(sroce_aeth_syn_value(syn)))));
 }
 
-static void sroce_rx_ack(struct sroce_qp *qp, const struct sroce_pkt_hdr *hdr)
+static void sroce_rx_ack(struct sroce_qp *qp, const struct sroce_pkt_hdr *hdr,
+			 const struct sroce_sack *sack)
 {
 	u8 syn = hdr->aeth.syndrome;
 	u32 psn = hdr->bth.psn;
@@ -202,7 +244,7 @@ static void sroce_rx_ack(struct sroce_qp *qp, const struct sroce_pkt_hdr *hdr)
 		if (sroce_ack_upto(qp, sroce_psn_add(psn, SROCE_PSN_MASK)))
 			sroce_progress(qp);
 		if (sroce_aeth_syn_value(syn) == SROCE_NAK_PSN_SEQ_ERR)
-			sroce_rx_seq_nak(qp, psn);
+			sroce_rx_seq_nak(qp, psn, sack);
 		else if (sroce_psn_diff(psn, qp->req.una_psn) >= 0)
 			sroce_req_fail(qp, sroce_nak_status(sroce_aeth_syn_value(syn)));
 		break;
@@ -377,11 +419,17 @@ void sroce_completer_rx(struct sroce_qp *qp, struct sk_buff *skb,
 			const struct sroce_pkt_hdr *hdr)
 {
 	enum ib_qp_state state = READ_ONCE(qp->state);
+	struct sroce_sack sack;
 
 	lockdep_assert_held(&qp->lock);
 
 	if (state != IB_QPS_RTS && state != IB_QPS_SQD)
 		return;
+	if (unlikely(hdr->sack_len)) {
+		if (sroce_rx_sack(qp, skb, hdr, &sack))
+			sroce_rx_ack(qp, hdr, &sack);
+		return;
+	}
 	if (hdr->info->flags & SROCE_OPF_RESP) {
 		sroce_rx_read_resp(qp, skb, hdr);
 		/* the first/last/only responses carry an AETH */
@@ -390,7 +438,7 @@ void sroce_completer_rx(struct sroce_qp *qp, struct sk_buff *skb,
 	/* RC or XRC: the same operations */
 	switch (hdr->bth.opcode & SROCE_OP_OPERATION_MASK) {
 	case SROCE_OP_RC_ACKNOWLEDGE:
-		sroce_rx_ack(qp, hdr);
+		sroce_rx_ack(qp, hdr, NULL);
 		break;
 	case SROCE_OP_RC_ATOMIC_ACKNOWLEDGE:
 		sroce_rx_atomic_ack(qp, hdr);
@@ -422,6 +470,7 @@ void sroce_completer_timeout(struct sroce_qp *qp)
 	req->need_retry = true;
 	req->retry_psn = req->una_psn;
 	req->rd_gap = false;
+	req->sack_valid = false;	/* everything unacknowledged goes again */
 	sroce_stat_inc(qp->sdev, SROCE_STAT_TIMEOUTS);
 	/*
 	 * The next timeout waits twice as long (up to 8 times the local ACK

@@ -532,15 +532,20 @@ static int sroce_xmit_local(struct sroce_qp *qp, struct sk_buff *skb, struct net
  * its packets SROCE_BTH_ICRC_ADV; once the peer's packets carry the mark
  * too, both ends opted in and the QP stops computing the ICRC
  * (sroce_icrc_mark()). rxe and hardware never set the bit, so the QP keeps
- * the ICRC with them.
+ * the ICRC with them. Selective repeat is negotiated the same way with
+ * SROCE_BTH_SR_ADV (qp->sr, qp->sr_peer).
  */
 void sroce_qp_icrc_learn(struct sroce_qp *qp, const struct sk_buff *skb)
 {
 	lockdep_assert_held(&qp->lock);
 
-	if (qp->icrc_skip && !qp->icrc_peer &&
-	    (skb->data[sizeof(struct udphdr) + SROCE_BTH_RESV8A_OFF] & SROCE_BTH_ICRC_ADV))
+	u8 resv8a = skb->data[sizeof(struct udphdr) + SROCE_BTH_RESV8A_OFF];
+
+	if (qp->icrc_skip && !qp->icrc_peer && (resv8a & SROCE_BTH_ICRC_ADV))
 		qp->icrc_peer = true;
+	/* selective repeat likewise: both ends offered it (sroce_sr.h) */
+	if (qp->sr && !qp->sr_peer && (resv8a & SROCE_BTH_SR_ADV))
+		qp->sr_peer = true;
 }
 
 /**
@@ -556,6 +561,8 @@ static bool sroce_icrc_mark(struct sroce_qp *qp, struct sk_buff *skb)
 	u8 *resv8a = skb_transport_header(skb) + sizeof(struct udphdr) +
 		     SROCE_BTH_RESV8A_OFF;
 
+	if (qp->sr)
+		*resv8a |= SROCE_BTH_SR_ADV;	/* offer selective repeat */
 	if (!qp->icrc_skip)
 		return false;
 	if (!qp->icrc_peer) {

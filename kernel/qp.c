@@ -515,6 +515,8 @@ static void sroce_qp_reset_transport(struct sroce_qp *qp)
 	qp->comm_est_sent = false;
 	WRITE_ONCE(qp->icrc_skip, false);
 	qp->icrc_peer = false;
+	qp->sr = false;
+	qp->sr_peer = false;
 	sroce_dcqcn_stop(qp);
 	qp->sq->hdr->flags = SROCE_RING_F_NEED_WAKEUP;
 	qp->rq->hdr->flags = 0;
@@ -606,6 +608,10 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 					   ibqp->qp_type != IB_QPT_GSI &&
 					   READ_ONCE(qp->sdev->icrc_skip));
 				qp->icrc_peer = false;
+				/* likewise selective repeat, RC only (responder.c) */
+				qp->sr = ibqp->qp_type == IB_QPT_RC &&
+					 READ_ONCE(qp->sdev->sr);
+				qp->sr_peer = false;
 				/* likewise DCQCN (dcqcn.c) */
 				sroce_dcqcn_start(qp);
 			}
@@ -617,6 +623,8 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 			if (cur == IB_QPS_RTR) {
 				qp->req.psn = qp->attr.sq_psn;
 				qp->req.una_psn = qp->attr.sq_psn;
+				qp->req.hi_psn = qp->attr.sq_psn;
+				qp->req.sack_valid = false;
 				qp->req.retry_left = qp->attr.retry_cnt;
 				qp->req.rnr_left = qp->attr.rnr_retry;
 				qp->req.backoff = 0;

@@ -22,6 +22,7 @@
 #include "sroce.h"
 #include "sroce_wire.h"
 #include "sroce_psn.h"
+#include "sroce_sr.h"
 
 struct sroce_queue;
 struct sroce_cq;
@@ -124,6 +125,17 @@ struct sroce_req {
 	u32 odp_retry_psn;	/* faulted in, ask again from odp_retry_psn */
 	bool rd_gap;		/* a READ's responses were lost: asked again from rd_gap_psn */
 	u32 rd_gap_psn;
+	u32 hi_psn;		/* the first PSN never sent (resends are before it) */
+	/*
+	 * selective repeat: the peer holds the PSNs of @sack after @sack_psn,
+	 * the last @sack_span after it; what was sent up to @sack_end is in
+	 * flight or held
+	 */
+	bool sack_valid;
+	u32 sack_psn;
+	u32 sack_span;
+	u32 sack_end;
+	struct sroce_sack sack;
 	/* SQ polling grace (see sroce_req_idle_poll()) */
 	bool poll;		/* posts follow idleness closely: poll for them */
 	bool want_poll;		/* the requester went idle in poll mode */
@@ -209,6 +221,16 @@ struct sroce_resp {
 		u64 orig;
 	} atomics[SROCE_MAX_RD_ATOMIC];
 	u32 at_count;		/* free-running */
+	/*
+	 * selective repeat (SR peer only): request packets that came up to
+	 * SROCE_SR_WINDOW - 1 PSNs early, held by PSN % SROCE_SR_WINDOW
+	 * until the gap before them is filled; at most SROCE_SR_HOLD_BYTES
+	 */
+	struct sk_buff *sr_hold[SROCE_SR_WINDOW];
+	u32 sr_psn[SROCE_SR_WINDOW];
+	u32 sr_held;
+	u32 sr_bytes;		/* truesize of the held packets */
+	unsigned long sr_gap_since;	/* jiffies: the first packet held after the gap */
 	/* keep last: survives a reset (a copy of the current RQ entry) */
 	void *rqe;
 };
@@ -254,6 +276,8 @@ struct sroce_qp {
 	bool odp_waiting;	/* on sdev->odp_waiters (odp.c) */
 	bool icrc_skip;		/* connected QP: sdev->icrc_skip at RTR (net.c) */
 	bool icrc_peer;		/* the peer advertised ICRC skip (under lock) */
+	bool sr;		/* RC QP: sdev->sr at RTR (selective repeat offered) */
+	bool sr_peer;		/* the peer offers it too: selective repeat on (under lock) */
 	struct list_head odp_wait;
 	struct sroce_dcqcn dcqcn;
 
@@ -439,6 +463,8 @@ int sroce_pkt_xmit(struct sroce_qp *qp, struct sk_buff *skb, u32 payload);
 #define SROCE_BTH_ICRC_ADV	0x01
 #define SROCE_BTH_ICRC_NONE	0x02
 void sroce_qp_icrc_learn(struct sroce_qp *qp, const struct sk_buff *skb);
+/* held out-of-order request bytes (skb truesize) per QP, selective repeat */
+#define SROCE_SR_HOLD_BYTES	(2u << 20)
 
 /* dcqcn.c: DCQCN congestion control (Documentation/transport.rst) */
 void sroce_dcqcn_dev_init(struct sroce_dev *sdev);

@@ -224,6 +224,33 @@ static u8 sroce_req_opcode(const struct sroce_send_wqe *wqe, bool first, bool la
 	return SROCE_OP_RC_WRITE_MIDDLE;
 }
 
+/*
+ * Selective repeat: may the resend after a SACK NAK skip the packet at
+ * req->psn? Only SEND and WRITE packets are held. The holes up to the last
+ * PSN the SACK names are resent; a held PSN is not, and neither is one past
+ * the last held that was sent before the NAK: it is still on its way, or
+ * lost, and then the responder NAKs it in its turn (or the timer expires).
+ * A stale SACK is harmless, as the responder keeps what it holds until it
+ * executes it, and a responder that drops what it held NAKs or lets the
+ * timer expire, which ends the SACK (completer.c).
+ */
+static bool sroce_req_sacked(struct sroce_qp *qp, const struct sroce_send_wqe *wqe)
+{
+	struct sroce_req *req = &qp->req;
+	int d = sroce_psn_diff(req->psn, req->sack_psn);
+
+	if (!req->sack_valid || sroce_wqe_has_response(wqe) || d <= 0)
+		return false;
+	if ((u32)d > req->sack_span) {
+		if (sroce_psn_diff(req->psn, req->sack_end) >= 0)
+			return false;
+	} else if (!sroce_sack_test(&req->sack, d)) {
+		return false;
+	}
+	sroce_stat_inc(qp->sdev, SROCE_STAT_SR_SKIPPED);
+	return true;
+}
+
 /**
  * sroce_req_send_one() - send the next request packet of entry send_idx
  * @qp: the QP
@@ -323,6 +350,8 @@ static int sroce_req_send_one(struct sroce_qp *qp)
 	hdr.bth.pad = sroce_pad_len(payload);
 	hdr.info = sroce_opcode(hdr.bth.opcode);
 
+	if (unlikely(req->sack_valid) && sroce_req_sacked(qp, wqe))
+		goto sent;	/* the peer has it: move on as if sent */
 	skb = sroce_pkt_alloc(qp, hdr.info->hdr_len + payload);
 	if (!skb)
 		return 0;	/* like a lost packet: the retry timer recovers */
@@ -342,13 +371,20 @@ static int sroce_req_send_one(struct sroce_qp *qp)
 	sroce_pkt_xmit(qp, skb, payload);
 	if (unlikely(qp->dcqcn.on))
 		sroce_dcqcn_sent(qp, hdr.info->hdr_len + payload);
+	if (sroce_psn_diff(req->psn, req->hi_psn) < 0) {
+		sroce_stat_inc(qp->sdev, SROCE_STAT_RETX_PKTS);
+		sroce_stat_add(qp->sdev, SROCE_STAT_RETX_BYTES, payload);
+	}
 
+sent:
 	if (sroce_wqe_has_response(wqe)) {
 		req->psn = sroce_psn_add(sw->last_psn, 1);
 		req->rd_outstanding++;
 	} else {
 		req->psn = sroce_psn_inc(req->psn);
 	}
+	if (sroce_psn_diff(req->psn, req->hi_psn) > 0)
+		req->hi_psn = req->psn;
 	if (last) {
 		sw->sent = true;
 		sw->tail_sent = true;

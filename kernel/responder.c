@@ -15,16 +15,17 @@
 
 /* ---- sending ACKs and READ responses --------------------------------- */
 
-/**
- * sroce_send_ack() - send an ACK/NAK
- * @qp: the QP
- * @syndrome: AETH syndrome
- * @psn: BTH PSN (the acknowledged one, or the NAK'd one)
+/*
+ * An ACK/NAK; with @sack (selective repeat peers only) the NAK carries the
+ * SACK block of the PSNs held after @psn (sroce_sr.h).
  */
-int sroce_send_ack(struct sroce_qp *qp, u8 syndrome, u32 psn)
+static int sroce_send_ack_sack(struct sroce_qp *qp, u8 syndrome, u32 psn,
+			       const struct sroce_sack *sack)
 {
 	struct sroce_pkt_hdr hdr = {};
+	u32 ext = sack ? SROCE_SACK_LEN : 0;
 	struct sk_buff *skb;
+	u8 *buf;
 
 	lockdep_assert_held(&qp->lock);
 
@@ -35,11 +36,179 @@ int sroce_send_ack(struct sroce_qp *qp, u8 syndrome, u32 psn)
 	hdr.aeth.syndrome = syndrome;
 	hdr.aeth.msn = qp->resp.msn & SROCE_AETH_MSN_MASK;
 	hdr.info = sroce_opcode(hdr.bth.opcode);
-	skb = sroce_pkt_alloc(qp, hdr.info->hdr_len);
+	skb = sroce_pkt_alloc(qp, hdr.info->hdr_len + ext);
 	if (!skb)
 		return -ENOMEM;
-	sroce_pkt_build_hdrs(skb_put(skb, hdr.info->hdr_len), hdr.info->hdr_len, &hdr);
+	buf = skb_put(skb, hdr.info->hdr_len);
+	sroce_pkt_build_hdrs(buf, hdr.info->hdr_len, &hdr);
+	if (sack) {
+		buf[SROCE_BTH_RESV8A_OFF] |= SROCE_BTH_SACK;
+		sroce_sack_put(skb_put(skb, ext), sack);
+		sroce_stat_inc(qp->sdev, SROCE_STAT_SR_SACK_TX);
+	}
 	return sroce_pkt_xmit(qp, skb, 0);
+}
+
+/**
+ * sroce_send_ack() - send an ACK/NAK
+ * @qp: the QP
+ * @syndrome: AETH syndrome
+ * @psn: BTH PSN (the acknowledged one, or the NAK'd one)
+ */
+int sroce_send_ack(struct sroce_qp *qp, u8 syndrome, u32 psn)
+{
+	return sroce_send_ack_sack(qp, syndrome, psn, NULL);
+}
+
+/* ---- selective repeat (sroce_sr.h): out-of-order requests held -------- */
+
+static unsigned int sroce_sr_nak_delay_ms = 8;
+module_param_named(sr_nak_delay_ms, sroce_sr_nak_delay_ms, uint, 0644);
+MODULE_PARM_DESC(sr_nak_delay_ms,
+		 "selective repeat: milliseconds a gap may stay open before the responder NAKs it (default 8)");
+
+/* held packets after which a gap is NAKed without waiting any longer */
+#define SROCE_SR_NAK_HELD	(SROCE_SR_WINDOW / 2)
+
+/* Free every held request packet. */
+static void sroce_sr_release(struct sroce_resp *resp)
+{
+	u32 i;
+
+	for (i = 0; i < SROCE_SR_WINDOW; i++) {
+		kfree_skb(resp->sr_hold[i]);
+		resp->sr_hold[i] = NULL;
+	}
+	resp->sr_held = 0;
+	resp->sr_bytes = 0;
+}
+
+static struct sk_buff *sroce_sr_take(struct sroce_resp *resp, u32 slot)
+{
+	struct sk_buff *skb = resp->sr_hold[slot];
+
+	resp->sr_hold[slot] = NULL;
+	resp->sr_held--;
+	resp->sr_bytes -= skb->truesize;
+	return skb;
+}
+
+/* The SACK block of what is held after the expected PSN; false if nothing */
+static bool sroce_sr_sack(struct sroce_qp *qp, struct sroce_sack *sack)
+{
+	struct sroce_resp *resp = &qp->resp;
+	u32 i;
+
+	memset(sack, 0, sizeof(*sack));
+	if (!qp->sr_peer || !resp->sr_held)
+		return false;
+	for (i = 0; i < SROCE_SR_WINDOW; i++)
+		if (resp->sr_hold[i])
+			sroce_sack_set(sack, sroce_sr_offset(resp->sr_psn[i], resp->psn));
+	return sroce_sack_span(sack) != 0;
+}
+
+/*
+ * A NAK for the expected PSN; a PSN sequence NAK to a selective repeat
+ * peer carries what is held after it, so only the rest is resent.
+ */
+static void sroce_resp_send_nak(struct sroce_qp *qp, u8 syndrome)
+{
+	struct sroce_sack sack;
+	bool with = syndrome == sroce_aeth_syn_nak(SROCE_NAK_PSN_SEQ_ERR) &&
+		    sroce_sr_sack(qp, &sack);
+
+	sroce_send_ack_sack(qp, syndrome, qp->resp.psn, with ? &sack : NULL);
+}
+
+/**
+ * sroce_resp_sr_hold() - keep a request that came before its turn
+ * @qp: an RC QP whose peer negotiated selective repeat
+ * @skb: the request (a reference is taken)
+ * @hdr: its header
+ *
+ * SEND and WRITE packets up to SROCE_SR_WINDOW - 1 PSNs past the expected
+ * one are held, within SROCE_SR_HOLD_BYTES; READ and atomic requests are
+ * not (they are executed in order only: a gap before them is NAKed).
+ *
+ * Return: true if the packet was held and the gap is not to be NAKed yet;
+ * false to NAK it now (not holdable, over the bounds, or the reordering
+ * window is spent).
+ */
+static bool sroce_resp_sr_hold(struct sroce_qp *qp, struct sk_buff *skb,
+			       const struct sroce_pkt_hdr *hdr)
+{
+	struct sroce_resp *resp = &qp->resp;
+	u32 off = sroce_sr_offset(hdr->bth.psn, resp->psn);
+	u32 slot = hdr->bth.psn % SROCE_SR_WINDOW;
+	u32 flags = hdr->info->flags;
+
+	if (!off || !(flags & (SROCE_OPF_SEND | SROCE_OPF_WRITE)))
+		return false;
+	if (resp->sr_hold[slot]) {
+		if (resp->sr_psn[slot] == hdr->bth.psn) {
+			/* a resend of one held already */
+			sroce_stat_inc(qp->sdev, SROCE_STAT_SR_HOLD_DROPS);
+			return true;
+		}
+		/* a PSN the expected one has passed since (see the drain) */
+		kfree_skb(sroce_sr_take(resp, slot));
+	}
+	if (resp->sr_bytes + skb->truesize > SROCE_SR_HOLD_BYTES) {
+		sroce_stat_inc(qp->sdev, SROCE_STAT_SR_HOLD_DROPS);
+		return false;
+	}
+	if (!resp->sr_held)
+		resp->sr_gap_since = jiffies;
+	resp->sr_hold[slot] = skb_get(skb);
+	resp->sr_psn[slot] = hdr->bth.psn;
+	resp->sr_held++;
+	resp->sr_bytes += skb->truesize;
+	sroce_stat_inc(qp->sdev, SROCE_STAT_SR_OOO_RX);
+	/* the reordering window: NAK once the gap is old or much is held */
+	return resp->sr_held < SROCE_SR_NAK_HELD &&
+	       time_before(jiffies, resp->sr_gap_since +
+			   max_t(unsigned long, 2,
+				 msecs_to_jiffies(READ_ONCE(sroce_sr_nak_delay_ms))));
+}
+
+static void sroce_resp_rx(struct sroce_qp *qp, struct sk_buff *skb,
+			  const struct sroce_pkt_hdr *hdr, int xerr);
+
+/*
+ * The gap is filled: execute the held requests that follow, in PSN order.
+ * One that is not executed (RNR, ODP fault, an error) ends it: everything
+ * held is dropped, and the requester, whose NAK or timer ends its SACK,
+ * resends it all.
+ */
+static void sroce_resp_sr_drain(struct sroce_qp *qp)
+{
+	struct sroce_resp *resp = &qp->resp;
+	struct sroce_pkt_hdr hdr;
+	bool done = false;
+
+	while (resp->sr_held) {
+		u32 psn = resp->psn, slot = psn % SROCE_SR_WINDOW;
+		struct sk_buff *skb = resp->sr_hold[slot];
+
+		if (!skb || resp->sr_psn[slot] != psn)
+			break;
+		skb = sroce_sr_take(resp, slot);
+		if (!sroce_pkt_parse(skb->data + sizeof(struct udphdr),
+				     skb->len - sizeof(struct udphdr), &hdr))
+			sroce_resp_rx(qp, skb, &hdr, 0);
+		kfree_skb(skb);
+		if (resp->psn == psn) {
+			sroce_sr_release(resp);
+			return;
+		}
+		done = true;
+	}
+	if (done) {
+		/* tell the requester at once; a gap still open starts its window now */
+		resp->ack_pending = true;
+		resp->sr_gap_since = jiffies;
+	}
 }
 
 static void sroce_nak(struct sroce_qp *qp, enum sroce_nak_code code)
@@ -63,7 +232,7 @@ static void sroce_resp_nak_resend(struct sroce_qp *qp, u8 syndrome)
 	struct sroce_resp *resp = &qp->resp;
 
 	if (!sroce_reads_queued(resp)) {
-		sroce_send_ack(qp, syndrome, resp->psn);
+		sroce_resp_send_nak(qp, syndrome);
 		return;
 	}
 	resp->nak_deferred = true;
@@ -118,7 +287,7 @@ void sroce_responder_flush_acks(struct sroce_qp *qp)
 		resp->nak_deferred = false;
 		resp->ack_pending = false;	/* the NAK acknowledges as much */
 		/* resp->psn has not moved since: an in-order request clears the NAK */
-		sroce_send_ack(qp, resp->nak_syn, resp->psn);
+		sroce_resp_send_nak(qp, resp->nak_syn);
 		return;
 	}
 	if (!resp->ack_pending)
@@ -809,6 +978,9 @@ static void sroce_resp_rx(struct sroce_qp *qp, struct sk_buff *skb,
 		return;
 	}
 	if (d > 0) {
+		/* selective repeat: hold it, NAK only after the reordering window */
+		if (qp->sr_peer && sroce_resp_sr_hold(qp, skb, hdr))
+			return;
 		/* a gap: one NAK per gap, then wait for the resend */
 		if (!resp->nak_sent) {
 			resp->nak_sent = true;
@@ -888,6 +1060,8 @@ void sroce_responder_rx(struct sroce_qp *qp, struct sk_buff *skb,
 
 	if (qp->ibqp.qp_type != IB_QPT_XRC_TGT) {
 		sroce_resp_rx(qp, skb, hdr, 0);
+		if (unlikely(qp->resp.sr_held))
+			sroce_resp_sr_drain(qp);
 		return;
 	}
 	xerr = (hdr->info->flags & SROCE_OPF_XRCETH) ?
@@ -912,6 +1086,7 @@ void sroce_responder_release(struct sroce_qp *qp)
 
 	while (sroce_reads_queued(resp))
 		sroce_read_release(&resp->reads[resp->rd_head++ % SROCE_MAX_RD_ATOMIC]);
+	sroce_sr_release(resp);
 	if (resp->wmr)
 		sroce_mr_put(resp->wmr);
 	resp->wmr = NULL;

@@ -88,6 +88,14 @@ enum sroce_stat {
 	SROCE_STAT_CNP_TX,
 	SROCE_STAT_CNP_RX,
 	SROCE_STAT_DCQCN_RATE_CUTS,
+	SROCE_STAT_RETX_PKTS,
+	SROCE_STAT_RETX_BYTES,
+	SROCE_STAT_SR_OOO_RX,
+	SROCE_STAT_SR_HOLD_DROPS,
+	SROCE_STAT_SR_SACK_TX,
+	SROCE_STAT_SR_SACK_RX,
+	SROCE_STAT_SR_SKIPPED,
+	SROCE_STAT_SR_SACK_DROPS,
 	SROCE_STAT_MAX
 };
 
@@ -128,6 +136,9 @@ struct sroce_dev_stats {
  *	a sroce peer that allows it too (sysfs ``icrc_skip``, off by
  *	default); sampled by each connected QP when it moves to RTR, see
  *	sroce_qp_icrc_skip()
+ * @sr: the administrator allows selective repeat with a sroce peer that
+ *	allows it too (sysfs ``selective_repeat``, off by default); sampled
+ *	by each RC QP when it moves to RTR (responder.c, completer.c)
  * @dcqcn: the administrator turned DCQCN on (sysfs ``dcqcn_enable``, off by
  *	default): connected QPs that reach RTR afterwards send ECN-capable
  *	packets, answer CE marks with CNPs and pace themselves (dcqcn.c)
@@ -161,6 +172,7 @@ struct sroce_dev {
 	struct list_head odp_waiters;
 	struct work_struct odp_wake;
 	bool icrc_skip;
+	bool sr;
 	bool dcqcn;
 	struct sroce_dcqcn_cfg dcqcn_cfg;
 };
@@ -339,6 +351,11 @@ int sroce_sgl_copy(struct sroce_dev *sdev, struct ib_pd *pd,
 static inline void sroce_stat_inc(struct sroce_dev *sdev, enum sroce_stat s)
 {
 	this_cpu_inc(sdev->stats->v[s]);
+}
+
+static inline void sroce_stat_add(struct sroce_dev *sdev, enum sroce_stat s, u64 n)
+{
+	this_cpu_add(sdev->stats->v[s], n);
 }
 
 /* counters.c */

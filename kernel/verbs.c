@@ -270,6 +270,12 @@ static ssize_t sroce_dev_bool_store(struct device *device,
  */
 SROCE_DEV_BOOL_ATTR(icrc_skip, icrc_skip);
 /*
+ * selective_repeat: 1 lets the device's RC QPs hold out-of-order requests
+ * and resend only missing PSNs with a peer that allows it too (responder.c,
+ * completer.c); QPs sample it at RTR.
+ */
+SROCE_DEV_BOOL_ATTR(selective_repeat, sr);
+/*
  * DCQCN (dcqcn.c): dcqcn_enable switches it on for connections set up
  * afterwards; the other dcqcn_* attributes are its parameters, each with
  * its range. QPs copy them at RTR.
@@ -349,6 +355,7 @@ static struct attribute *sroce_dev_attrs[] = {
 	&dev_attr_hca_type.attr,
 	&dev_attr_parent.attr,
 	&sroce_attr_icrc_skip.attr.attr,
+	&sroce_attr_selective_repeat.attr.attr,
 	&sroce_attr_dcqcn_enable.attr.attr,
 	&sroce_dcqcn_attr_cnp_interval_us.attr.attr,
 	&sroce_dcqcn_attr_g.attr.attr,

@@ -15,19 +15,31 @@ def med(rows, key):
     return '%s (%s-%s)' % (round(statistics.median(v), 3), round(min(v), 3), round(max(v), 3))
 
 
+def header(title, cols):
+    """The table's title and header; COLS after 'kernel'."""
+    print('%s: medians (min-max) of the reps\n' % title)
+    print('| kernel | %s |' % ' | '.join(cols))
+    print('|---' * (len(cols) + 1) + '|')
+
+
+def raw_rows(out, ab, k):
+    """The runs of OUT/raw-AB-K.jsonl, and whether the file is missing."""
+    try:
+        with open('%s/raw-%s-%s.jsonl' % (out, ab, k)) as f:
+            return [json.loads(line) for line in f if line.strip()], False
+    except OSError:
+        return [], True
+
+
 def main():
     out, rev, accel, kernels = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
-    print('DCQCN A/B, %s, %s: medians (min-max) of the reps\n' % (rev, accel))
-    print('| kernel | DCQCN | runs ok | aggregate MB/s | Jain index | queue delay ms (median) '
-          '| queue delay ms (p90) | CE marks | RED drops | CNPs rx |')
-    print('|---|---|---|---|---|---|---|---|---|---|')
+    header('DCQCN A/B, %s, %s' % (rev, accel),
+           ['DCQCN', 'runs ok', 'aggregate MB/s', 'Jain index', 'queue delay ms (median)',
+            'queue delay ms (p90)', 'CE marks', 'RED drops', 'CNPs rx'])
     bad = False
     for k in kernels:
-        try:
-            with open('%s/raw-dcqcn-%s.jsonl' % (out, k)) as f:
-                rows = [json.loads(line) for line in f if line.strip()]
-        except OSError:
-            rows, bad = [], True
+        rows, missing = raw_rows(out, 'dcqcn', k)
+        bad |= missing
         for mode in (False, True):
             rs = [r for r in rows if r['dcqcn'] == mode]
             ok = [r for r in rs if r['ok']]

@@ -11,7 +11,8 @@
 # RETRY_CNT 7). Both directions at once, every byte and completion checked:
 # sroce<->sroce with 1 and 4 QPs per connection, across loss of the
 # WRITE_WITH_IMM packets and ACKs, across reordering, and against rdma_rxe.
-# Go-back-N recovery (there is no selective repeat yet): every case must
+# Go-back-N recovery (selective repeat is opt-in and off here; see
+# 93-selective-repeat.sh): every case must
 # end byte-exact.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/net-topo.sh"

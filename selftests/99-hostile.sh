@@ -17,6 +17,10 @@
 #                      skip's BTH mark) with a zero ICRC, to a QP that did
 #                      not opt in: dropped and counted (rx_drop_icrc),
 #                      never received; the QP goes on
+#   forged_sack        PSN sequence NAKs with a selective repeat SACK block
+#                      (well-formed and malformed) to a QP that did not
+#                      negotiate it: dropped and counted (sr_sack_rx_drops,
+#                      rx_drop_hdr), nothing resent; the QP goes on
 #   dup_ack_storm      duplicate ACKs while a 4 MiB WRITE is in flight:
 #                      it completes once, byte-exact
 #   nak_storm          every packet answered by a PSN sequence NAK: the
@@ -45,7 +49,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 VERIFY=${SROCE_TOP:-$here/..}/build/userspace/sroce-verify
 LOG=/tmp/99-hostile.$$
 CASES=(write_first_dereg read_err_dereg spoofed_responses out_of_window forged_no_icrc
-       dup_ack_storm nak_storm reset_init kill_requester kill_responder flush)
+       forged_sack dup_ack_storm nak_storm reset_init kill_requester kill_responder flush)
 cleanup() {
 	bg_kill_all
 	topo_down_bounded

@@ -355,6 +355,58 @@ def case_forged_no_icrc(env):
     real_send_arrives(v, p, 7, 'forged')
 
 
+def sack_block(kind=1, words=5, lo=0, hi=0):
+    """A selective repeat SACK block (kernel/proto/sroce_sr.h)."""
+    return struct.pack('!BBHQQ', kind, words, 0, hi, lo)
+
+
+def case_forged_sack(env):
+    """Forged PSN sequence NAKs carrying a SACK block (Resv8a 0x08, the
+    sroce-only selective repeat extension), claiming selective repeat
+    (Resv8a 0x04) for a QP that never negotiated it, well-formed and
+    malformed (wrong kind, a bit past the 128-PSN window, a block of the
+    wrong length): every one is dropped and counted (sr_sack_rx_drops, or
+    rx_drop_hdr for the length), none makes the victim resend anything,
+    and the QP goes on. (99-hostile.sh keeps selective_repeat at its
+    default, off.)"""
+    v, p = env.pair(vpsn=0x1000, ppsn=0x2000)
+    traffic(v, p, 'before the forged SACKs', seed=71)
+    v.recv(4096, 4096)
+    sacks, bad_hdr = 0, 0
+    before = counter(env.args.victim, 'sr_sack_rx_drops')
+    hdr_before = counter(env.args.victim, 'rx_drop_hdr')
+    retx = counter(env.args.victim, 'retransmits')
+    pkts = []
+    for psn in (0x1000, 0x1001, 0x1010, 0x7fffff):
+        for block in (sack_block(lo=0x5), sack_block(kind=2, lo=1), sack_block(hi=1 << 63),
+                      sack_block(lo=0)):
+            h = bytearray(bth(ACK, v.qpn, psn))
+            h[4] = 0x0c         # Resv8a: SACK follows, "selective repeat"
+            pkts.append(env.wire.build(bytes(h) + aeth(SYN_NAK_SEQ, 0) + block))
+            sacks += 1
+        h = bytearray(bth(ACK, v.qpn, psn))
+        h[4] = 0x0c
+        pkts.append(env.wire.build(bytes(h) + aeth(SYN_NAK_SEQ, 0) + sack_block()[:12]))
+        bad_hdr += 1
+    env.wire.send_raw(pkts)
+    time.sleep(0.5)
+    dropped = counter(env.args.victim, 'sr_sack_rx_drops') - before
+    hdr = counter(env.args.victim, 'rx_drop_hdr') - hdr_before
+    resent = counter(env.args.victim, 'retransmits') - retx
+    env.say('sr_sack_rx_drops +%d of %d forged SACK NAKs, rx_drop_hdr +%d of %d short blocks, '
+            'retransmits +%d' % (dropped, sacks, hdr, bad_hdr, resent))
+    if dropped != sacks:
+        raise Fail('%d forged SACK NAKs, sr_sack_rx_drops +%d' % (sacks, dropped))
+    if hdr < bad_hdr:
+        raise Fail('%d SACK NAKs with a short block, rx_drop_hdr only +%d' % (bad_hdr, hdr))
+    if resent:
+        raise Fail('forged SACK NAKs made the victim resend (retransmits +%d)' % resent)
+    if v.poll(1, 0.2):
+        raise Fail('a completion out of nothing after the forged SACKs')
+    real_send_arrives(v, p, 8, 'forged SACK')
+    traffic(p, v, 'peer -> victim after the forged SACKs', seed=81)
+
+
 def state_burst(env, qpn, rkey, va, psn, n=4):
     """N SENDs and N WRITEs to QPN at PSN.. with 0xee bytes."""
     for k in range(n):
@@ -624,6 +676,7 @@ CASES = {
     'spoofed_responses': case_spoofed_responses,
     'out_of_window': case_out_of_window,
     'forged_no_icrc': case_forged_no_icrc,
+    'forged_sack': case_forged_sack,
     'dup_ack_storm': case_dup_ack_storm,
     'nak_storm': case_nak_storm,
     'reset_init': case_reset_init,

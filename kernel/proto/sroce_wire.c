@@ -241,9 +241,21 @@ int sroce_pkt_parse(const u8 *pkt, size_t len, struct sroce_pkt_hdr *out)
 		return SROCE_PKT_EOPCODE;
 
 	data = (u32)len - info->hdr_len - SROCE_PKT_ICRC_LEN;
+	out->sack_len = 0;
 	if (!(info->flags & SROCE_OPF_PAYLOAD)) {
 		if (out->bth.pad)
 			return SROCE_PKT_EPAD;
+		/*
+		 * sroce selective repeat: an RC/XRC Acknowledge flagged
+		 * SROCE_BTH_SACK carries exactly one SACK block (sroce_sr.h)
+		 */
+		if ((pkt[4] & SROCE_BTH_SACK_FLAG) && (info->flags & SROCE_OPF_ACK) &&
+		    !(info->flags & SROCE_OPF_ATMACK)) {
+			if (data != SROCE_SACK_BLOCK_LEN)
+				return SROCE_PKT_ELEN;
+			out->sack_len = data;
+			data = 0;
+		}
 		if (data)
 			return SROCE_PKT_ELEN;
 	} else {

@@ -39,6 +39,13 @@ extern "C" {
 /* Offset of the Resv8a (FECN/BECN) byte inside the BTH */
 #define SROCE_BTH_RESV8A_OFF	4
 
+/*
+ * Resv8a bit of an RC Acknowledge: a selective repeat SACK block of
+ * SROCE_SACK_BLOCK_LEN bytes follows the AETH (sroce-only, sroce_sr.h)
+ */
+#define SROCE_BTH_SACK_FLAG	0x08
+#define SROCE_SACK_BLOCK_LEN	20u
+
 /* Q_Key with the high-order bit set: use the QP's own Q_Key (IBTA 10.2.4) */
 #define SROCE_QKEY_PRIVILEGED	0x80000000u
 #define SROCE_QPN_MASK		0xffffffu
@@ -215,6 +222,8 @@ void sroce_deth_put(u8 *p, const struct sroce_deth *deth);
  *        with SROCE_OPF_FETH; reserved bits are dropped
  * @hdr_len: BTH + extension headers; the payload starts there
  * @payload_len: payload bytes, excluding pad and ICRC
+ * @sack_len: bytes of a sroce SACK block after the AETH of an Acknowledge
+ *            flagged SROCE_BTH_SACK_FLAG (then SROCE_SACK_BLOCK_LEN), else 0
  *
  * Offsets and lengths are relative to the start of the BTH.
  */
@@ -232,6 +241,7 @@ struct sroce_pkt_hdr {
 	u32 feth;
 	u32 hdr_len;
 	u32 payload_len;
+	u32 sack_len;
 };
 
 /**

@@ -18,6 +18,7 @@
 #include "sroce_opcode.h"
 #include "sroce_proto.h"
 #include "sroce_psn.h"
+#include "sroce_sr.h"
 #include "sroce_wire.h"
 
 namespace {
@@ -926,7 +927,11 @@ void expect_consistent(const std::uint8_t *p, size_t len)
 	if (err == SROCE_PKT_OK) {
 		ASSERT_NE(h.info, nullptr);
 		EXPECT_EQ(static_cast<size_t>(h.hdr_len) + h.payload_len + h.bth.pad +
-			  SROCE_PKT_ICRC_LEN, len);
+			  h.sack_len + SROCE_PKT_ICRC_LEN, len);
+		if (h.sack_len) {
+			EXPECT_EQ(h.sack_len, SROCE_SACK_LEN);
+			EXPECT_EQ(h.payload_len, 0u);
+		}
 		EXPECT_EQ(len % 4, 0u);
 		EXPECT_EQ(h.bth.tver, 0);
 	} else {
@@ -1042,6 +1047,102 @@ TEST(Cnp, ParseAcceptsExactlyACnp)
 	buf[1] = 0;
 	buf[0] = SROCE_OP_RC_ACKNOWLEDGE;
 	EXPECT_EQ(sroce_cnp_parse(buf, len, &qpn), SROCE_PKT_EOPCODE);
+}
+
+}  // namespace
+
+// --- selective repeat: hold window and SACK block (kernel/proto/sroce_sr.h) ---
+
+namespace {
+
+TEST(Sr, OffsetWindow)
+{
+	EXPECT_EQ(sroce_sr_offset(100, 100), 0u);	// in order: not held
+	EXPECT_EQ(sroce_sr_offset(99, 100), 0u);	// duplicate
+	EXPECT_EQ(sroce_sr_offset(101, 100), 1u);
+	EXPECT_EQ(sroce_sr_offset(100 + SROCE_SR_WINDOW - 1, 100), SROCE_SR_WINDOW - 1);
+	EXPECT_EQ(sroce_sr_offset(100 + SROCE_SR_WINDOW, 100), 0u);	// too far ahead
+	// across the 24-bit wrap
+	EXPECT_EQ(sroce_sr_offset(2, SROCE_PSN_MASK - 1), 4u);
+	EXPECT_EQ(sroce_sr_offset(SROCE_PSN_MASK, 3), 0u);
+}
+
+TEST(Sr, BitmapSetTestSpan)
+{
+	sroce_sack s{};
+	EXPECT_EQ(sroce_sack_span(&s), 0u);
+	sroce_sack_set(&s, 0);				// out of range: ignored
+	sroce_sack_set(&s, SROCE_SR_WINDOW);
+	EXPECT_EQ(s.map[0] | s.map[1], 0u);
+	sroce_sack_set(&s, 1);
+	sroce_sack_set(&s, 64);
+	sroce_sack_set(&s, 65);
+	sroce_sack_set(&s, SROCE_SR_WINDOW - 1);
+	EXPECT_TRUE(sroce_sack_test(&s, 1));
+	EXPECT_FALSE(sroce_sack_test(&s, 2));
+	EXPECT_TRUE(sroce_sack_test(&s, 64));
+	EXPECT_TRUE(sroce_sack_test(&s, 65));
+	EXPECT_TRUE(sroce_sack_test(&s, SROCE_SR_WINDOW - 1));
+	EXPECT_FALSE(sroce_sack_test(&s, 0));
+	EXPECT_FALSE(sroce_sack_test(&s, SROCE_SR_WINDOW));
+	EXPECT_EQ(sroce_sack_span(&s), SROCE_SR_WINDOW - 1);
+}
+
+TEST(Sr, SackBlockRoundTripAndHostileBlocks)
+{
+	sroce_sack s{}, out{};
+	sroce_sack_set(&s, 3);
+	sroce_sack_set(&s, 70);
+	std::uint8_t b[SROCE_SACK_LEN];
+	sroce_sack_put(b, &s);
+	EXPECT_EQ(b[0], SROCE_SACK_KIND);
+	EXPECT_EQ(b[1], SROCE_SACK_LEN / 4);
+	ASSERT_EQ(sroce_sack_get(b, sizeof(b), &out), 0);
+	EXPECT_EQ(out.map[0], s.map[0]);
+	EXPECT_EQ(out.map[1], s.map[1]);
+
+	EXPECT_EQ(sroce_sack_get(b, sizeof(b) - 4, &out), -1);	// length
+	std::uint8_t bad[SROCE_SACK_LEN];
+	std::memcpy(bad, b, sizeof(b));
+	bad[0] = 2;						// kind
+	EXPECT_EQ(sroce_sack_get(bad, sizeof(bad), &out), -1);
+	std::memcpy(bad, b, sizeof(b));
+	bad[3] = 1;						// reserved
+	EXPECT_EQ(sroce_sack_get(bad, sizeof(bad), &out), -1);
+	std::memcpy(bad, b, sizeof(b));
+	bad[12] = 0x80;						// bit 127: past the window
+	EXPECT_EQ(sroce_sack_get(bad, sizeof(bad), &out), -1);
+	sroce_sack none{};
+	sroce_sack_put(bad, &none);				// holds nothing
+	EXPECT_EQ(sroce_sack_get(bad, sizeof(bad), &out), -1);
+}
+
+// An Acknowledge flagged SACK carries exactly one block; nothing else may.
+TEST(Sr, ParseSackAck)
+{
+	Bytes ack = make_pkt(SROCE_OP_RC_ACKNOWLEDGE, SROCE_SACK_LEN, 0);
+	ack[12] = 0x60;						// NAK, PSN sequence error
+	EXPECT_EQ(parse(ack), SROCE_PKT_ELEN);			// data, no flag
+	ack[SROCE_BTH_RESV8A_OFF] |= SROCE_BTH_SACK;
+	sroce_pkt_hdr h{};
+	ASSERT_EQ(sroce_pkt_parse(ack.data(), ack.size(), &h), SROCE_PKT_OK);
+	EXPECT_EQ(h.sack_len, SROCE_SACK_LEN);
+	EXPECT_EQ(h.payload_len, 0u);
+
+	Bytes shortack = make_pkt(SROCE_OP_RC_ACKNOWLEDGE, SROCE_SACK_LEN - 4, 0);
+	shortack[SROCE_BTH_RESV8A_OFF] |= SROCE_BTH_SACK;
+	EXPECT_EQ(parse(shortack), SROCE_PKT_ELEN);
+	Bytes empty = make_pkt(SROCE_OP_RC_ACKNOWLEDGE, 0, 0);
+	empty[SROCE_BTH_RESV8A_OFF] |= SROCE_BTH_SACK;
+	EXPECT_EQ(parse(empty), SROCE_PKT_ELEN);
+	// the flag means nothing on other opcodes
+	Bytes atm = make_pkt(SROCE_OP_RC_ATOMIC_ACKNOWLEDGE, SROCE_SACK_LEN, 0);
+	atm[SROCE_BTH_RESV8A_OFF] |= SROCE_BTH_SACK;
+	EXPECT_EQ(parse(atm), SROCE_PKT_ELEN);
+	Bytes send = make_pkt(SROCE_OP_RC_SEND_ONLY, 0, 0);
+	send[SROCE_BTH_RESV8A_OFF] |= SROCE_BTH_SACK;
+	ASSERT_EQ(sroce_pkt_parse(send.data(), send.size(), &h), SROCE_PKT_OK);
+	EXPECT_EQ(h.sack_len, 0u);
 }
 
 }  // namespace

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * sroce protocol core: selective repeat between two sroce peers
+ * (Documentation/transport.rst, "Opt-in selective repeat").
+ *
+ * A responder that negotiated selective repeat keeps request packets that
+ * arrive up to SROCE_SR_WINDOW - 1 PSNs past the expected one, and its
+ * PSN sequence NAK carries a SACK block after the AETH that says which of
+ * the PSNs after the NAK'd one it holds. The requester then resends only
+ * the others. The block is sroce-only: it is sent only to a peer that
+ * negotiated selective repeat, and flagged by a Resv8a bit of the BTH.
+ *
+ * SACK block (20 bytes, after the AETH of an RC Acknowledge):
+ *   byte 0     kind, SROCE_SACK_KIND
+ *   byte 1     length in 4-byte words, SROCE_SACK_LEN / 4
+ *   bytes 2-3  reserved, 0
+ *   bytes 4-19 two big-endian 64-bit words: bit i (word i / 64, bit i % 64
+ *              from the least significant) set = PSN (BTH PSN + 1 + i) held
+ */
+#ifndef SROCE_SR_H
+#define SROCE_SR_H
+
+#include "sroce_types.h"
+#include "sroce_psn.h"
+#include "sroce_wire.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* PSNs a responder holds past the expected one: offsets 1..WINDOW-1 */
+#define SROCE_SR_WINDOW		128u
+/* BTH Resv8a: the sender's QP does selective repeat (next to ICRC ADV/NONE) */
+#define SROCE_BTH_SR_ADV	0x04
+/* BTH Resv8a of an RC Acknowledge: a SACK block follows the AETH */
+#define SROCE_BTH_SACK		SROCE_BTH_SACK_FLAG
+#define SROCE_SACK_LEN		SROCE_SACK_BLOCK_LEN
+#define SROCE_SACK_KIND		1
+
+/**
+ * struct sroce_sack - the PSNs a responder holds after a gap
+ * @map: bit i set: PSN (gap PSN + 1 + i) is held; bits 0..SROCE_SR_WINDOW-2
+ */
+struct sroce_sack {
+	u64 map[2];
+};
+
+/**
+ * sroce_sr_offset() - where @psn lies in the hold window after @epsn
+ * @psn: a request's PSN
+ * @epsn: the expected PSN
+ *
+ * Return: 1..SROCE_SR_WINDOW-1 if @psn may be held, 0 otherwise (in
+ * order, a duplicate, or too far ahead).
+ */
+static inline u32 sroce_sr_offset(u32 psn, u32 epsn)
+{
+	int d = sroce_psn_diff(psn, epsn);
+
+	return d > 0 && (u32)d < SROCE_SR_WINDOW ? (u32)d : 0;
+}
+
+/** sroce_sack_set() - mark offset @off (1..SROCE_SR_WINDOW-1) held */
+static inline void sroce_sack_set(struct sroce_sack *s, u32 off)
+{
+	u32 i = off - 1;
+
+	if (off && off < SROCE_SR_WINDOW)
+		s->map[i >> 6] |= (u64)1 << (i & 63);
+}
+
+/** sroce_sack_test() - is offset @off (from the gap PSN) held? */
+static inline bool sroce_sack_test(const struct sroce_sack *s, u32 off)
+{
+	u32 i = off - 1;
+
+	if (!off || off >= SROCE_SR_WINDOW)
+		return false;
+	return (s->map[i >> 6] >> (i & 63)) & 1;
+}
+
+/** sroce_sack_span() - the largest offset held, 0 if none */
+static inline u32 sroce_sack_span(const struct sroce_sack *s)
+{
+	int w, b;
+
+	for (w = 1; w >= 0; w--)
+		for (b = 63; b >= 0; b--)
+			if ((s->map[w] >> b) & 1)
+				return (u32)(w * 64 + b + 1);
+	return 0;
+}
+
+/** sroce_sack_put() - write the SROCE_SACK_LEN-byte block of @s at @p */
+static inline void sroce_sack_put(u8 *p, const struct sroce_sack *s)
+{
+	p[0] = SROCE_SACK_KIND;
+	p[1] = SROCE_SACK_LEN / 4;
+	p[2] = 0;
+	p[3] = 0;
+	sroce_put_be64(p + 4, s->map[0]);
+	sroce_put_be64(p + 12, s->map[1]);
+}
+
+/**
+ * sroce_sack_get() - decode and check a SACK block (hostile input)
+ * @p: the block
+ * @len: its length in bytes
+ * @s: the decoded block
+ *
+ * Return: 0, or -1 when malformed: wrong length, kind or reserved bits, a
+ * bit past the window, or no bit at all.
+ */
+static inline int sroce_sack_get(const u8 *p, u32 len, struct sroce_sack *s)
+{
+	if (len != SROCE_SACK_LEN || p[0] != SROCE_SACK_KIND ||
+	    p[1] != SROCE_SACK_LEN / 4 || p[2] || p[3])
+		return -1;
+	s->map[0] = sroce_get_be64(p + 4);
+	s->map[1] = sroce_get_be64(p + 12);
+	if (sroce_sack_span(s) >= SROCE_SR_WINDOW || !sroce_sack_span(s))
+		return -1;
+	return 0;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SROCE_SR_H */

@@ -1,0 +1,135 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# sroce-timeout: 420
+# Opt-in selective repeat (sysfs selective_repeat, off by default; see
+# Documentation/transport.rst): across a veth that reorders (netem), two
+# sroce devices that both opted in hold out-of-order SEND/WRITE packets,
+# NAK a gap only after the reordering window with a SACK block, and resend
+# only what is missing. The same sroce-verify run (WRITE, SEND, READ, 8
+# outstanding, every byte checked) goes once with go-back-N and once with
+# selective repeat: both byte-exact, and selective repeat resends far
+# fewer packets (a count comparison of the same run, not a timing). Also
+# with 2 % loss, in NCCL's pattern, and with selective repeat on one end
+# only and against rdma_rxe, where it falls back to go-back-N and never
+# sends a SACK.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/net-topo.sh"
+. "$(dirname "$0")/bounded.sh"
+. "$(dirname "$0")/fault-lib.sh"
+
+CTRDIR=$(mktemp -d /tmp/93-sr.XXXXXX)
+cleanup() {
+	bg_kill_all
+	rm -rf "$CTRDIR"
+	tc qdisc del dev srA root 2>/dev/null
+	topo_down_bounded
+}
+trap cleanup EXIT
+trap 'exit 143' TERM INT
+
+[ -x "$VERIFY" ] || ktap_skip_all "$VERIFY not built"
+require_cmd tc > /dev/null || ktap_skip_all "tc missing"
+
+sys() { echo "/sys/class/infiniband/$1/selective_repeat"; }
+sr_set() { echo "$1" > "$(sys sroce8)" && echo "$2" > "$(sys sroce9)"; }
+
+# netem on both ends of the veth: ARGS, or none
+netem() {
+	tc qdisc del dev srA root 2>/dev/null
+	in_peer tc qdisc del dev srB root 2>/dev/null
+	[ $# -gt 0 ] || return 0
+	tc qdisc add dev srA root netem "$@" && in_peer tc qdisc add dev srB root netem "$@"
+}
+
+CTRS="retx_pkts retx_bytes sr_ooo_rx_pkts sr_sack_tx sr_sack_rx sr_retx_skipped_pkts sr_sack_rx_drops"
+# sum NAME: counter NAME of sroce8 and sroce9 added up
+sum() { echo $(($(port_counter sroce8 "$1") + $(port_counter sroce9 "$1"))); }
+# (ktap_case runs its command in a subshell: the movement goes to a file)
+declare -A C0
+ctr_snap() { local c; for c in $CTRS; do C0[$c]=$(sum "$c"); done; }
+# ctr_delta NAME: print the counters' movement, keep it in $CTRDIR/NAME
+ctr_delta() {
+	local c d line=
+	: > "$CTRDIR/$1"
+	for c in $CTRS; do
+		d=$(($(sum "$c") - C0[$c]))
+		echo "$c $d" >> "$CTRDIR/$1"
+		line+=" $c +$d"
+	done
+	echo "counters:$line"
+}
+# got NAME CTR: how CTR moved in run NAME (-1 if it did not run)
+got() { awk -v c="$2" '$1 == c { print $2; f = 1 } END { if (!f) print -1 }' "$CTRDIR/$1" 2>/dev/null || echo -1; }
+
+# run NAME ARGS...: sroce-verify sroce9 (server, srpeer) <-> sroce8
+run() {
+	local name=$1 rc t0=$SECONDS
+	shift
+	ctr_snap
+	verify_run exact peer sroce9 sroce8 192.0.2.2 "$@"
+	rc=$?
+	ctr_delta "$name"
+	echo "$((SECONDS - t0)) s"
+	return $rc
+}
+
+# fewer SR NAME GBN: selective repeat held packets, resent at most a third
+# of what go-back-N resent in the same conditions, no SACK dropped
+fewer() {
+	echo "retransmitted packets: selective repeat $(got "$1" retx_pkts), go-back-N $(got "$2" retx_pkts)"
+	test "$(got "$1" sr_ooo_rx_pkts)" -gt 0 -a "$(got "$1" retx_pkts)" -ge 0 -a \
+	     $(($(got "$1" retx_pkts) * 3)) -le "$(got "$2" retx_pkts)" -a \
+	     "$(got "$1" sr_sack_rx_drops)" -eq 0
+}
+
+VARGS=(-m 1024 -n 40 --depth 8 --max-size 64K --ops write,send,read --timeout 30)
+
+ktap_header 13
+dmesg_mark
+ktap_result "topology sroce8 <-> sroce9" topo_up sroce
+ktap_result "selective_repeat off by default, rejects a non-boolean" \
+	bash -c "test \"\$(cat $(sys sroce8))\" = 0 -a \"\$(cat $(sys sroce9))\" = 0 && ! echo maybe > $(sys sroce8)"
+
+netem delay 2ms reorder 25% 50%
+sr_set 0 0
+ktap_case "go-back-N, reorder 25 %: byte-exact" run gbn "${VARGS[@]}" --seed 11
+sr_set 1 1
+ktap_case "selective repeat, reorder 25 %: byte-exact" run sr "${VARGS[@]}" --seed 11
+ktap_result "selective repeat held out-of-order packets, resent far fewer than go-back-N" \
+	fewer sr gbn
+
+netem delay 2ms reorder 50% 50% loss 2%
+ktap_case "selective repeat, reorder 50 % and 2 % loss: byte-exact" run sr50 "${VARGS[@]}" --seed 12
+ktap_result "reorder 50 % and loss: packets held, SACKs sent, none dropped" \
+	test "$(got sr50 sr_ooo_rx_pkts)" -gt 0 -a "$(got sr50 sr_sack_tx)" -gt 0 -a \
+	     "$(got sr50 sr_sack_rx_drops)" -eq 0
+ktap_case "selective repeat, NCCL pattern, 2 QPs, reorder 50 % and 2 % loss: byte-exact" \
+	run nccl --nccl --qps 2 -m 1024 -n 24 --max-size 128K --timeout 30 --seed 13
+
+netem delay 2ms reorder 25% 50%
+sr_set 1 0
+ktap_case "selective repeat on one end only, reorder 25 %: byte-exact" run one "${VARGS[@]}" --seed 14
+ktap_result "one end only: go-back-N, nothing held, no SACK sent" \
+	test "$(got one sr_ooo_rx_pkts)" -eq 0 -a "$(got one sr_sack_tx)" -eq 0
+netem
+topo_down_bounded
+if require_module rdma_rxe > /dev/null; then
+	if topo_up rxe; then
+		echo 1 > "$(sys sroce9)"
+		s0=$(port_counter sroce9 sr_sack_tx) o0=$(port_counter sroce9 sr_ooo_rx_pkts)
+		ktap_case "rxe <-> sroce (selective_repeat 1): byte-exact" \
+			verify_run exact peer sroce9 rxe8 192.0.2.2 "${VARGS[@]}" --seed 15
+		ktap_result "rxe peer: falls back, nothing held, no SACK sent" \
+			test "$(port_counter sroce9 sr_sack_tx)" -eq "$s0" -a \
+			"$(port_counter sroce9 sr_ooo_rx_pkts)" -eq "$o0"
+		topo_down_bounded
+	else
+		ktap_fail "rxe <-> sroce (selective_repeat 1): byte-exact" "topology with rxe8 failed"
+		ktap_skip "rxe peer: falls back" "no topology"
+	fi
+else
+	ktap_skip "rxe <-> sroce (selective_repeat 1): byte-exact" "rdma_rxe missing"
+	ktap_skip "rxe peer: falls back" "rdma_rxe missing"
+fi
+ktap_result "dmesg clean" dmesg_clean_since_mark
+ktap_finish
