@@ -75,35 +75,27 @@ ktap_skip_all() {
 }
 
 # ktap_result NAME CMD [ARG...]: run CMD, show its output as diagnostics.
-ktap_result() {
-	local name=$1 out rc t0=${EPOCHREALTIME/./}
-	shift
+ktap_result() { ktap_run_ 0 "$@"; }
+
+# ktap_step NAME CMD [ARG...]: ktap_result, but CMD's exit status 4 is a
+# skip, the reason its last line of output (a piece that is missing)
+ktap_step() { ktap_run_ 4 "$@"; }
+
+# ktap_run_ SKIP NAME CMD..: both of them; SKIP 4 makes status 4 a skip
+ktap_run_() {
+	local skip=$1 name=$2 out rc t0=${EPOCHREALTIME/./}
+	shift 2
 	out=$("$@" 2>&1)
 	rc=$?
 	[ -z "$out" ] || ktap_diag "$out"
 	ktap_time "$t0"
 	if [ "$rc" -eq 0 ]; then
 		ktap_ok "$name"
+	elif [ "$rc" -eq 4 ] && [ "$skip" = 4 ]; then
+		ktap_skip "$name" "$(tail -n 1 <<< "$out")"
 	else
 		ktap_fail "$name" "exit status $rc: $*"
 	fi
-	return "$rc"
-}
-
-# ktap_step NAME CMD [ARG...]: ktap_result, but CMD's exit status 4 is a
-# skip, the reason its last line of output (a piece that is missing)
-ktap_step() {
-	local name=$1 out rc t0=${EPOCHREALTIME/./}
-	shift
-	out=$("$@" 2>&1)
-	rc=$?
-	[ -z "$out" ] || ktap_diag "$out"
-	ktap_time "$t0"
-	case $rc in
-	0) ktap_ok "$name" ;;
-	4) ktap_skip "$name" "$(tail -n 1 <<< "$out")" ;;
-	*) ktap_fail "$name" "exit status $rc: $*" ;;
-	esac
 	return "$rc"
 }
 
