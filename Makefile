@@ -7,6 +7,9 @@
 #   make sparse              module under sparse (C=2) for every kernel
 #   make check-debug         selftests on a KASAN/lockdep/kmemleak 6.1 kernel
 #                            built from source (opt-in; TESTS=... to choose)
+#   make check-clients-rxe   the real-client selftests on rdma_rxe instead of
+#                            sroce, every kernel: the rxe column of the
+#                            clients matrix (opt-in, build/check-clients-rxe)
 #   make install             provider + module on a real host (see README)
 #   make clean
 
@@ -18,12 +21,12 @@ MODSRC := $(TOP)/kernel
 MODFILES := $(MODSRC)/Kbuild $(wildcard $(MODSRC)/*.c $(MODSRC)/*.h $(MODSRC)/proto/*.c $(MODSRC)/proto/*.h $(MODSRC)/uapi/*.h)
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps module module-host modules provider userspace run check check-debug bench sparse install clean help
+.PHONY: all deps module module-host modules provider userspace run check check-debug check-clients-rxe bench sparse install clean help
 
 all: deps module provider userspace
 
 help:
-	@sed -n '2,11p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,14p' Makefile | sed 's/^# \{0,1\}//'
 
 # scripts/deps is idempotent and quiet when everything is present
 deps:
@@ -109,6 +112,13 @@ check-debug:
 	@scripts/debug-kernel
 	@$(MAKE) --no-print-directory module-$(DEBUG_KERNEL) provider userspace
 	@scripts/check-debug $(TESTS)
+
+# Opt-in, not part of check: the 92-*/97-* client scripts with
+# SROCE_CLIENT_IMPL=rxe (selftests/run --impl rxe); a failure there is
+# rxe's, reported in the matrix, not a failure of the command.
+check-clients-rxe: deps
+	@$(MAKE) --no-print-directory modules provider userspace
+	@scripts/check-clients --impl rxe --kernels "$(KERNELS)"
 
 # BENCH_ARGS: e.g. --reps 5, --smoke (see scripts/bench --help)
 bench: deps

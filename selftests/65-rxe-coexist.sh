@@ -4,12 +4,19 @@
 # init_net from module load, sroce per namespace from its first device.
 # A clash is reported clearly (EADDRINUSE) and the two coexist in
 # different namespaces - the topology used for interop.
+# rmmod rdma_rxe fails while a process holds an rxe device open (rxe
+# cannot disassociate, so the uverbs file pins the module): rxe then keeps
+# the port and a sroce device added in init_net right after gets
+# EADDRINUSE - the clash seen once after an unchecked `rmmod rdma_rxe`.
+# lib.sh's rxe_unload retries until the module is gone.
 . "$(dirname "$0")/lib.sh"
 
+HOLDER=
 cleanup() {
 	rdma link delete sroce0 2>/dev/null; rdma link delete rxe0 2>/dev/null
 	ip netns del srx 2>/dev/null; ip link del srx0 2>/dev/null
-	rmmod rdma_rxe 2>/dev/null
+	[ -z "$HOLDER" ] || { kill "$HOLDER" 2>/dev/null; wait "$HOLDER" 2>/dev/null; }
+	rxe_unload > /dev/null
 }
 trap cleanup EXIT
 
@@ -26,7 +33,25 @@ init_after_rxe() {
 	rdma link add sroce1 type sroce netdev srx0 && rdma link delete sroce1
 }
 
-ktap_header 6
+# held: a process holds rxe0 open (ibv_rc_pingpong waiting for its peer,
+# under timeout, whose PID is HOLDER); rmmod rdma_rxe is refused, and
+# sroce meets rxe's port
+held_rmmod_refused() {
+	local out
+	rmmod rdma_rxe 2>&1 && { echo "rmmod succeeded with rxe0 open"; return 1; }
+	out=$(rdma link add sroce1 type sroce netdev srx0 2>&1) &&
+		{ rdma link delete sroce1; echo "sroce added beside a loaded rdma_rxe"; return 1; }
+	echo "sroce: $out"
+	grep -qi 'address already in use' <<< "$out"
+}
+# the holder ends 2 s from now: rxe_unload (retrying) gets rdma_rxe out
+unload_waits() {
+	(sleep 2; kill "$HOLDER" 2>/dev/null) &
+	rxe_unload && [ ! -d /sys/module/rdma_rxe ] &&
+	rdma link add sroce1 type sroce netdev srx0 && rdma link delete sroce1
+}
+
+ktap_header 8
 dmesg_mark
 ip link add srx0 type veth peer name srx1
 ip link set srx0 up
@@ -41,5 +66,19 @@ ip -n srx link set srx1 up
 ktap_result "sroce in another namespace works beside rxe" ns_add
 ktap_result "both devices listed" both_listed
 ktap_result "after rxe unloads, init_net works for sroce" init_after_rxe
+modprobe rdma_rxe
+ip link set srx0 up
+rdma link add rxe0 type rxe netdev srx0
+timeout 60 ibv_rc_pingpong -d rxe0 -p 18600 > /dev/null 2>&1 &
+HOLDER=$!
+for _ in $(seq 100); do
+	ss -Hltn "sport = :18600" | grep -q . && break
+	sleep 0.1
+done
+ktap_result "rmmod rdma_rxe refused while a process holds rxe0: sroce in init_net gets EADDRINUSE" \
+	held_rmmod_refused
+ktap_result "rxe_unload waits for the holder to end; then sroce in init_net works" unload_waits
+wait "$HOLDER" 2>/dev/null
+HOLDER=
 ktap_result "dmesg clean" dmesg_clean_since_mark
 ktap_finish

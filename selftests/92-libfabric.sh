@@ -7,6 +7,8 @@
 # verbs MSG endpoints; 4 KiB and 64 KiB),
 # with libfabric's data integrity checks (-c). A row passes when both
 # sides complete; numbers are printed, not judged.
+# sroce-impl: sroce rxe
+# (rxe: the client side here on rxe8, the server on sroce9 in srpeer)
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/net-topo.sh"
 . "$(dirname "$0")/bounded.sh"
@@ -36,7 +38,7 @@ fab() {
 
 ktap_header 6
 dmesg_mark
-ktap_result "topology up (sroce in two namespaces)" topo_up sroce
+ktap_result "topology up ($(topo_title))" topo_up "$CL_IMPL"
 ktap_result "fi_pingpong -p verbs -e msg -c, 4 KiB" fab msg verbs 4096
 ktap_result "fi_pingpong -p verbs -e msg -c, 256 KiB" fab msg verbs 262144
 # rxm sizes its MSG CQs by the universe size: keep them within max_cqe

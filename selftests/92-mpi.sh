@@ -18,6 +18,8 @@
 # UCX's UD transport finds the destination address in a receive's GRH
 # area by the RoCE packet type in the completion's SL (bit 3 UDP, bits
 # 2:0 2 = IPv4), as RoCE NICs report it; sroce does the same for user CQs.
+# sroce-impl: sroce rxe
+# (rxe: rank 0 on rxe8, whose sent_pkts must move, rank 1 on sroce9)
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/net-topo.sh"
 . "$(dirname "$0")/bounded.sh"
@@ -41,9 +43,9 @@ fi
 mpi() {
 	local tl=$1 p a0 b0 a1 b1
 	mkdir -p "$LOG.peer"
-	a0=$(port_counter sroce8 tx_pkts); b0=$(port_counter sroce9 tx_pkts)
+	a0=$(cl_tx_pkts "$CL_DEV"); b0=$(cl_tx_pkts sroce9)
 	bg_start p 90 "$LOG.$tl" unshare --uts sh -c 'hostname sroce-a && exec "$@"' sh \
-		env UCX_TLS="$tl" UCX_NET_DEVICES=sroce8:1 \
+		env UCX_TLS="$tl" UCX_NET_DEVICES="$CL_DEV:1" \
 		UCX_WARN_UNUSED_ENV_VARS=n MPI_PEER_UCX_DEV=sroce9:1 MPI_PEER_TMPDIR="$LOG.peer" \
 		mpirun --allow-run-as-root -np 2 -H 192.0.2.1,192.0.2.2 --bind-to none \
 		--mca plm_rsh_agent "$DIR/mpi-netns-rsh" \
@@ -52,13 +54,13 @@ mpi() {
 		"$BIN" 4
 	bg_wait "$p" mpirun
 	local rc=$?
-	a1=$(port_counter sroce8 tx_pkts); b1=$(port_counter sroce9 tx_pkts)
+	a1=$(cl_tx_pkts "$CL_DEV"); b1=$(cl_tx_pkts sroce9)
 	cat "$LOG.$tl"
-	echo "sroce8 tx_pkts +$((a1 - a0)), sroce9 tx_pkts +$((b1 - b0))"
+	echo "$CL_DEV sent +$((a1 - a0)), sroce9 tx_pkts +$((b1 - b0))"
 	[ "$rc" -eq 0 ] || { echo "mpirun exit status $rc"; return 1; }
 	grep -q "^rank 1 of 2" "$LOG.$tl" || { echo "rank 1 did not run"; return 1; }
 	[ "$((a1 - a0))" -gt 0 ] && [ "$((b1 - b0))" -gt 0 ] ||
-		{ echo "traffic did not go through both sroce devices"; return 1; }
+		{ echo "traffic did not go through both devices"; return 1; }
 }
 
 # passed TL PART: mpi_pingpong reported PART ok over TL
@@ -66,7 +68,7 @@ passed() { grep -q "^ok $2:" "$LOG.$1" || { echo "no 'ok $2' from mpi_pingpong";
 
 ktap_header 10
 dmesg_mark
-ktap_result "topology up (sroce in two namespaces)" topo_up sroce
+ktap_result "topology up ($(topo_title))" topo_up "$CL_IMPL"
 for tl in rc_v ud_verbs; do
 	if ktap_result "mpirun -np 2 (pml ucx, UCX_TLS=$tl), one rank per namespace" mpi "$tl"; then
 		ktap_result "$tl: ping-pong 1 B..1 MiB, every byte checked" passed "$tl" pingpong

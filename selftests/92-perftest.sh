@@ -3,15 +3,17 @@
 # Unmodified perftest between two sroce devices in different namespaces:
 # send/write/read bandwidth and latency. Functional only: numbers belong
 # in benchmarks.
+# sroce-impl: sroce rxe
+# (rxe: rxe8 here, sroce9 in srpeer - net-topo.sh)
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/net-topo.sh"
 trap topo_down EXIT
 
-pt() { client_server sroce9 peer sroce8 192.0.2.2 "$@" -x 1 -n 100 -F; }
+pt() { client_server sroce9 peer "$CL_DEV" 192.0.2.2 "$@" -x 1 -n 100 -F; }
 
 ktap_header 14
 dmesg_mark
-ktap_result "topology up" topo_up sroce
+ktap_result "topology up" topo_up "$CL_IMPL"
 for t in ib_send_bw ib_write_bw ib_read_bw; do
 	ktap_result "$t 64 B" pt $t -s 64
 	ktap_result "$t 64 KiB" pt $t -s 65536

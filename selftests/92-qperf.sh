@@ -9,6 +9,8 @@
 # RoCE port cannot carry: the RDMA core refuses the modify to RTR (EINVAL)
 # on any RoCE device, rdma_rxe included. Those rows run and are skipped
 # with that reason only when qperf fails exactly so.
+# sroce-impl: sroce rxe
+# (rxe: the client here on rxe8, the server on sroce9 in srpeer)
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/net-topo.sh"
 QS=
@@ -33,13 +35,13 @@ qp() {
 
 ktap_header $((1 + 8 + 4 + 1))
 dmesg_mark
-ktap_result "topology up (sroce in two namespaces)" topo_up sroce
+ktap_result "topology up ($(topo_title))" topo_up "$CL_IMPL"
 SLOG=/tmp/qperf-srv.$$
 in_peer qperf >> "$SLOG" 2>&1 &
 QS=$!
 sleep 1
 for t in $RC; do
-	ktap_result "qperf $t sroce8 -> sroce9 (rdma_cm)" qp "$t" -cm1
+	ktap_result "qperf $t $CL_DEV -> sroce9 (rdma_cm)" qp "$t" -cm1
 done
 for t in $UC; do
 	: > "$SLOG"
@@ -50,12 +52,12 @@ for t in $UC; do
 $(sed 's/^/server: /' "$SLOG")"
 	if [ $rc -eq 0 ]; then
 		ktap_diag "$out"
-		ktap_ok "qperf $t sroce8 -> sroce9"
+		ktap_ok "qperf $t $CL_DEV -> sroce9"
 	elif grep -q 'failed to modify QP to RTR: Invalid argument' <<< "$out"; then
 		ktap_skip "qperf $t" "qperf's UC tests address the peer without a GRH (no rdma_cm); RoCE requires one"
 	else
 		ktap_diag "$out"
-		ktap_fail "qperf $t sroce8 -> sroce9" "$(tail -n 1 <<< "$out")"
+		ktap_fail "qperf $t $CL_DEV -> sroce9" "$(tail -n 1 <<< "$out")"
 	fi
 done
 stop_server

@@ -23,6 +23,9 @@
 # UCX's UD transport finds the destination address in a receive's GRH
 # area by the RoCE packet type in the completion's SL (bit 3 UDP, bits
 # 2:0 2 = IPv4), as RoCE NICs report it; sroce does the same for user CQs.
+# sroce-impl: sroce rxe
+# (rxe: the client on rxe8, whose sent_pkts must move, the server on
+# sroce9 in srpeer)
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/net-topo.sh"
 . "$(dirname "$0")/bounded.sh"
@@ -39,10 +42,10 @@ UCXENV=(UCX_WARN_UNUSED_ENV_VARS=n)
 
 # ucx_devices TL: ucx_info -d lists sroce8:1 with transport TL
 ucx_devices() {
-	env "${UCXENV[@]}" UCX_NET_DEVICES=sroce8:1 UCX_TLS="$1" \
+	env "${UCXENV[@]}" UCX_NET_DEVICES="$CL_DEV:1" UCX_TLS="$1" \
 		timeout 60 ucx_info -d > "$LOG.info" 2>&1 || { cat "$LOG.info"; return 1; }
 	awk -v tl="$1" '/# +Transport:/ { t = $3 } /# *Device:/ && t == tl { print t, $3 }' \
-		"$LOG.info" | grep -x "$1 sroce8:1" && return 0
+		"$LOG.info" | grep -x "$1 $CL_DEV:1" && return 0
 	grep -E 'Transport|Device' "$LOG.info"
 	return 1
 }
@@ -70,11 +73,11 @@ pt() {
 		kill -0 "$s" 2>/dev/null || break
 		sleep 0.1
 	done
-	t0=$(port_counter sroce8 tx_pkts)
-	bg_start c 40 "$LOG.c" env "${UCXENV[@]}" UCX_TLS="$tl" UCX_NET_DEVICES=sroce8:1 \
+	t0=$(cl_tx_pkts "$CL_DEV")
+	bg_start c 40 "$LOG.c" env "${UCXENV[@]}" UCX_TLS="$tl" UCX_NET_DEVICES="$CL_DEV:1" \
 		ucx_perftest 192.0.2.2 -p "$port" -t "$test" -s "$size" -n "$iters" -w 10 -f
 	bg_wait_both "$c" "$s" "client" "server"
-	t1=$(port_counter sroce8 tx_pkts)
+	t1=$(cl_tx_pkts "$CL_DEV")
 	if [ "$BG_RC_A" -ne 0 ] || [ "$BG_RC_B" -ne 0 ]; then
 		echo "client $BG_RC_A, server $BG_RC_B"
 		grep -h -E 'UCX +(ERROR|WARN)|Fatal|ssert' "$LOG.c" "$LOG.s" | cut -c1-200 | head -n 12
@@ -83,8 +86,8 @@ pt() {
 	fi
 	# iterations, latencies (us), bandwidths (MB/s), message rates
 	echo "$(result_line)"
-	echo "sroce8 tx_pkts +$((t1 - t0))"
-	[ "$((t1 - t0))" -gt 0 ] || { echo "no packet through sroce8"; return 1; }
+	echo "$CL_DEV sent +$((t1 - t0))"
+	[ "$((t1 - t0))" -gt 0 ] || { echo "no packet through $CL_DEV"; return 1; }
 }
 
 TESTS=(
@@ -100,9 +103,9 @@ TESTS=(
 
 ktap_header $((4 + 2 * ${#TESTS[@]}))
 dmesg_mark
-ktap_result "topology up (sroce in two namespaces)" topo_up sroce
-ktap_result "ucx_info -d lists sroce8:1 for rc_verbs" ucx_devices rc_verbs
-ktap_result "ucx_info -d lists sroce8:1 for ud_verbs" ucx_devices ud_verbs
+ktap_result "topology up ($(topo_title))" topo_up "$CL_IMPL"
+ktap_result "ucx_info -d lists $CL_DEV:1 for rc_verbs" ucx_devices rc_verbs
+ktap_result "ucx_info -d lists $CL_DEV:1 for ud_verbs" ucx_devices ud_verbs
 for tl in rc_v ud_verbs; do
 	for t in "${TESTS[@]}"; do
 		read -r test size iters <<< "$t"

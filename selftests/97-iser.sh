@@ -15,8 +15,11 @@
 # path and, for one more 8 MiB, with the loopback parameter off (through
 # lo). open-iscsi keeps its node database in /etc/iscsi: a tmpfs over it
 # holds a private one (the VM's root file system is read-only).
+# sroce-impl: sroce rxe
+# (rxe: target and initiator on rxe8, through rxe's own loopback)
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/bounded.sh"
+. "$(dirname "$0")/blk-lib.sh"
 
 CFG=/sys/kernel/config/target
 IQN=iqn.2026-11.org.sroce:iser-target
@@ -24,7 +27,6 @@ INI=iqn.2026-11.org.sroce:iser-initiator
 TPG=$CFG/iscsi/$IQN/tpgt_1
 NP=192.0.2.1:3260
 T=/tmp/97-iser.$$
-PARAM=/sys/module/sroce/parameters/loopback
 ISCSID=
 scale=${SROCE_TIMEOUT_SCALE:-1}
 
@@ -60,10 +62,9 @@ cleanup() {
 	mountpoint -q /etc/iscsi && umount /etc/iscsi
 	teardown
 	unload > /dev/null 2>&1
-	rdma link delete sroce8 2>/dev/null
-	ip link del srA 2>/dev/null
+	cl_veth_down
 	modprobe -r brd 2>/dev/null
-	[ -w "$PARAM" ] && echo Y > "$PARAM"
+	[ -w "$BLK_LOOPBACK" ] && echo Y > "$BLK_LOOPBACK"
 	rm -rf "$T"
 }
 trap cleanup EXIT
@@ -82,10 +83,7 @@ target() {
 	modprobe iscsi_target_mod && modprobe ib_isert &&
 	modprobe ib_iser && modprobe sd_mod || return 1
 	mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config || return 1
-	ip link add srA type veth peer name srB &&
-	ip link set srA up && ip link set srB up &&
-	ip addr add 192.0.2.1/24 dev srA &&
-	rdma link add sroce8 type sroce netdev srA || return 1
+	cl_veth_up || return 1
 	mkdir -p "$CFG/core/iblock_0/iser0" &&
 	echo "udev_path=/dev/ram0" > "$CFG/core/iblock_0/iser0/control" &&
 	echo sroce-iser0 > "$CFG/core/iblock_0/iser0/wwn/vpd_unit_serial" &&
@@ -135,7 +133,7 @@ iscsid_up() {
 why() {
 	echo "iscsid:"; tail -n 15 "$T/iscsid.log"
 	echo "kernel:"; dmesg | tail -n 40
-	rdma statistic show link sroce8/1
+	rdma statistic show link "$CL_DEV/1"
 	[ -e /sys/kernel/debug/sroce/qps ] && timeout 5 cat /sys/kernel/debug/sroce/qps
 }
 
@@ -171,42 +169,6 @@ login() {
 	return 1
 }
 
-data() {
-	local dev off=$1
-	dev=$(find_dev) || return 1
-	head -c 8M /dev/urandom > "$T/pat" &&
-	bounded $((120 * scale)) dd if="$T/pat" of="$dev" bs=1M seek="$off" oflag=direct status=none &&
-	bounded $((120 * scale)) dd if="$dev" of="$T/back" bs=1M skip="$off" count=8 iflag=direct status=none &&
-	cmp "$T/pat" "$T/back" &&
-	dd if=/dev/ram0 of="$T/disk" bs=1M skip="$off" count=8 iflag=direct status=none &&
-	cmp "$T/pat" "$T/disk"
-}
-
-# lo_data: the same at 24 MiB with the loopback parameter off: every
-# packet goes through lo and the IP stack, ICRC and all
-lo_data() {
-	[ -w "$PARAM" ] || { echo "no loopback parameter"; return 4; }
-	echo N > "$PARAM" || return 1
-	data 24
-	local rc=$?
-	echo Y > "$PARAM"
-	return $rc
-}
-
-fio_verify() {
-	local dev rc
-	command -v fio > /dev/null || { echo "fio missing"; return 4; }
-	dev=$(find_dev) || return 1
-	bounded $((120 * scale)) fio --name=sroce-iser --filename="$dev" --direct=1 \
-		--ioengine=libaio --rw=randwrite --bsrange=4k-128k --iodepth=8 \
-		--offset=8M --size=16M --runtime=$((60 * scale)) --verify=crc32c \
-		--verify_fatal=1 --do_verify=1 --verify_state_save=0 \
-		--output-format=terse --terse-version=3 > "$T/fio" 2>&1
-	rc=$?
-	[ $rc -eq 0 ] || tail -n 5 "$T/fio"
-	return $rc
-}
-
 logout() {
 	bounded $((60 * scale)) iscsiadm -m node -T "$IQN" -p "$NP" -I iser --logout || return 1
 	iscsiadm -m node -T "$IQN" -p "$NP" -I iser -o delete || return 1
@@ -215,7 +177,7 @@ logout() {
 
 ktap_header 10
 dmesg_mark
-ktap_result "RAM disk behind LIO iSCSI with an iSER portal on sroce8 ($NP)" target
+ktap_result "RAM disk behind LIO iSCSI with an iSER portal on $CL_DEV ($NP)" target
 if initiator_conf; then
 	# its own session: on SIGTERM iscsid signals its whole process group
 	setsid iscsid -f -n -d 1 > "$T/iscsid.log" 2>&1 &
@@ -226,21 +188,9 @@ else
 fi
 ktap_result "SendTargets discovery ($NP, iface iser)" discover
 ktap_result "login over iSER: SCSI disk" login
-ktap_result "8 MiB written and read back byte-exact (O_DIRECT), on the RAM disk too" data 0
-out=$(fio_verify 2>&1); rc=$?
-[ -z "$out" ] || ktap_diag "$out"
-case $rc in
-0) ktap_ok "fio random writes 4K-128K, iodepth 8, crc32c verified" ;;
-4) ktap_skip "fio random writes 4K-128K, iodepth 8, crc32c verified" "fio missing" ;;
-*) ktap_fail "fio random writes 4K-128K, iodepth 8, crc32c verified" ;;
-esac
-out=$(lo_data 2>&1); rc=$?
-[ -z "$out" ] || ktap_diag "$out"
-case $rc in
-0) ktap_ok "loopback=N (through lo): 8 MiB written and read back, on the RAM disk too" ;;
-4) ktap_skip "loopback=N (through lo): 8 MiB written and read back, on the RAM disk too" "no loopback parameter" ;;
-*) ktap_fail "loopback=N (through lo): 8 MiB written and read back, on the RAM disk too" ;;
-esac
+ktap_result "8 MiB written and read back byte-exact (O_DIRECT), on the RAM disk too" blk_data 0
+ktap_step "fio random writes 4K-128K, iodepth 8, crc32c verified" blk_fio sroce-iser
+ktap_step "loopback=N (through lo): 8 MiB written and read back, on the RAM disk too" blk_lo_data
 ktap_result "logout, node record deleted" logout
 stop_iscsid
 umount /etc/iscsi 2>/dev/null

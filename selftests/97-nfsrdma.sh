@@ -20,6 +20,8 @@
 # with EBUSY all the same.) Server and client share init_net (the host
 # reaches the server's address on the same sroce device, through the
 # local path).
+# sroce-impl: sroce rxe
+# (rxe: server and client on rxe8, through rxe's own loopback)
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/bounded.sh"
 
@@ -36,8 +38,7 @@ cleanup() {
 	umount /proc/fs/nfsd 2>/dev/null
 	umount /var/lib/nfs 2>/dev/null
 	umount "$EXP" 2>/dev/null
-	rdma link delete sroce8 2>/dev/null
-	ip link del srA 2>/dev/null
+	cl_veth_down
 	rmdir "$EXP" "$MNT" 2>/dev/null
 	rm -f "$EXP".*
 }
@@ -58,10 +59,7 @@ server() {
 	# a short grace period: OPENs wait for it to end
 	echo 10 > /proc/fs/nfsd/nfsv4gracetime
 	echo 10 > /proc/fs/nfsd/nfsv4leasetime
-	ip link add srA type veth peer name srB &&
-	ip link set srA up && ip link set srB up &&
-	ip addr add 192.0.2.1/24 dev srA &&
-	rdma link add sroce8 type sroce netdev srA || return 1
+	cl_veth_up || return 1
 	exportfs -o rw,fsid=0,no_root_squash,insecure,no_subtree_check 192.0.2.0/24:"$EXP"
 }
 
@@ -140,7 +138,7 @@ load_moves() {
 
 load_started() {
 	load_moves 60 || return 1
-	echo "$(rc_qps) RC QPs on sroce8"
+	echo "$(rc_qps) RC QPs on $CL_DEV"
 	[ "$(rc_qps)" -gt 0 ]
 }
 
@@ -171,10 +169,10 @@ load_end() {
 	fi
 }
 
-# RC QPs on sroce8 (client's and server's ends of the transport)
-rc_qps() { rdma resource show qp link sroce8 2>/dev/null | grep -c 'type RC'; }
+# RC QPs on $CL_DEV (client's and server's ends of the transport)
+rc_qps() { rdma resource show qp link "$CL_DEV" 2>/dev/null | grep -c 'type RC'; }
 
-# released SECS: no NFS client left, and no RC QP on sroce8, within SECS
+# released SECS: no NFS client left, and no RC QP on $CL_DEV, within SECS
 released() {
 	local n
 	for n in $(seq $(( $1 * 5 ))); do
@@ -183,8 +181,8 @@ released() {
 			{ echo "after $((n / 5)).$((n % 5 * 2)) s"; return 0; }
 		sleep 0.2
 	done
-	echo "still $(rc_qps) RC QPs on sroce8 after $1 s:"
-	rdma resource show qp link sroce8 2>&1 | head -n 4
+	echo "still $(rc_qps) RC QPs on $CL_DEV after $1 s:"
+	rdma resource show qp link "$CL_DEV" 2>&1 | head -n 4
 	cat /proc/fs/nfsfs/servers 2>&1
 	return 1
 }
@@ -193,7 +191,7 @@ remount_read() { client > /dev/null && read_through; }
 
 ktap_header 15
 dmesg_mark
-ktap_result "a tmpfs exported to 192.0.2.0/24, sroce8 on 192.0.2.1" server
+ktap_result "a tmpfs exported to 192.0.2.0/24, $CL_DEV on 192.0.2.1" server
 rpc.mountd -N 2 -N 3 -F > /dev/null 2>&1 &
 MOUNTD=$!
 ktap_result "nfsd listening on RDMA port 20049" nfsd_start
@@ -207,7 +205,7 @@ ktap_result "plain umount under load refused at once: target is busy (EBUSY)" um
 ktap_result "umount -l under load: detached at once" umount_lazy
 ktap_result "writer and reader go on through the detached mount" load_moves 30
 load_end
-ktap_result "the client's transport released (no RC QP on sroce8) within 30 s" released 30
+ktap_result "the client's transport released (no RC QP on $CL_DEV) within 30 s" released 30
 ktap_result "a new mount works: 3 MiB written on the server read through it" remount_read
 ktap_result "umount" umount "$MNT"
 rm -f "$EXP".pat "$EXP".back "$EXP".f "$EXP".pat.*

@@ -14,13 +14,15 @@
 # initiator reaches the target's address on the same sroce device, through
 # the local path and, for one more 8 MiB, with the loopback parameter off
 # (through lo).
+# sroce-impl: sroce rxe
+# (rxe: target and initiator on rxe8, through rxe's own loopback)
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/bounded.sh"
+. "$(dirname "$0")/blk-lib.sh"
 
 CFG=/sys/kernel/config/target
 PORT=5555
 T=/tmp/97-srp.$$
-PARAM=/sys/module/sroce/parameters/loopback
 scale=${SROCE_TIMEOUT_SCALE:-1}
 
 # teardown: log out, then the LIO configuration from the leaves up
@@ -52,10 +54,9 @@ unload() {
 cleanup() {
 	teardown
 	unload > /dev/null 2>&1
-	rdma link delete sroce8 2>/dev/null
-	ip link del srA 2>/dev/null
+	cl_veth_down
 	modprobe -r brd 2>/dev/null
-	[ -w "$PARAM" ] && echo Y > "$PARAM"
+	[ -w "$BLK_LOOPBACK" ] && echo Y > "$BLK_LOOPBACK"
 	rm -rf "$T"
 }
 trap cleanup EXIT
@@ -66,11 +67,11 @@ done
 unload > /dev/null 2>&1
 modprobe -r brd 2>/dev/null	# loaded with our size by setup()
 
-# wwns: the target port names ib_srpt accepts for sroce8 port 1: its GUID
+# wwns: the target port names ib_srpt accepts for $CL_DEV port 1: its GUID
 # form (the GID's interface ID, xxxx:xxxx:xxxx:xxxx) and its GID form
 wwns() {
 	local g
-	g=$(cat /sys/class/infiniband/sroce8/ports/1/gids/0) || return 1
+	g=$(cat "/sys/class/infiniband/$CL_DEV/ports/1/gids/0") || return 1
 	echo "${g#????:????:????:????:}"
 	echo "0x${g//:/}"
 }
@@ -82,10 +83,7 @@ setup() {
 	modprobe target_core_mod && modprobe target_core_iblock &&
 	modprobe ib_srpt && modprobe ib_srp && modprobe sd_mod || return 1
 	mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config || return 1
-	ip link add srA type veth peer name srB &&
-	ip link set srA up && ip link set srB up &&
-	ip addr add 192.0.2.1/24 dev srA &&
-	rdma link add sroce8 type sroce netdev srA || return 1
+	cl_veth_up || return 1
 	mkdir -p "$CFG/core/iblock_0/srp0" &&
 	echo "udev_path=/dev/ram0" > "$CFG/core/iblock_0/srp0/control" &&
 	echo sroce-srp0 > "$CFG/core/iblock_0/srp0/wwn/vpd_unit_serial" &&
@@ -125,10 +123,10 @@ login() {
 	local g
 	g=$(cat /sys/module/ib_srpt/parameters/srpt_service_guid) || return 1
 	g=${g#0x}
-	[ -e /sys/class/infiniband_srp/srp-sroce8-1/add_target ] || {
-		echo "no srp-sroce8-1 host:"; ls /sys/class/infiniband_srp/; return 1; }
+	[ -e "/sys/class/infiniband_srp/srp-$CL_DEV-1/add_target" ] || {
+		echo "no srp-$CL_DEV-1 host:"; ls /sys/class/infiniband_srp/; return 1; }
 	echo "id_ext=$g,ioc_guid=$g,dest=192.0.2.1:$PORT" > \
-		/sys/class/infiniband_srp/srp-sroce8-1/add_target || return 1
+		"/sys/class/infiniband_srp/srp-$CL_DEV-1/add_target" || return 1
 	for _ in $(seq $((150 * scale))); do
 		find_dev && return 0
 		sleep 0.1
@@ -136,44 +134,6 @@ login() {
 	echo "no SCSI disk behind the SRP remote port:"; ls /sys/class/srp_remote_ports/ /sys/class/scsi_device/ /sys/class/scsi_disk/ 2>&1
 	lsmod | grep -E '^(sd_mod|scsi)'; dmesg | tail -n 30
 	return 1
-}
-
-# data: 8 MiB of random data through the initiator, read back, and on the
-# RAM disk
-data() {
-	local dev off=$1
-	dev=$(find_dev) || return 1
-	head -c 8M /dev/urandom > "$T/pat" &&
-	bounded $((120 * scale)) dd if="$T/pat" of="$dev" bs=1M seek="$off" oflag=direct status=none &&
-	bounded $((120 * scale)) dd if="$dev" of="$T/back" bs=1M skip="$off" count=8 iflag=direct status=none &&
-	cmp "$T/pat" "$T/back" &&
-	dd if=/dev/ram0 of="$T/disk" bs=1M skip="$off" count=8 iflag=direct status=none &&
-	cmp "$T/pat" "$T/disk"
-}
-
-# lo_data: the same at 24 MiB with the loopback parameter off: every
-# packet goes through lo and the IP stack, ICRC and all
-lo_data() {
-	[ -w "$PARAM" ] || { echo "no loopback parameter"; return 4; }
-	echo N > "$PARAM" || return 1
-	data 24
-	local rc=$?
-	echo Y > "$PARAM"
-	return $rc
-}
-
-fio_verify() {
-	local dev rc
-	command -v fio > /dev/null || { echo "fio missing"; return 4; }
-	dev=$(find_dev) || return 1
-	bounded $((120 * scale)) fio --name=sroce-srp --filename="$dev" --direct=1 \
-		--ioengine=libaio --rw=randwrite --bsrange=4k-128k --iodepth=8 \
-		--offset=8M --size=16M --runtime=$((60 * scale)) --verify=crc32c \
-		--verify_fatal=1 --do_verify=1 --verify_state_save=0 \
-		--output-format=terse --terse-version=3 > "$T/fio" 2>&1
-	rc=$?
-	[ $rc -eq 0 ] || tail -n 5 "$T/fio"
-	return $rc
 }
 
 logout() {
@@ -192,23 +152,11 @@ logout() {
 
 ktap_header 8
 dmesg_mark
-ktap_result "RAM disk behind ib_srpt on sroce8 (RDMA/CM port $PORT)" setup
+ktap_result "RAM disk behind ib_srpt on $CL_DEV (RDMA/CM port $PORT)" setup
 ktap_result "ib_srp add_target dest=192.0.2.1:$PORT: SCSI disk" login
-ktap_result "8 MiB written and read back byte-exact (O_DIRECT), on the RAM disk too" data 0
-out=$(fio_verify 2>&1); rc=$?
-[ -z "$out" ] || ktap_diag "$out"
-case $rc in
-0) ktap_ok "fio random writes 4K-128K, iodepth 8, crc32c verified" ;;
-4) ktap_skip "fio random writes 4K-128K, iodepth 8, crc32c verified" "fio missing" ;;
-*) ktap_fail "fio random writes 4K-128K, iodepth 8, crc32c verified" ;;
-esac
-out=$(lo_data 2>&1); rc=$?
-[ -z "$out" ] || ktap_diag "$out"
-case $rc in
-0) ktap_ok "loopback=N (through lo): 8 MiB written and read back, on the RAM disk too" ;;
-4) ktap_skip "loopback=N (through lo): 8 MiB written and read back, on the RAM disk too" "no loopback parameter" ;;
-*) ktap_fail "loopback=N (through lo): 8 MiB written and read back, on the RAM disk too" ;;
-esac
+ktap_result "8 MiB written and read back byte-exact (O_DIRECT), on the RAM disk too" blk_data 0
+ktap_step "fio random writes 4K-128K, iodepth 8, crc32c verified" blk_fio sroce-srp
+ktap_step "loopback=N (through lo): 8 MiB written and read back, on the RAM disk too" blk_lo_data
 ktap_result "logout (srp_remote_ports delete)" logout
 ktap_result "target torn down, ib_srp ib_srpt LIO unloaded" eval 'teardown && unload'
 ktap_result "dmesg clean" dmesg_clean_since_mark

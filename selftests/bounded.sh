@@ -163,6 +163,6 @@ bg_kill_all() {
 # topo_down (net-topo.sh) within 30 s: deleting a device waits for its
 # users, and a process stuck in the kernel never lets go
 topo_down_bounded() {
-	bounded 30 bash -c "$(declare -f topo_down); topo_down" ||
+	bounded 30 bash -c "$(declare -f topo_down rxe_unload ktap_diag); topo_down" ||
 		echo "# topo_down did not finish within 30 s"
 }

@@ -20,6 +20,8 @@
 #   ktap_fail NAME [WHY]    "not ok <n> NAME" (+ "# WHY")
 #   ktap_skip NAME WHY      "ok <n> NAME # SKIP WHY"
 #   ktap_result NAME CMD..  run CMD (output shown as "# " lines), ok iff it exits 0
+#   ktap_step NAME CMD..    the same, but exit status 4 is a skip whose
+#                           reason is CMD's last output line
 #   ktap_diag MSG..         "# MSG"
 #   ktap_skip_all WHY       whole script skipped: "1..0 # SKIP WHY", exit 4
 #                           (only before ktap_header)
@@ -73,15 +75,24 @@ ktap_skip_all() {
 }
 
 # ktap_result NAME CMD [ARG...]: run CMD, show its output as diagnostics.
-ktap_result() {
-	local name=$1 out rc t0=${EPOCHREALTIME/./}
-	shift
+ktap_result() { ktap_run_ 0 "$@"; }
+
+# ktap_step NAME CMD [ARG...]: ktap_result, but CMD's exit status 4 is a
+# skip, the reason its last line of output (a piece that is missing)
+ktap_step() { ktap_run_ 4 "$@"; }
+
+# ktap_run_ SKIP NAME CMD..: both of them; SKIP 4 makes status 4 a skip
+ktap_run_() {
+	local skip=$1 name=$2 out rc t0=${EPOCHREALTIME/./}
+	shift 2
 	out=$("$@" 2>&1)
 	rc=$?
 	[ -z "$out" ] || ktap_diag "$out"
 	ktap_time "$t0"
 	if [ "$rc" -eq 0 ]; then
 		ktap_ok "$name"
+	elif [ "$rc" -eq 4 ] && [ "$skip" = 4 ]; then
+		ktap_skip "$name" "$(tail -n 1 <<< "$out")"
 	else
 		ktap_fail "$name" "exit status $rc: $*"
 	fi
@@ -127,6 +138,78 @@ port_counter() {
 	local v
 	read -r v 2>/dev/null < "/sys/class/infiniband/$1/ports/1/hw_counters/$2" || v=-
 	echo "${v:--}"
+}
+
+# The implementation the real-client selftests (92-*, 97-*) run on:
+# SROCE_CLIENT_IMPL=sroce (the default, make check) or rxe (rdma_rxe, the
+# baseline: make check-clients-rxe, selftests/run --impl rxe). A script
+# that has an rxe mode says so in its first 30 lines ("# sroce-impl:
+# sroce rxe"); selftests/run skips the others under --impl rxe.
+#   $CL_IMPL             sroce or rxe
+#   $CL_DEV              the client device: sroce8, or rxe8 for rxe
+#   cl_link_add NETDEV   create $CL_DEV on NETDEV (loads rdma_rxe for rxe)
+#   cl_link_del          delete $CL_DEV; for rxe also rxe_unload
+#   cl_veth_up           veth srA (up, 192.0.2.1/24) - srB (up), $CL_DEV on
+#                        srA: the one-device setup of the kernel ULP tests
+#   cl_veth_down         $CL_DEV deleted (cl_link_del), the veth removed
+#   cl_tx_pkts DEV       the packets DEV sent: sroce's tx_pkts, rxe's
+#                        sent_pkts ("-" when DEV has no such counter)
+#   rxe_unload           rmmod rdma_rxe until it is gone, for up to 10 s:
+#                        while a device of it is still being released (or
+#                        a process holds one open) rmmod fails, and rxe
+#                        keeps UDP 4791 of init_net, so a sroce device
+#                        added there next would fail with EADDRINUSE; on
+#                        failure says what holds it, returns 1
+CL_IMPL=${SROCE_CLIENT_IMPL:-sroce}
+case $CL_IMPL in
+sroce) CL_DEV=sroce8 ;;
+rxe) CL_DEV=rxe8 ;;
+*) echo "SROCE_CLIENT_IMPL: sroce or rxe, not '$CL_IMPL'" >&2; exit 1 ;;
+esac
+
+cl_link_add() {
+	if [ "$CL_IMPL" = rxe ]; then
+		modprobe rdma_rxe && rdma link add rxe8 type rxe netdev "$1"
+	else
+		rdma link add sroce8 type sroce netdev "$1"
+	fi
+}
+
+cl_link_del() {
+	rdma link delete "$CL_DEV" 2>/dev/null
+	[ "$CL_IMPL" = sroce ] || rxe_unload > /dev/null
+	return 0
+}
+
+cl_veth_up() {
+	ip link add srA type veth peer name srB &&
+	ip link set srA up && ip link set srB up &&
+	ip addr add 192.0.2.1/24 dev srA &&
+	cl_link_add srA
+}
+
+cl_veth_down() {
+	cl_link_del
+	ip link del srA 2>/dev/null
+	return 0
+}
+
+cl_tx_pkts() {
+	case $1 in
+	rxe*) port_counter "$1" sent_pkts ;;
+	*) port_counter "$1" tx_pkts ;;
+	esac
+}
+
+rxe_unload() {
+	for _ in $(seq 100); do
+		[ -d /sys/module/rdma_rxe ] || return 0
+		rmmod rdma_rxe 2>/dev/null && return 0
+		sleep 0.1
+	done
+	echo "rdma_rxe still loaded after 10 s (refcnt $(cat /sys/module/rdma_rxe/refcnt 2>&1));" \
+		"RDMA devices:" /sys/class/infiniband/*
+	return 1
 }
 
 dmesg_mark() {

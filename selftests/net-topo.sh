@@ -4,6 +4,10 @@
 #   init netns: veth srA 192.0.2.1, device $DEV_A
 #   netns srpeer: veth srB 192.0.2.2, device sroce9 (always sroce)
 # topo_up sroce|rxe   - $DEV_A is sroce8, or rxe8 (rdma_rxe) for interop
+#                       (the peer stays sroce: on 6.1 and 6.12 rdma_rxe's
+#                       UDP socket lives in init_net only, it cannot serve
+#                       a device in srpeer)
+# topo_title          - what topo_up "$CL_IMPL" builds, for test names
 # topo_down           - remove everything, unload rdma_rxe if we loaded it
 # in_peer CMD...      - run CMD in the peer namespace
 
@@ -74,10 +78,19 @@ rxe_pingpong() {
 V6A=2001:0db8:0005:0000:0000:0000:0000:0001
 V6B=2001:0db8:0005:0000:0000:0000:0000:0002
 
+topo_title() {
+	if [ "$CL_IMPL" = rxe ]; then
+		echo "rxe8 here, sroce9 in srpeer"
+	else
+		echo "sroce in two namespaces"
+	fi
+}
+
 topo_down() {
 	rdma link delete sroce8 2>/dev/null; rdma link delete rxe8 2>/dev/null
 	ip netns del srpeer 2>/dev/null; ip link del srA 2>/dev/null
-	rmmod rdma_rxe 2>/dev/null
+	local out
+	out=$(rxe_unload) || ktap_diag "$out"
 	return 0
 }
 

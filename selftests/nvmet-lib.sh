@@ -1,14 +1,20 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
-# NVMe over Fabrics (RDMA) on sroce, shared by 97-nvmeof.sh and
-# 97-nvmeof-stress.sh (sourced after lib.sh and bounded.sh): a RAM disk
-# (/dev/ram0, 32 MiB) exported by nvmet-rdma on sroce8 (veth srA,
-# 192.0.2.1:4420) and the kernel's nvme-rdma host connected to it, both in
-# init_net (nvmet and nvme-rdma are not namespace-aware).
+# NVMe over Fabrics (RDMA) on sroce, shared by 97-nvmeof.sh,
+# 97-nvmeof-stress.sh and scripts/bench-clients (sourced after lib.sh and
+# bounded.sh): a RAM disk (/dev/ram0, $NVMF_RD_MIB MiB, default 32)
+# exported by nvmet-rdma on $CL_DEV (lib.sh: sroce8, or rxe8 with
+# SROCE_CLIENT_IMPL=rxe; veth srA, 192.0.2.1:4420) and the kernel's
+# nvme-rdma host connected to it, both in init_net (nvmet and nvme-rdma
+# are not namespace-aware).
 #
 #   nvmf_require          skip the whole script unless nvme-cli and the
 #                         modules are there (before ktap_header)
-#   nvmf_setup            RAM disk, veth, sroce8, the subsystem, port 1
+#   nvmf_setup            veth, $CL_DEV, then nvmf_target_up
+#   nvmf_target_up        RAM disk, modules, the subsystem, port 1 (on
+#                         whatever device holds 192.0.2.1)
+#   nvmf_target_down      disconnected, port and subsystem removed, nvme
+#                         and brd modules unloaded
 #   nvmf_port_add         port 1 on 192.0.2.1:4420, the subsystem linked
 #   nvmf_port_del         the subsystem unlinked from port 1, port removed
 #   nvmf_connect [ARG..]  nvme connect (ARGs added), then the block device
@@ -20,11 +26,13 @@
 #                         the RAM disk byte for byte (O_DIRECT)
 #   nvmf_fio ARG..        fio on the namespace, verify=crc32c, ARGs added;
 #                         exit 4 without fio, the tail of its output on error
-#   nvmf_cleanup          everything undone (for an EXIT trap)
+#   nvmf_cleanup          everything nvmf_setup did undone (for an EXIT
+#                         trap)
 # The namespace holds 32 MiB: nvmf_data's TAG * MIB + MIB <= 32.
 
 NVMF_CFG=/sys/kernel/config/nvmet
 NVMF_NQN=nqn.2026-11.org.sroce:selftest
+NVMF_RD_MIB=${NVMF_RD_MIB:-32}
 NVMF_PORT=$NVMF_CFG/ports/1
 NVMF_LOOPBACK=/sys/module/sroce/parameters/loopback
 NVMF_T=/tmp/nvmf.$$
@@ -55,13 +63,14 @@ nvmf_port_del() {
 
 nvmf_setup() {
 	mkdir -p "$NVMF_T" &&
-	modprobe brd rd_nr=1 rd_size=32768 max_part=0 &&
+	cl_veth_up &&
+	nvmf_target_up
+}
+
+nvmf_target_up() {
+	modprobe brd rd_nr=1 rd_size=$((NVMF_RD_MIB * 1024)) max_part=0 &&
 	modprobe nvmet && modprobe nvmet-rdma && modprobe nvme-rdma || return 1
 	mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config || return 1
-	ip link add srA type veth peer name srB &&
-	ip link set srA up && ip link set srB up &&
-	ip addr add 192.0.2.1/24 dev srA &&
-	rdma link add sroce8 type sroce netdev srA || return 1
 	mkdir "$NVMF_CFG/subsystems/$NVMF_NQN" &&
 	echo 1 > "$NVMF_CFG/subsystems/$NVMF_NQN/attr_allow_any_host" &&
 	mkdir "$NVMF_CFG/subsystems/$NVMF_NQN/namespaces/1" &&
@@ -70,17 +79,21 @@ nvmf_setup() {
 	nvmf_port_add
 }
 
-nvmf_cleanup() {
-	bg_kill_all
+nvmf_target_down() {
 	timeout 30 nvme disconnect -n "$NVMF_NQN" > /dev/null 2>&1
 	rm -f "$NVMF_PORT/subsystems/$NVMF_NQN" 2>/dev/null
 	rmdir "$NVMF_PORT" 2>/dev/null
 	echo 0 > "$NVMF_CFG/subsystems/$NVMF_NQN/namespaces/1/enable" 2>/dev/null
 	rmdir "$NVMF_CFG/subsystems/$NVMF_NQN/namespaces/1" "$NVMF_CFG/subsystems/$NVMF_NQN" 2>/dev/null
 	timeout 30 modprobe -r nvme-rdma nvmet-rdma nvmet 2>/dev/null
-	rdma link delete sroce8 2>/dev/null
-	ip link del srA 2>/dev/null
 	modprobe -r brd 2>/dev/null
+	return 0
+}
+
+nvmf_cleanup() {
+	bg_kill_all
+	nvmf_target_down
+	cl_veth_down
 	[ -w "$NVMF_LOOPBACK" ] && echo Y > "$NVMF_LOOPBACK"
 	rm -rf "$NVMF_T"
 }
