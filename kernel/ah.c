@@ -154,16 +154,21 @@ err_free_info:
 /**
  * sroce_destroy_ah() - ib_device_ops.destroy_ah
  * @ibah: the AH
- * @flags: RDMA_DESTROY_AH_SLEEPABLE or 0; we never sleep
+ * @flags: RDMA_DESTROY_AH_SLEEPABLE or 0 (maybe atomic); we never sleep
  *
- * WQEs posted earlier that still name the id and are sent after this fail
- * their lookup and complete in error.
+ * When the caller may sleep (user AHs), datagrams already posted on the
+ * PD's UD QPs are sent first, as a NIC has read their address at the
+ * doorbell (sroce_ud_send_posted_pd()). WQEs that still name the id and
+ * are sent after this fail their lookup and complete in error.
  */
 int sroce_destroy_ah(struct ib_ah *ibah, u32 flags)
 {
 	struct sroce_dev *sdev = sroce_to_dev(ibah->device);
 	struct sroce_ah *ah = sroce_to_ah(ibah);
 	unsigned long irqflags;
+
+	if (flags & RDMA_DESTROY_AH_SLEEPABLE)
+		sroce_ud_send_posted_pd(ibah->pd);
 
 	xa_lock_irqsave(&sdev->ah_xa, irqflags);
 	__xa_erase(&sdev->ah_xa, ah->id);

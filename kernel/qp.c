@@ -120,6 +120,40 @@ struct sroce_qp *sroce_qp_next(struct ib_cq *ibcq, unsigned long *index)
 	return qp;
 }
 
+/**
+ * sroce_ud_send_posted_pd() - send what the UD QPs of @pd still hold
+ * @pd: the PD of an AH about to be destroyed
+ *
+ * A NIC reads a UD WQE's address vector when it fetches the WQE at the
+ * doorbell, so destroying the AH right after posting loses nothing
+ * (rdma_cm's mckey destroys its AH, then its QP, right after posting
+ * unsignaled datagrams). Our worker resolves the AH id when it sends, so
+ * destroy_ah first sends what is posted on the PD's UD QPs in RTS.
+ *
+ * Context: process (bottom halves enabled).
+ */
+void sroce_ud_send_posted_pd(struct ib_pd *pd)
+{
+	unsigned long index = 0;
+	struct sroce_qp *qp;
+
+	for (;;) {
+		rcu_read_lock();
+		xa_for_each_start(&sroce_qp_xa, index, qp, index) {
+			if (qp->ibqp.qp_type == IB_QPT_UD && qp->ibqp.pd == pd &&
+			    READ_ONCE(qp->state) == IB_QPS_RTS &&
+			    refcount_inc_not_zero(&qp->ref))
+				break;
+		}
+		rcu_read_unlock();
+		if (!qp)
+			return;
+		sroce_ud_send_posted(qp);
+		sroce_qp_put(qp);
+		index++;
+	}
+}
+
 /* Raise an affiliated asynchronous event of @qp. */
 void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type type)
 {
@@ -379,6 +413,8 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 {
 	struct sroce_qp *qp = sroce_to_qp(ibqp);
 
+	if (ibqp->qp_type == IB_QPT_UD)
+		sroce_ud_send_posted(qp);
 	spin_lock_irq(&qp->state_lock);
 	qp->state = IB_QPS_RESET;
 	spin_unlock_irq(&qp->state_lock);

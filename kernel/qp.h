@@ -401,6 +401,8 @@ struct sroce_qp *sroce_ud_accept(struct net *net, struct sk_buff *skb,
 void sroce_ud_rx(struct sroce_qp *qp, struct sk_buff *skb,
 		 const struct sroce_pkt_hdr *hdr);
 void sroce_ud_send(struct sroce_qp *qp);
+void sroce_ud_send_posted(struct sroce_qp *qp);
+void sroce_ud_send_posted_pd(struct ib_pd *pd);
 int sroce_gsi_add(struct sroce_qp *qp);
 void sroce_gsi_del(struct sroce_qp *qp);
 

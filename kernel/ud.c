@@ -445,3 +445,28 @@ void sroce_ud_send(struct sroce_qp *qp)
 	}
 	sroce_qp_yield(qp);	/* more to send: come back in another round */
 }
+
+/**
+ * sroce_ud_send_posted() - send what is posted before a UD QP goes away
+ * @qp: a UD QP being destroyed, still published
+ *
+ * A NIC puts a datagram on the wire right after its doorbell; here the
+ * worker may not have run yet when the QP is destroyed. Applications post
+ * unsignaled datagrams and destroy the QP at once (rdma_cm's mckey sends
+ * its multicast messages that way), so they would be lost. In RTS this
+ * sends them now: at most one SQ's worth of packets, then the destroy
+ * goes on.
+ *
+ * Context: process.
+ */
+void sroce_ud_send_posted(struct sroce_qp *qp)
+{
+	struct sroce_ring_hdr *h = qp->sq->hdr;
+	u32 rounds = qp->sq_entries / 64 + 2;
+
+	spin_lock_bh(&qp->lock);
+	while (rounds-- && READ_ONCE(qp->state) == IB_QPS_RTS &&
+	       smp_load_acquire(&h->producer) != qp->req.comp_idx)
+		sroce_ud_send(qp);
+	spin_unlock_bh(&qp->lock);
+}

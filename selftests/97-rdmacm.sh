@@ -49,7 +49,7 @@ cm_suite() {
 	ktap_result "$a: udaddy, server $dev" cm init udaddy "-c 2 -C 10" "-s 192.0.2.1 -c 2 -C 10"
 }
 
-ud_cases="data imm mtu ah_pd ah_ctx qkey no_buf short_buf"
+ud_cases="data imm mtu ah_pd ah_ctx qkey no_buf short_buf destroy_sends destroy_ah_sends"
 wire_cases="qkey reserved_qpn unknown_qpn pkey short_deth bad_pad odd_len too_long icrc garbage_mad"
 n_ud=$(echo $ud_cases | wc -w)
 n_wire=$(echo $wire_cases | wc -w)

@@ -24,11 +24,11 @@ GRH = 40
 
 
 class UDNode:
-    def __init__(self, ctx, pd, qkey=QKEY):
-        self.cq = CQ(ctx, 64)
+    def __init__(self, ctx, pd, qkey=QKEY, depth=16):
+        self.cq = CQ(ctx, 4 * depth)
         self.qp = QP(pd, QPInitAttr(qp_type=e.IBV_QPT_UD, scq=self.cq, rcq=self.cq,
-                                    cap=QPCap(max_send_wr=16, max_recv_wr=16)))
-        self.mr = MR(pd, 16384, e.IBV_ACCESS_LOCAL_WRITE)
+                                    cap=QPCap(max_send_wr=depth, max_recv_wr=depth)))
+        self.mr = MR(pd, max(16384, depth * 256), e.IBV_ACCESS_LOCAL_WRITE)
         a = QPAttr()
         a.qkey = qkey
         a.pkey_index = 0
@@ -46,10 +46,10 @@ class UDNode:
         self.qp.post_recv(RecvWR(wr_id=wr_id, num_sge=1,
                                  sg=[SGE(self.mr.buf, size, self.mr.lkey)]))
 
-    def send(self, ah, dqpn, size, qkey=QKEY, imm=None, off=8192):
+    def send(self, ah, dqpn, size, qkey=QKEY, imm=None, off=8192, flags=e.IBV_SEND_SIGNALED):
         wr = SendWR(wr_id=1, opcode=e.IBV_WR_SEND_WITH_IMM if imm is not None else e.IBV_WR_SEND,
                     num_sge=1, sg=[SGE(self.mr.buf + off, size, self.mr.lkey)],
-                    send_flags=e.IBV_SEND_SIGNALED)
+                    send_flags=flags)
         if imm is not None:
             wr.imm_data = imm
         wr.set_wr_ud(ah, dqpn, qkey)
@@ -174,6 +174,33 @@ def main():
         rw = b.wait()
         if not rw or rw[0].status != e.IBV_WC_SUCCESS:
             print('QP unusable after a length error: %s' % [w.status for w in rw])
+            return 1
+        return 0
+    if case in ('destroy_sends', 'destroy_ah_sends'):
+        # datagrams posted (unsignaled) right before destroy_qp (and
+        # destroy_ah first, as mckey's sender does) are sent, as a NIC
+        # fetches them with their address at the doorbell
+        n = 128
+        ah = make_ah(ctx, pd, gidx)
+        c, d = UDNode(ctx, pd, depth=n), UDNode(ctx, pd, depth=n)
+        for i in range(n):
+            d.qp.post_recv(RecvWR(wr_id=i, num_sge=1,
+                                  sg=[SGE(d.mr.buf + i * 256, 256, d.mr.lkey)]))
+        # one chained post, then destroy: no time for the worker in between
+        wrs = [None]
+        for i in range(n):
+            wrs.append(SendWR(wr_id=i, num_sge=1, sg=[SGE(c.mr.buf, 64, c.mr.lkey)],
+                              send_flags=0, next_wr=wrs[-1]))
+            wrs[-1].set_wr_ud(ah, d.qp.qp_num, QKEY)
+        c.qp.post_send(wrs[-1])
+        if case == 'destroy_ah_sends':
+            ah.close()
+        c.qp.close()
+        rw = d.wait(n)
+        bad = [w.status for w in rw if w.status != e.IBV_WC_SUCCESS]
+        if len(rw) != n or bad:
+            print('%d of %d datagrams arrived after destroy_qp (errors %s)' %
+                  (len(rw), n, bad))
             return 1
         return 0
     print('unknown case ' + case)
