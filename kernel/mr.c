@@ -805,7 +805,7 @@ static int sroce_frmr_copy(struct sroce_mr *mr, u32 gen, u64 iova, void *buf,
 		}
 		n = min(len, room);
 		if (dir == SROCE_COPY_TO_MR)
-			memcpy(va, buf, n);
+			sroce_place(va, buf, n);
 		else
 			memcpy(buf, va, n);
 		iova += n;
@@ -858,7 +858,7 @@ int sroce_mr_copy(struct sroce_mr *mr, u32 gen, u64 iova, void *buf, u32 len,
 		void *va = (void *)(uintptr_t)iova;
 
 		if (dir == SROCE_COPY_TO_MR)
-			memcpy(va, buf, len);
+			sroce_place(va, buf, len);
 		else
 			memcpy(buf, va, len);
 		goto out_unlock;
@@ -876,7 +876,7 @@ int sroce_mr_copy(struct sroce_mr *mr, u32 gen, u64 iova, void *buf, u32 len,
 		void *va = kmap_local_page(mr->pages[pos >> PAGE_SHIFT]);
 
 		if (dir == SROCE_COPY_TO_MR)
-			memcpy(va + off, buf, n);
+			sroce_place(va + off, buf, n);
 		else
 			memcpy(buf, va + off, n);
 		kunmap_local(va);

@@ -306,7 +306,7 @@ int sroce_odp_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len, bool to_mr
 		}
 		n = min_t(u64, len, room);
 		if (to_mr)
-			memcpy(va, buf, n);
+			sroce_place(va, buf, n);
 		else
 			memcpy(buf, va, n);
 		uva += n;

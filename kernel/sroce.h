@@ -16,6 +16,37 @@
 #include <rdma/ib_verbs.h>
 
 #include "compat.h"
+
+/* the last bytes of a copy that sroce_place() stores in address order */
+#define SROCE_PLACE_TAIL	64
+
+/**
+ * sroce_place() - copy received payload into memory in ascending address order
+ * @dst: the destination (a mapping of an MR's page)
+ * @src: the payload
+ * @n: bytes
+ *
+ * A NIC's DMA writes a packet's payload in ascending address order, and
+ * applications rely on it: they poll the last bytes of a message (NCCL's
+ * clear-to-send FIFO index, "last byte changed" flags), then read the
+ * rest. memcpy() may copy backwards (x86's memcpy_orig does for some
+ * alignments), so the body is copied first and the last
+ * SROCE_PLACE_TAIL bytes after it, in ascending order, each store
+ * ordered after the ones before it.
+ */
+static inline void sroce_place(void *dst, const void *src, size_t n)
+{
+	size_t i = n > SROCE_PLACE_TAIL ? n - SROCE_PLACE_TAIL : 0;
+	const u8 *s = src;
+	u8 *d = dst;
+
+	if (i) {
+		memcpy(d, s, i);
+		smp_wmb();	/* the body is visible before the tail */
+	}
+	for (; i < n; i++)
+		smp_store_release(&d[i], s[i]);
+}
 #include "odp.h"
 #include "sroce_proto.h"
 #include "sroce-abi.h"

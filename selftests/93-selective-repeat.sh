@@ -5,10 +5,12 @@
 # Documentation/transport.rst): across a veth that reorders (netem), two
 # sroce devices that both opted in hold out-of-order SEND/WRITE packets,
 # NAK a gap only after the reordering window with a SACK block, and resend
-# only what is missing. The same sroce-verify run (WRITE, SEND, READ, 8
+# only what is missing. The same sroce-verify run (WRITE and SEND, 8
 # outstanding, every byte checked) goes once with go-back-N and once with
 # selective repeat: both byte-exact, and selective repeat resends far
-# fewer packets (a count comparison of the same run, not a timing). Also
+# fewer packets (a count comparison of the same run, not a timing; READs
+# stay in order by design, so their resends are random here and would
+# only blur the comparison: the runs after it add READ). Also
 # with 2 % loss, in NCCL's pattern, and with selective repeat on one end
 # only and against rdma_rxe, where it falls back to go-back-N and never
 # sends a SACK.
@@ -83,6 +85,8 @@ fewer() {
 }
 
 VARGS=(-m 1024 -n 40 --depth 8 --max-size 64K --ops write,send,read --timeout 30)
+# what selective repeat covers: SEND and WRITE
+SRARGS=(-m 1024 -n 40 --depth 8 --max-size 64K --ops write,send --timeout 30)
 
 ktap_header 13
 dmesg_mark
@@ -92,9 +96,9 @@ ktap_result "selective_repeat off by default, rejects a non-boolean" \
 
 netem delay 2ms reorder 25% 50%
 sr_set 0 0
-ktap_case "go-back-N, reorder 25 %: byte-exact" run gbn "${VARGS[@]}" --seed 11
+ktap_case "go-back-N, reorder 25 %: byte-exact" run gbn "${SRARGS[@]}" --seed 11
 sr_set 1 1
-ktap_case "selective repeat, reorder 25 %: byte-exact" run sr "${VARGS[@]}" --seed 11
+ktap_case "selective repeat, reorder 25 %: byte-exact" run sr "${SRARGS[@]}" --seed 11
 ktap_result "selective repeat held out-of-order packets, resent far fewer than go-back-N" \
 	fewer sr gbn
 

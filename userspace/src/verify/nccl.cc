@@ -132,6 +132,8 @@ private:
 		return derive_key(p_.seed, request, purpose + d.dir);
 	}
 	[[noreturn]] void fail(const Direction &d, uint64_t request, const std::string &what) const;
+	std::string describe_entry(const Direction &d, uint64_t r, const FifoEntry &e,
+				   const FifoEntry &live) const;
 
 	Endpoint &ep_;
 	Session &session_;
@@ -216,6 +218,31 @@ bool NcclRun::offer(Direction &d)
 	return true;
 }
 
+// What a bad clear-to-send entry holds: whose tag, which slot's address,
+// and whether it turns right later (placed out of address order) or not.
+std::string NcclRun::describe_entry(const Direction &d, uint64_t r, const FifoEntry &e,
+				    const FifoEntry &live) const
+{
+	std::string tag_of = "no request's";
+	for (uint64_t o = r >= 4 * p_.depth ? r - 4 * p_.depth : 0; o < r + 4 * p_.depth; o++)
+		if (e.tag == key(kTag, d, o))
+			tag_of = "request " + std::to_string(o) + "'s";
+	const uint64_t base = peer_.mr_addr[kDstMr] + kGuard;
+	std::string addr_of = e.addr >= base && (e.addr - base) % slot_bytes_ == 0 ?
+		"slot " + std::to_string((e.addr - base) / slot_bytes_) + "'s address" :
+		"address " + std::to_string(e.addr);
+	std::this_thread::sleep_for(std::chrono::milliseconds(200));
+	FifoEntry later;
+	std::memcpy(&later, &live, sizeof(later));
+	const bool ok_later = later.tag == key(kTag, d, r) && later.idx == r + 1 &&
+			      later.addr == base + (r % p_.depth) * slot_bytes_ &&
+			      later.rkey == peer_.mr_rkey[kDstMr];
+	return "idx " + std::to_string(e.idx) + ", " + tag_of + " tag, " + addr_of + ", rkey " +
+	       (e.rkey == peer_.mr_rkey[kDstMr] ? "right" : "wrong") + ", capacity " +
+	       std::to_string(e.capacity) + (ok_later ? "; right 200 ms later (idx landed first)" :
+							"; still wrong 200 ms later");
+}
+
 // Sender: the next request, if its slot is free and its entry arrived.
 bool NcclRun::send(Direction &d)
 {
@@ -238,7 +265,8 @@ bool NcclRun::send(Direction &d)
 	const uint64_t want_addr = peer_.mr_addr[kDstMr] + s * slot_bytes_ + kGuard;
 	if (e.tag != key(kTag, d, r) || e.addr != want_addr || e.rkey != peer_.mr_rkey[kDstMr] ||
 	    e.capacity != p_.max_size)
-		fail(d, r, "clear-to-send entry corrupt in FIFO slot " + std::to_string(s));
+		fail(d, r, "clear-to-send entry corrupt in FIFO slot " + std::to_string(s) + ": " +
+			   describe_entry(d, r, e, *slot_entry));
 	if (size > e.capacity)
 		fail(d, r, "message larger than the receive buffer");
 
