@@ -91,11 +91,35 @@ bool sroce_qp_peer_ok(struct sroce_qp *qp, const u8 *iph, bool v6)
 }
 
 /* May @qp complete to @ibcq? An XRC TGT QP: to the CQ of any XRC SRQ */
-static bool sroce_qp_may_complete_to(struct sroce_qp *qp, struct ib_cq *ibcq)
+static bool sroce_qp_may_complete_to(const struct sroce_qp *qp, const struct ib_cq *ibcq)
 {
 	if (qp->ibqp.qp_type == IB_QPT_XRC_TGT)
 		return qp->ibqp.device == ibcq->device;
 	return qp->ibqp.send_cq == ibcq || qp->ibqp.recv_cq == ibcq;
+}
+
+/*
+ * The next published QP at or after *@index that @match accepts (with
+ * @arg), with a reference; *@index is set to its QPN. NULL at the end.
+ */
+static struct sroce_qp *sroce_qp_next_match(bool (*match)(const struct sroce_qp *qp,
+							  const void *arg),
+					    const void *arg, unsigned long *index)
+{
+	struct sroce_qp *qp;
+
+	rcu_read_lock();
+	xa_for_each_start(&sroce_qp_xa, *index, qp, *index) {
+		if (match(qp, arg) && refcount_inc_not_zero(&qp->ref))
+			break;
+	}
+	rcu_read_unlock();
+	return qp;
+}
+
+static bool sroce_qp_match_cq(const struct sroce_qp *qp, const void *ibcq)
+{
+	return !ibcq || sroce_qp_may_complete_to(qp, ibcq);
 }
 
 /**
@@ -108,16 +132,13 @@ static bool sroce_qp_may_complete_to(struct sroce_qp *qp, struct ib_cq *ibcq)
  */
 struct sroce_qp *sroce_qp_next(struct ib_cq *ibcq, unsigned long *index)
 {
-	struct sroce_qp *qp;
+	return sroce_qp_next_match(sroce_qp_match_cq, ibcq, index);
+}
 
-	rcu_read_lock();
-	xa_for_each_start(&sroce_qp_xa, *index, qp, *index) {
-		if ((!ibcq || sroce_qp_may_complete_to(qp, ibcq)) &&
-		    refcount_inc_not_zero(&qp->ref))
-			break;
-	}
-	rcu_read_unlock();
-	return qp;
+static bool sroce_qp_match_ud_rts(const struct sroce_qp *qp, const void *pd)
+{
+	return qp->ibqp.qp_type == IB_QPT_UD && qp->ibqp.pd == pd &&
+	       READ_ONCE(qp->state) == IB_QPS_RTS;
 }
 
 /**
@@ -128,7 +149,8 @@ struct sroce_qp *sroce_qp_next(struct ib_cq *ibcq, unsigned long *index)
  * doorbell, so destroying the AH right after posting loses nothing
  * (rdma_cm's mckey destroys its AH, then its QP, right after posting
  * unsignaled datagrams). Our worker resolves the AH id when it sends, so
- * destroy_ah first sends what is posted on the PD's UD QPs in RTS.
+ * destroy_ah first sends what is posted on the PD's UD QPs in RTS: at most
+ * one SQ's worth each (sroce_ud_send_posted()).
  *
  * Context: process (bottom halves enabled).
  */
@@ -137,17 +159,7 @@ void sroce_ud_send_posted_pd(struct ib_pd *pd)
 	unsigned long index = 0;
 	struct sroce_qp *qp;
 
-	for (;;) {
-		rcu_read_lock();
-		xa_for_each_start(&sroce_qp_xa, index, qp, index) {
-			if (qp->ibqp.qp_type == IB_QPT_UD && qp->ibqp.pd == pd &&
-			    READ_ONCE(qp->state) == IB_QPS_RTS &&
-			    refcount_inc_not_zero(&qp->ref))
-				break;
-		}
-		rcu_read_unlock();
-		if (!qp)
-			return;
+	while ((qp = sroce_qp_next_match(sroce_qp_match_ud_rts, pd, &index))) {
 		sroce_ud_send_posted(qp);
 		sroce_qp_put(qp);
 		index++;

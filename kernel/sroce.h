@@ -31,7 +31,8 @@
  * clear-to-send FIFO index, "last byte changed" flags), then read the
  * rest. memcpy() may copy backwards (x86's memcpy_orig does for some
  * alignments), so the body is copied first and the last
- * SROCE_PLACE_TAIL bytes after it, in ascending order, each store
+ * SROCE_PLACE_TAIL bytes after it, in ascending order: aligned words
+ * where possible (a polled word is never seen half written), each store
  * ordered after the ones before it.
  */
 static inline void sroce_place(void *dst, const void *src, size_t n)
@@ -39,10 +40,17 @@ static inline void sroce_place(void *dst, const void *src, size_t n)
 	size_t i = n > SROCE_PLACE_TAIL ? n - SROCE_PLACE_TAIL : 0;
 	const u8 *s = src;
 	u8 *d = dst;
+	unsigned long w;
 
 	if (i) {
 		memcpy(d, s, i);
 		smp_wmb();	/* the body is visible before the tail */
+	}
+	for (; i < n && !IS_ALIGNED((uintptr_t)(d + i), sizeof(w)); i++)
+		smp_store_release(&d[i], s[i]);
+	for (; i + sizeof(w) <= n; i += sizeof(w)) {
+		memcpy(&w, s + i, sizeof(w));
+		smp_store_release((unsigned long *)(d + i), w);
 	}
 	for (; i < n; i++)
 		smp_store_release(&d[i], s[i]);

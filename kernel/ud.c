@@ -35,6 +35,7 @@
 #define SROCE_GRH_LEN		40
 #define SROCE_UD_RXQ_MAX	1024	/* packets queued to one QP */
 #define SROCE_UD_MAX_PAYLOAD	4096	/* a UD message fits the largest path MTU */
+#define SROCE_UD_SEND_BUDGET	64	/* SQ entries sent per round of the worker */
 
 /* GSI QPs of all devices, for the receive path: RCU, writers under the lock */
 static LIST_HEAD(sroce_gsi_list);
@@ -404,7 +405,7 @@ void sroce_ud_send(struct sroce_qp *qp)
 	struct sroce_ring_hdr *h = qp->sq->hdr;
 	struct sroce_req *req = &qp->req;
 	enum ib_wc_status status;
-	int budget = 64;
+	int budget = SROCE_UD_SEND_BUDGET;
 	u32 prod;
 
 	lockdep_assert_held(&qp->lock);
@@ -462,7 +463,7 @@ void sroce_ud_send(struct sroce_qp *qp)
 void sroce_ud_send_posted(struct sroce_qp *qp)
 {
 	struct sroce_ring_hdr *h = qp->sq->hdr;
-	u32 rounds = qp->sq_entries / 64 + 2;
+	u32 rounds = qp->sq_entries / SROCE_UD_SEND_BUDGET + 2;
 
 	spin_lock_bh(&qp->lock);
 	while (rounds-- && READ_ONCE(qp->state) == IB_QPS_RTS &&
