@@ -40,7 +40,7 @@ struct sroce_mr;
  * the PSN space, so every PSN in flight compares correctly (+/- 2^23).
  */
 #define SROCE_MAX_PSN_INFLIGHT	(1u << 22)
-/* the local ACK timer doubles per timeout without progress, up to << this */
+/* expiries without progress that stretch the wait (sroce_retry_wait_ns()) */
 #define SROCE_RETRY_BACKOFF_MAX	3
 #define SROCE_RXQ_MAX		4096	/* received packets queued per QP */
 

@@ -419,14 +419,13 @@ sent:
  */
 void sroce_req_arm_timer(struct sroce_qp *qp)
 {
-	u64 ns = sroce_local_ack_timeout_ns(qp->attr.timeout);
+	u64 ns = sroce_retry_wait_ns(qp->attr.timeout, qp->req.backoff);
 	unsigned long due;
 
 	lockdep_assert_held(&qp->lock);
 
 	if (!ns || !sroce_req_busy(&qp->req) || sroce_qp_is_uc(qp))
 		return;
-	ns <<= qp->req.backoff;
 	/* never below a jiffy or two: TCG guests are slow */
 	due = jiffies + max_t(unsigned long, 2, nsecs_to_jiffies64(ns));
 	qp->req.ack_due = due;

@@ -110,18 +110,21 @@ fault_clear() {
 snap() {
 	local d
 	for d in "$@"; do
-		echo "$d $(port_counter "$d" retransmits) $(port_counter "$d" seq_naks_sent)"
+		echo "$d $(port_counter "$d" retransmits) $(port_counter "$d" seq_naks_sent)" \
+		     "$(port_counter "$d" local_ack_timeouts)"
 	done
 }
 
 # ("-" where a device has no such counter: rdma_rxe names its own otherwise)
 deltas() {
-	local d r0 n0 r n
-	while read -r d r0 n0; do
+	local d r0 n0 t0 r n t
+	while read -r d r0 n0 t0; do
 		r=$(port_counter "$d" retransmits) n=$(port_counter "$d" seq_naks_sent)
+		t=$(port_counter "$d" local_ack_timeouts)
 		[ "$r" = - ] || [ "$r0" = - ] || r=+$((r - r0))
 		[ "$n" = - ] || [ "$n0" = - ] || n=+$((n - n0))
-		echo "$d retransmits $r seq_naks_sent $n"
+		[ "$t" = - ] || [ "$t0" = - ] || t=+$((t - t0))
+		echo "$d retransmits $r seq_naks_sent $n timeouts $t"
 	done <<< "$1"
 }
 

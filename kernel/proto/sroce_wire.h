@@ -453,6 +453,35 @@ static inline u64 sroce_local_ack_timeout_ns(u8 timeout)
 	return (u64)4096 << timeout;
 }
 
+/* the longest wait expiries without progress stretch a short timeout to */
+#define SROCE_RETRY_WAIT_CEIL_NS	1000000000ull	/* 1 s */
+
+/**
+ * sroce_retry_wait_ns() - local ACK wait after expiries without progress
+ * @timeout: the QP attribute (sroce_local_ack_timeout_ns())
+ * @backoff: expiries since the last progress (the caller bounds it)
+ *
+ * Each expiry without progress doubles the wait while it stays within
+ * SROCE_RETRY_WAIT_CEIL_NS, so that a short timeout outlasts a backlog
+ * of answers on a slow host; the doubling that would cross the ceiling
+ * ends at the ceiling. A timeout already at or above the ceiling is never
+ * stretched: the requester retries every timeout, as hardware does, so
+ * a few consecutive losses cost a few timeouts, not an exponential wait.
+ *
+ * Return: the wait in ns, 0 for "infinite" (@timeout 0).
+ */
+static inline u64 sroce_retry_wait_ns(u8 timeout, unsigned int backoff)
+{
+	u64 ns = sroce_local_ack_timeout_ns(timeout);
+
+	while (backoff-- && ns < SROCE_RETRY_WAIT_CEIL_NS) {
+		if (ns > SROCE_RETRY_WAIT_CEIL_NS / 2)
+			return SROCE_RETRY_WAIT_CEIL_NS;
+		ns <<= 1;
+	}
+	return ns;
+}
+
 /* --- UDP source port ---------------------------------------------------- */
 
 #define SROCE_UDP_SPORT_MIN	0xc000u

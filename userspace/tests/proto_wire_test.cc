@@ -642,6 +642,37 @@ TEST(Timers, LocalAckTimeout)
 	EXPECT_EQ(sroce_local_ack_timeout_ns(255), UINT64_MAX);
 }
 
+TEST(Timers, RetryWaitBackoff)
+{
+	// timeout 0 stays infinite whatever the backoff
+	EXPECT_EQ(sroce_retry_wait_ns(0, 3), 0u);
+	// a short timeout doubles per expiry without progress
+	const std::uint64_t t14 = sroce_local_ack_timeout_ns(14);	// ~67 ms
+	for (unsigned b = 0; b <= 3; b++)
+		EXPECT_EQ(sroce_retry_wait_ns(14, b), t14 << b) << b;
+	// the doubling that would cross 1 s ends at 1 s
+	EXPECT_EQ(sroce_retry_wait_ns(17, 0), sroce_local_ack_timeout_ns(17));	// ~537 ms
+	EXPECT_EQ(sroce_retry_wait_ns(17, 1), SROCE_RETRY_WAIT_CEIL_NS);
+	EXPECT_EQ(sroce_retry_wait_ns(17, 3), SROCE_RETRY_WAIT_CEIL_NS);
+	EXPECT_EQ(sroce_retry_wait_ns(16, 1), sroce_local_ack_timeout_ns(17));	// ~537 ms
+	EXPECT_EQ(sroce_retry_wait_ns(16, 2), SROCE_RETRY_WAIT_CEIL_NS);
+	// a long timeout (NCCL's IB_TIMEOUT 20: ~4.3 s) is never stretched
+	for (unsigned b = 0; b <= 3; b++) {
+		EXPECT_EQ(sroce_retry_wait_ns(18, b), sroce_local_ack_timeout_ns(18)) << b;
+		EXPECT_EQ(sroce_retry_wait_ns(20, b), sroce_local_ack_timeout_ns(20)) << b;
+		EXPECT_EQ(sroce_retry_wait_ns(51, b), sroce_local_ack_timeout_ns(51)) << b;
+		EXPECT_EQ(sroce_retry_wait_ns(255, b), UINT64_MAX) << b;
+	}
+	// never shorter than the timeout, never longer than max(timeout, 1 s)
+	for (unsigned t = 1; t < 64; t++)
+		for (unsigned b = 0; b <= 8; b++) {
+			const std::uint64_t base = sroce_local_ack_timeout_ns(static_cast<std::uint8_t>(t));
+			const std::uint64_t w = sroce_retry_wait_ns(static_cast<std::uint8_t>(t), b);
+			EXPECT_GE(w, base);
+			EXPECT_LE(w, std::max<std::uint64_t>(base, SROCE_RETRY_WAIT_CEIL_NS));
+		}
+}
+
 // --- UDP source port ---------------------------------------------------------
 
 TEST(UdpSport, RangeAndDeterminism)
