@@ -228,8 +228,20 @@ struct sroce_resp {
 	 */
 	struct sk_buff *sr_hold[SROCE_SR_WINDOW];
 	u32 sr_psn[SROCE_SR_WINDOW];
-	u32 sr_held;
+	/*
+	 * a WRITE MIDDLE/LAST of the WRITE in progress placed at arrival
+	 * (bit set, no skb): what the in-order pass still has to do for it
+	 */
+	DECLARE_BITMAP(sr_placed, SROCE_SR_WINDOW);
+	struct sroce_sr_rec {
+		u32 immdt;
+		u16 len;
+		u8 opcode;
+		u8 ack_req:1, se:1;
+	} sr_rec[SROCE_SR_WINDOW];
+	u32 sr_held;		/* slots in use: held skbs and placed packets */
 	u32 sr_bytes;		/* truesize of the held packets */
+	bool sr_placed_now;	/* the drain executes a placed packet */
 	unsigned long sr_gap_since;	/* jiffies: the first packet held after the gap */
 	/* keep last: survives a reset (a copy of the current RQ entry) */
 	void *rqe;

@@ -79,18 +79,70 @@ static void sroce_sr_release(struct sroce_resp *resp)
 		kfree_skb(resp->sr_hold[i]);
 		resp->sr_hold[i] = NULL;
 	}
+	bitmap_zero(resp->sr_placed, SROCE_SR_WINDOW);
 	resp->sr_held = 0;
 	resp->sr_bytes = 0;
 }
 
+/* Empty a slot in use; its skb (NULL for a placed packet) is returned. */
 static struct sk_buff *sroce_sr_take(struct sroce_resp *resp, u32 slot)
 {
 	struct sk_buff *skb = resp->sr_hold[slot];
 
 	resp->sr_hold[slot] = NULL;
+	__clear_bit(slot, resp->sr_placed);
 	resp->sr_held--;
-	resp->sr_bytes -= skb->truesize;
+	if (skb)
+		resp->sr_bytes -= skb->truesize;
 	return skb;
+}
+
+static bool sroce_sr_used(const struct sroce_resp *resp, u32 slot)
+{
+	return resp->sr_hold[slot] || test_bit(slot, resp->sr_placed);
+}
+
+/**
+ * sroce_resp_sr_place() - place an early packet of the WRITE in progress
+ * @qp: an RC QP doing selective repeat, with the gap before @hdr's PSN
+ * @skb: the packet
+ * @hdr: its header (a WRITE MIDDLE or LAST)
+ * @off: its distance from the expected PSN
+ *
+ * The WRITE whose FIRST was executed already says where every later packet
+ * of it goes (sroce_sr_write_at()): its payload is copied there now, inside
+ * the range the RETH's rkey check covered, and only what the in-order pass
+ * needs of it is kept (sroce_resp_sr_drain() then advances without copying).
+ * A packet of another message, an ODP page not present or a copy error is
+ * left to the ordinary hold.
+ *
+ * Return: true if placed.
+ */
+static bool sroce_resp_sr_place(struct sroce_qp *qp, struct sk_buff *skb,
+				const struct sroce_pkt_hdr *hdr, u32 off)
+{
+	struct sroce_resp *resp = &qp->resp;
+	u32 flags = hdr->info->flags, slot = hdr->bth.psn % SROCE_SR_WINDOW;
+	struct sroce_sr_rec *rec = &resp->sr_rec[slot];
+	u64 at;
+
+	if (!resp->in_write || !resp->wmr || !(flags & SROCE_OPF_WRITE) ||
+	    !(flags & (SROCE_OPF_MIDDLE | SROCE_OPF_LAST)) ||
+	    !sroce_sr_write_at(off, qp->mtu, resp->wleft, flags & SROCE_OPF_LAST,
+			       hdr->payload_len, &at))
+		return false;
+	if (sroce_mr_copy(resp->wmr, resp->wgen, resp->wva + at,
+			  skb->data + sizeof(struct udphdr) + hdr->hdr_len,
+			  hdr->payload_len, SROCE_COPY_TO_MR))
+		return false;
+	rec->immdt = hdr->immdt;
+	rec->len = hdr->payload_len;
+	rec->opcode = hdr->bth.opcode;
+	rec->ack_req = hdr->bth.ack_req;
+	rec->se = hdr->bth.se;
+	__set_bit(slot, resp->sr_placed);
+	sroce_stat_inc(qp->sdev, SROCE_STAT_SR_PLACED);
+	return true;
 }
 
 /* The SACK block of what is held after the expected PSN; false if nothing */
@@ -103,7 +155,7 @@ static bool sroce_sr_sack(struct sroce_qp *qp, struct sroce_sack *sack)
 	if (!qp->sr_peer || !resp->sr_held)
 		return false;
 	for (i = 0; i < SROCE_SR_WINDOW; i++)
-		if (resp->sr_hold[i])
+		if (sroce_sr_used(resp, i))
 			sroce_sack_set(sack, sroce_sr_offset(resp->sr_psn[i], resp->psn));
 	return sroce_sack_span(sack) != 0;
 }
@@ -145,7 +197,7 @@ static bool sroce_resp_sr_hold(struct sroce_qp *qp, struct sk_buff *skb,
 
 	if (!off || !(flags & (SROCE_OPF_SEND | SROCE_OPF_WRITE)))
 		return false;
-	if (resp->sr_hold[slot]) {
+	if (sroce_sr_used(resp, slot)) {
 		if (resp->sr_psn[slot] == hdr->bth.psn) {
 			/* a resend of one held already */
 			sroce_stat_inc(qp->sdev, SROCE_STAT_SR_HOLD_DROPS);
@@ -154,16 +206,19 @@ static bool sroce_resp_sr_hold(struct sroce_qp *qp, struct sk_buff *skb,
 		/* a PSN the expected one has passed since (see the drain) */
 		kfree_skb(sroce_sr_take(resp, slot));
 	}
-	if (resp->sr_bytes + skb->truesize > SROCE_SR_HOLD_BYTES) {
+	if (sroce_resp_sr_place(qp, skb, hdr, off)) {
+		/* placed: nothing of the packet is kept */
+	} else if (resp->sr_bytes + skb->truesize > SROCE_SR_HOLD_BYTES) {
 		sroce_stat_inc(qp->sdev, SROCE_STAT_SR_HOLD_DROPS);
 		return false;
+	} else {
+		resp->sr_hold[slot] = skb_get(skb);
+		resp->sr_bytes += skb->truesize;
 	}
 	if (!resp->sr_held)
 		resp->sr_gap_since = jiffies;
-	resp->sr_hold[slot] = skb_get(skb);
 	resp->sr_psn[slot] = hdr->bth.psn;
 	resp->sr_held++;
-	resp->sr_bytes += skb->truesize;
 	sroce_stat_inc(qp->sdev, SROCE_STAT_SR_OOO_RX);
 	/* the reordering window: NAK once the gap is old or much is held */
 	return resp->sr_held < SROCE_SR_NAK_HELD &&
@@ -189,15 +244,33 @@ static void sroce_resp_sr_drain(struct sroce_qp *qp)
 
 	while (resp->sr_held) {
 		u32 psn = resp->psn, slot = psn % SROCE_SR_WINDOW;
-		struct sk_buff *skb = resp->sr_hold[slot];
+		struct sk_buff *skb;
 
-		if (!skb || resp->sr_psn[slot] != psn)
+		if (!sroce_sr_used(resp, slot) || resp->sr_psn[slot] != psn)
 			break;
-		skb = sroce_sr_take(resp, slot);
-		if (!sroce_pkt_parse(skb->data + sizeof(struct udphdr),
-				     skb->len - sizeof(struct udphdr), &hdr))
-			sroce_resp_rx(qp, skb, &hdr, 0);
-		kfree_skb(skb);
+		if (test_bit(slot, resp->sr_placed)) {
+			/* its payload is in place: the rest of its execution */
+			const struct sroce_sr_rec *rec = &resp->sr_rec[slot];
+
+			memset(&hdr, 0, sizeof(hdr));
+			hdr.bth.opcode = rec->opcode;
+			hdr.bth.psn = psn;
+			hdr.bth.ack_req = rec->ack_req;
+			hdr.bth.se = rec->se;
+			hdr.info = sroce_opcode(rec->opcode);
+			hdr.immdt = rec->immdt;
+			hdr.payload_len = rec->len;
+			sroce_sr_take(resp, slot);
+			resp->sr_placed_now = true;
+			sroce_resp_rx(qp, NULL, &hdr, 0);
+			resp->sr_placed_now = false;
+		} else {
+			skb = sroce_sr_take(resp, slot);
+			if (!sroce_pkt_parse(skb->data + sizeof(struct udphdr),
+					     skb->len - sizeof(struct udphdr), &hdr))
+				sroce_resp_rx(qp, skb, &hdr, 0);
+			kfree_skb(skb);
+		}
 		if (resp->psn == psn) {
 			sroce_sr_release(resp);
 			return;
@@ -567,7 +640,8 @@ static int sroce_resp_write(struct sroce_qp *qp, struct sk_buff *skb,
 {
 	struct sroce_resp *resp = &qp->resp;
 	u32 flags = hdr->info->flags;
-	const u8 *payload = skb->data + sizeof(struct udphdr) + hdr->hdr_len;
+	/* no skb: a packet selective repeat placed, executed by the drain */
+	const u8 *payload = skb ? skb->data + sizeof(struct udphdr) + hdr->hdr_len : NULL;
 	bool end = flags & (SROCE_OPF_LAST | SROCE_OPF_ONLY);
 	int err;
 
@@ -604,7 +678,8 @@ static int sroce_resp_write(struct sroce_qp *qp, struct sk_buff *skb,
 		sroce_resp_fatal(qp, SROCE_NAK_INVALID_REQ);
 		return -EINVAL;
 	}
-	if (hdr->payload_len) {
+	/* (a packet selective repeat placed at arrival is in place already) */
+	if (hdr->payload_len && !resp->sr_placed_now) {
 		err = sroce_mr_copy(resp->wmr, resp->wgen, resp->wva, (void *)payload,
 				    hdr->payload_len, SROCE_COPY_TO_MR);
 		if (err == -EAGAIN)

@@ -22,7 +22,7 @@ def main():
     out, rev, accel, kernels = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
     _dcqcn.header('Selective repeat vs go-back-N, %s, %s' % (rev, accel),
                   ['reorder', 'mode', 'runs ok', 'goodput MB/s', 'x go-back-N',
-                   'resent bytes / data', 'resent pkts', 'held pkts', 'SACKs', 'spared pkts',
+                   'resent bytes / data', 'resent pkts', 'early pkts', 'placed at arrival', 'SACKs', 'spared pkts',
                    'ACK timeouts'])
     bad = False
     for k in kernels:
@@ -38,10 +38,10 @@ def main():
                 if mode and ok and gbn and statistics.median(gbn) > 0:
                     ratio = '%.2f' % (statistics.median(r['goodput_mbs'] for r in ok) /
                                       statistics.median(gbn))
-                print('| %s | %d %% | %s | %d/%d | %s | %s | %s | %s | %s | %s | %s | %s |' % (
+                print('| %s | %d %% | %s | %d/%d | %s | %s | %s | %s | %s | %s | %s | %s | %s |' % (
                     k, ro, 'selective repeat' if mode else 'go-back-N', len(ok), len(rs),
                     med(ok, 'goodput_mbs'), ratio, med(ok, 'retx_ratio'), med(ok, 'retx_pkts'),
-                    med(ok, 'sr_ooo_rx_pkts'), med(ok, 'sr_sack_tx'),
+                    med(ok, 'sr_ooo_rx_pkts'), med(ok, 'sr_placed_pkts'), med(ok, 'sr_sack_tx'),
                     med(ok, 'sr_retx_skipped_pkts'), med(ok, 'local_ack_timeouts')))
     return 1 if bad else 0
 

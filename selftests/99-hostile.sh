@@ -21,6 +21,11 @@
 #                      (well-formed and malformed) to a QP that did not
 #                      negotiate it: dropped and counted (sr_sack_rx_drops,
 #                      rx_drop_hdr), nothing resent; the QP goes on
+#   sr_place           selective repeat's direct placement (victim opted
+#                      in, the forged peer claims it): the WRITE MIDDLE and
+#                      LAST after a gap are in the MR before the gap is
+#                      filled, a MIDDLE past the WRITE's end is never
+#                      placed (and NAKed as invalid in its turn)
 #   dup_ack_storm      duplicate ACKs while a 4 MiB WRITE is in flight:
 #                      it completes once, byte-exact
 #   nak_storm          every packet answered by a PSN sequence NAK: the
@@ -49,7 +54,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 VERIFY=${SROCE_TOP:-$here/..}/build/userspace/sroce-verify
 LOG=/tmp/99-hostile.$$
 CASES=(write_first_dereg read_err_dereg spoofed_responses out_of_window forged_no_icrc
-       forged_sack dup_ack_storm nak_storm reset_init kill_requester kill_responder flush)
+       forged_sack sr_place dup_ack_storm nak_storm reset_init kill_requester kill_responder flush)
 cleanup() {
 	bg_kill_all
 	topo_down_bounded

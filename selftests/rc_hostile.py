@@ -407,6 +407,78 @@ def case_forged_sack(env):
     traffic(p, v, 'peer -> victim after the forged SACKs', seed=81)
 
 
+def sr_sysfs(dev, value):
+    """Set DEV's selective_repeat (the case runs in the peer namespace, whose
+    sysfs may not show the attribute: then through init's mounts)."""
+    path = '/sys/class/infiniband/%s/selective_repeat' % dev
+    try:
+        with open(path, 'w') as f:
+            f.write(value)
+    except OSError:
+        subprocess.run(['nsenter', '-t', '1', '-m', '-n', 'sh', '-c', 'echo %s > %s' % (value, path)],
+                       check=True, timeout=5)
+
+
+def case_sr_place(env):
+    """Selective repeat's direct placement, from a peer that claims it
+    (Resv8a 0x04) to a victim that opted in: after a WRITE FIRST (RETH:
+    4 MTUs), PSN +1 is left out; the MIDDLE and LAST after it must be in
+    the MR at once (placed at arrival, sr_placed_pkts +2), and a MIDDLE one
+    PSN past the WRITE's end (a packet of a later message) must not be
+    placed: the bytes after the WRITE's range stay untouched. When the gap
+    is filled the WRITE is done byte-exact, and the stray MIDDLE is then
+    executed in order, out of sequence: the victim NAKs it (invalid request)
+    and its QP goes to the error state."""
+    sr_sysfs(env.args.victim, '1')
+    try:
+        v = env.victim()
+        v.connect(env.peer_gid, FAKE_QPN, rq_psn=100, sq_psn=500)
+    finally:
+        sr_sysfs(env.args.victim, '0')
+    v.mr.write(bytes(8 * MTU), 8 * MTU, 0)
+    data = pattern(91, 4 * MTU)
+    stray = b'\xee' * MTU
+
+    def pkt(op, psn, body):
+        h = bytearray(bth(op, v.qpn, psn))
+        h[4] = 0x04         # Resv8a: the sender does selective repeat
+        return bytes(h) + body
+
+    placed0 = counter(env.args.victim, 'sr_placed_pkts')
+    snif = sniffer(env.args.iface)
+    env.wire.send(pkt(WRITE_FIRST, 100, reth(v.mr.buf, v.mr.rkey, 4 * MTU) + data[:MTU]),
+                  pkt(WRITE_MIDDLE, 102, data[2 * MTU:3 * MTU]),
+                  pkt(WRITE_LAST, 103, data[3 * MTU:]),
+                  pkt(WRITE_MIDDLE, 104, stray))
+    time.sleep(0.3)
+    got = v.mr.read(8 * MTU, 0)
+    placed = counter(env.args.victim, 'sr_placed_pkts') - placed0
+    env.say('before the gap is filled: sr_placed_pkts +%d, MTUs 2-3 %s, MTU 1 %s' %
+            (placed, 'placed' if got[2 * MTU:4 * MTU] == data[2 * MTU:] else 'NOT placed',
+             'empty' if got[MTU:2 * MTU] == bytes(MTU) else 'written'))
+    if got[2 * MTU:4 * MTU] != data[2 * MTU:] or placed != 2:
+        snif.stop()
+        raise Fail('the MIDDLE and LAST after the gap were not placed at arrival '
+                   '(sr_placed_pkts +%d)' % placed)
+    if got[MTU:2 * MTU] != bytes(MTU) or got[4 * MTU:] != bytes(4 * MTU):
+        snif.stop()
+        raise Fail('bytes outside the packets placed were written before the gap was filled')
+    env.wire.send(pkt(WRITE_MIDDLE, 101, data[MTU:2 * MTU]))
+    time.sleep(0.3)
+    ans = answers(snif.stop(), env.args.dst)
+    got = v.mr.read(8 * MTU, 0)
+    if got[:4 * MTU] != data:
+        raise Fail('the WRITE is not byte-exact once the gap is filled')
+    if got[4 * MTU:] != bytes(4 * MTU):
+        raise Fail('the MIDDLE past the WRITE\'s end was placed after it')
+    inval = [a for a in ans if a[0] == ACK and a[2] == SYN_NAK_INV]
+    env.say('the victim answered %s' % ', '.join('op %#x psn %d syn %#x' % a[:3] for a in ans))
+    if len(inval) != 1 or inval[0][1] != 104:
+        raise Fail('the stray MIDDLE (PSN 104) was not NAKed as an invalid request')
+    if counter(env.args.victim, 'sr_placed_pkts') - placed0 != 2:
+        raise Fail('sr_placed_pkts moved after the gap was filled')
+
+
 def state_burst(env, qpn, rkey, va, psn, n=4):
     """N SENDs and N WRITEs to QPN at PSN.. with 0xee bytes."""
     for k in range(n):
@@ -677,6 +749,7 @@ CASES = {
     'out_of_window': case_out_of_window,
     'forged_no_icrc': case_forged_no_icrc,
     'forged_sack': case_forged_sack,
+    'sr_place': case_sr_place,
     'dup_ack_storm': case_dup_ack_storm,
     'nak_storm': case_nak_storm,
     'reset_init': case_reset_init,
