@@ -582,6 +582,146 @@ static u8 sroce_qp_tos(const struct sroce_qp *qp)
 	return qp->path.tos;
 }
 
+/*
+ * The transmit burst. While sroce_rc_process() runs a connected QP that
+ * opted in (sysfs tx_gso, sampled at RTR), its IPv4 packets are not handed
+ * to the IP stack one by one: a run of them whose UDP payloads all have
+ * the length of the first (the last may be shorter) goes as one UDP GSO
+ * packet, SKB_GSO_UDP_L4 | SKB_GSO_FRAGLIST. Each packet stays a complete
+ * skb of its own (IP, UDP, BTH .. ICRC) chained on the first one's
+ * frag_list, so whoever segments it (the receiving UDP socket, or the
+ * stack before a device that cannot take it) only un-chains them and
+ * restores their headers: the wire carries exactly the packets it would
+ * carry without the burst, but the route, netfilter, qdisc and device
+ * (veth: the peer's backlog, IP and UDP receive) are crossed once per
+ * burst. GSO gives the k-th segment the IP ID of the first plus k, so
+ * that is the ID each packet's ICRC is computed over.
+ *
+ * Only where the route's device takes such packets whole (veth does;
+ * physical NICs do not take fraglist GSO): elsewhere the stack would
+ * segment at once and nothing is saved.
+ */
+#define SROCE_TXB_MAX_PKTS	32
+#define SROCE_TXB_MAX_LEN	(60 * 1024)
+#define SROCE_TXB_DEV_FEATURES	(NETIF_F_GSO_UDP_L4 | NETIF_F_GSO_FRAGLIST | \
+				 NETIF_F_FRAGLIST | NETIF_F_SG)
+
+/* Start collecting (a round of sroce_rc_process()). */
+void sroce_txb_begin(struct sroce_qp *qp)
+{
+	lockdep_assert_held(&qp->lock);
+	qp->txb.on = qp->tx_gso && !qp->path.ipv6 && !qp->dcqcn.on;
+}
+
+/* Send what is collected: one packet as it is, more as one GSO packet. */
+static void sroce_txb_flush(struct sroce_qp *qp)
+{
+	struct sroce_txb *b = &qp->txb;
+	struct sk_buff *skb = b->head;
+	struct net *net = dev_net(qp->sdev->ndev);
+
+	lockdep_assert_held(&qp->lock);
+	if (!skb)
+		return;
+	if (b->n > 1) {
+		struct skb_shared_info *sh = skb_shinfo(skb);
+
+		udp_hdr(skb)->len = htons(skb->len - skb_transport_offset(skb));
+		sh->gso_size = b->seg;
+		sh->gso_segs = b->n;
+		sh->gso_type = SKB_GSO_UDP_L4 | SKB_GSO_FRAGLIST;
+		/* __ip_local_out() sets the total length and the IP checksum */
+		sroce_stat_inc(qp->sdev, SROCE_STAT_TX_GSO_BURSTS);
+		sroce_stat_add(qp->sdev, SROCE_STAT_TX_GSO_PKTS, b->n);
+	}
+	b->head = NULL;
+	b->tail = NULL;
+	b->dst = NULL;
+	b->n = 0;
+	ip_local_out(net, NULL, skb);
+}
+
+/* Stop collecting and send what is left. */
+void sroce_txb_end(struct sroce_qp *qp)
+{
+	sroce_txb_flush(qp);
+	qp->txb.on = false;
+}
+
+/**
+ * sroce_txb_pos() - the position @skb will have in the burst
+ * @qp: the sending QP, collecting
+ * @skb: an IPv4 packet of it, headers built, not yet checksummed
+ * @rt: its route
+ *
+ * Sends what is collected first when @skb cannot follow it (another route,
+ * a longer packet, a burst that ended with a shorter one, or a full one).
+ *
+ * Return: its position (0 starts a new burst), or -1 to send it alone.
+ */
+static int sroce_txb_pos(struct sroce_qp *qp, struct sk_buff *skb, struct rtable *rt)
+{
+	struct sroce_txb *b = &qp->txb;
+	u32 seg = skb->len - skb_transport_offset(skb) - sizeof(struct udphdr);
+
+	if ((rt->dst.dev->features & SROCE_TXB_DEV_FEATURES) != SROCE_TXB_DEV_FEATURES) {
+		sroce_txb_flush(qp);
+		return -1;
+	}
+	if (b->head && (b->dst != &rt->dst || seg > b->seg || b->last != b->seg ||
+			b->n >= SROCE_TXB_MAX_PKTS ||
+			b->head->len + seg > SROCE_TXB_MAX_LEN))
+		sroce_txb_flush(qp);
+	return b->n;
+}
+
+/*
+ * Add @skb (checksummed, at position sroce_txb_pos()) to the burst; the
+ * first packet keeps its route, the others drop theirs (GSO segments take
+ * the first's).
+ */
+static void sroce_txb_add(struct sroce_qp *qp, struct sk_buff *skb, struct rtable *rt)
+{
+	struct sroce_txb *b = &qp->txb;
+	struct sk_buff *head = b->head;
+	u32 seg = skb->len - skb_transport_offset(skb) - sizeof(struct udphdr);
+	struct iphdr *iph = ip_hdr(skb);
+	struct udphdr *uh = udp_hdr(skb);
+
+	/*
+	 * A GSO packet is CHECKSUM_PARTIAL (the receive side segments only
+	 * such packets, or warns): each packet's UDP checksum field holds
+	 * its pseudo-header sum, so a device that completes it gets it
+	 * right; the ICRC masks the field.
+	 */
+	uh->check = ~csum_tcpudp_magic(iph->saddr, iph->daddr, ntohs(uh->len),
+				       IPPROTO_UDP, 0);
+	skb->ip_summed = CHECKSUM_PARTIAL;
+	skb->csum_start = skb_transport_header(skb) - skb->head;
+	skb->csum_offset = offsetof(struct udphdr, check);
+	if (!head) {
+		skb_dst_set(skb, &rt->dst);
+		b->head = skb;
+		b->dst = &rt->dst;
+		b->seg = seg;
+		b->id0 = ntohs(iph->id);
+	} else {
+		ip_rt_put(rt);
+		/* a fraglist member: data at its UDP payload, headers before it */
+		__skb_pull(skb, skb_transport_offset(skb) + sizeof(struct udphdr));
+		if (!skb_shinfo(head)->frag_list)
+			skb_shinfo(head)->frag_list = skb;
+		else
+			b->tail->next = skb;
+		head->len += skb->len;
+		head->data_len += skb->len;
+		head->truesize += skb->truesize;
+	}
+	b->tail = skb;
+	b->last = seg;
+	b->n++;
+}
+
 static int sroce_xmit4(struct sroce_qp *qp, struct sk_buff *skb, struct net *net)
 {
 	struct flowi4 fl4 = {
@@ -594,6 +734,7 @@ static int sroce_xmit4(struct sroce_qp *qp, struct sk_buff *skb, struct net *net
 	struct iphdr *iph;
 	struct rtable *rt;
 	__be32 saddr;
+	int pos = -1;
 	u32 icrc;
 
 	/* always a miss for UD, whose dst_cache is not set up (qp.c) */
@@ -623,10 +764,16 @@ static int sroce_xmit4(struct sroce_qp *qp, struct sk_buff *skb, struct net *net
 	ip_select_ident(net, skb, NULL);
 	if (sroce_loopback && rt->rt_type == RTN_LOCAL) {
 		ip_rt_put(rt);
+		sroce_txb_flush(qp);	/* (a route that just became local) */
 		ip_send_check(iph);
 		return sroce_xmit_local(qp, skb, net);
 	}
-	skb_dst_set(skb, &rt->dst);
+	if (qp->txb.on) {
+		pos = sroce_txb_pos(qp, skb, rt);
+		/* the ID GSO segmentation gives it */
+		if (pos > 0)
+			iph->id = htons(qp->txb.id0 + pos);
+	}
 	/* ICRC last but one: it covers the final IP ID; the checksums are masked */
 	if (!sroce_icrc_mark(qp, skb)) {
 		sroce_icrc_compute(&icrc, (u8 *)iph, sizeof(*iph), skb_transport_header(skb),
@@ -636,6 +783,11 @@ static int sroce_xmit4(struct sroce_qp *qp, struct sk_buff *skb, struct net *net
 	ip_send_check(iph);
 	skb->protocol = htons(ETH_P_IP);
 	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
+	if (pos >= 0) {
+		sroce_txb_add(qp, skb, rt);
+		return 0;
+	}
+	skb_dst_set(skb, &rt->dst);
 	return ip_local_out(net, NULL, skb);
 }
 

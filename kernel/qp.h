@@ -290,6 +290,20 @@ struct sroce_qp {
 	bool icrc_peer;		/* the peer advertised ICRC skip (under lock) */
 	bool sr;		/* RC QP: sdev->sr at RTR (selective repeat offered) */
 	bool sr_peer;		/* the peer offers it too: selective repeat on (under lock) */
+	bool tx_gso;		/* connected QP: sdev->tx_gso at RTR (net.c) */
+	/*
+	 * the transmit burst (net.c, sroce_txb_*()): packets of this QP held
+	 * back while sroce_rc_process() sends, to go as one UDP GSO packet
+	 */
+	struct sroce_txb {
+		struct sk_buff *head, *tail;
+		struct dst_entry *dst;	/* the head's route (it holds the reference) */
+		u32 n;			/* packets in it */
+		u32 seg;		/* the head's UDP payload length: every one but the last's */
+		u32 last;		/* the last one's */
+		u16 id0;		/* the head's IP ID */
+		bool on;		/* collecting (sroce_txb_begin() .. sroce_txb_end()) */
+	} txb;
 	struct list_head odp_wait;
 	struct sroce_dcqcn dcqcn;
 
@@ -466,6 +480,8 @@ extern atomic64_t sroce_rx_drops[SROCE_DROP_MAX];
 enum sroce_drop sroce_ud_check(struct sroce_qp *qp, const struct sroce_pkt_hdr *hdr);
 struct sk_buff *sroce_pkt_alloc(struct sroce_qp *qp, u32 len);
 int sroce_pkt_xmit(struct sroce_qp *qp, struct sk_buff *skb, u32 payload);
+void sroce_txb_begin(struct sroce_qp *qp);
+void sroce_txb_end(struct sroce_qp *qp);
 
 /*
  * Opt-in ICRC skip between two sroce peers (net.c, Documentation/

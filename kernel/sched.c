@@ -144,6 +144,8 @@ static void sroce_rc_process(struct sroce_qp *qp, int budget)
 {
 	lockdep_assert_held(&qp->lock);
 
+	/* what the roles send in this round may leave as UDP GSO bursts (net.c) */
+	sroce_txb_begin(qp);
 	sroce_qp_drain_rx(qp, sroce_rc_rx);
 	sroce_responder_flush_acks(qp);
 	if (test_and_clear_bit(SROCE_QP_EV_TIMEOUT, &qp->events))
@@ -171,6 +173,7 @@ static void sroce_rc_process(struct sroce_qp *qp, int budget)
 	default:
 		break;
 	}
+	sroce_txb_end(qp);
 	/* a role that failed the QP left it in ERR: flush in this round */
 	if (READ_ONCE(qp->state) == IB_QPS_ERR)
 		sroce_flush(qp);

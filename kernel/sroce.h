@@ -136,6 +136,8 @@ enum sroce_stat {
 	SROCE_STAT_SR_SKIPPED,
 	SROCE_STAT_SR_SACK_DROPS,
 	SROCE_STAT_SR_PLACED,
+	SROCE_STAT_TX_GSO_BURSTS,
+	SROCE_STAT_TX_GSO_PKTS,
 	SROCE_STAT_MAX
 };
 
@@ -183,6 +185,10 @@ struct sroce_dev_stats {
  *	default): connected QPs that reach RTR afterwards send ECN-capable
  *	packets, answer CE marks with CNPs and pace themselves (dcqcn.c)
  * @dcqcn_cfg: its parameters, copied by each QP at RTR
+ * @tx_gso: the administrator lets connected QPs hand runs of equal-sized
+ *	packets to the IP stack as one UDP GSO (fraglist) packet where the
+ *	route's device takes those whole (sysfs ``tx_gso``, off by default;
+ *	sampled at RTR, net.c)
  */
 struct sroce_dev {
 	struct ib_device ib_dev;
@@ -215,6 +221,7 @@ struct sroce_dev {
 	bool sr;
 	bool dcqcn;
 	struct sroce_dcqcn_cfg dcqcn_cfg;
+	bool tx_gso;
 };
 
 struct sroce_pd {

@@ -281,6 +281,11 @@ SROCE_DEV_BOOL_ATTR(selective_repeat, sr);
  * its range. QPs copy them at RTR.
  */
 SROCE_DEV_BOOL_ATTR(dcqcn_enable, dcqcn);
+/*
+ * tx_gso: 1 lets the device's connected QPs send runs of equal-sized
+ * packets as one UDP GSO packet (net.c, sroce_txb_*()); QPs sample it at RTR.
+ */
+SROCE_DEV_BOOL_ATTR(tx_gso, tx_gso);
 
 /**
  * struct sroce_dcqcn_attr - a DCQCN parameter's sysfs attribute
@@ -357,6 +362,7 @@ static struct attribute *sroce_dev_attrs[] = {
 	&sroce_attr_icrc_skip.attr.attr,
 	&sroce_attr_selective_repeat.attr.attr,
 	&sroce_attr_dcqcn_enable.attr.attr,
+	&sroce_attr_tx_gso.attr.attr,
 	&sroce_dcqcn_attr_cnp_interval_us.attr.attr,
 	&sroce_dcqcn_attr_g.attr.attr,
 	&sroce_dcqcn_attr_alpha_timer_us.attr.attr,

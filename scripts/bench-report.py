@@ -21,15 +21,17 @@ import subprocess
 import sys
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PATHS = ("loopback", "veth", "veth-icrc-skip")
+PATHS = ("loopback", "veth", "veth-icrc-skip", "veth-gso")
 # column titles per path: loopback compares like with like; rxe's UDP
 # socket lives in init_net only, so across the veth the baseline is
 # sroce -> rxe (rxe responds). veth-icrc-skip: sroce<->sroce with icrc_skip
-# on both devices, against the same sroce->rxe and TCP samples as veth.
+# on both devices, against the same sroce->rxe and TCP samples as veth;
+# veth-gso: the same with tx_gso on both devices too (transmit bursts).
 IMPLS = {"loopback": (("sroce", "sroce"), ("rxe", "rxe")),
          "veth": (("sroce", "sroce↔sroce"), ("rxe", "sroce→rxe")),
-         "veth-icrc-skip": (("sroce", "sroce↔sroce icrc_skip"), ("rxe", "sroce→rxe"))}
-VETH = ("veth", "veth-icrc-skip")
+         "veth-icrc-skip": (("sroce", "sroce↔sroce icrc_skip"), ("rxe", "sroce→rxe")),
+         "veth-gso": (("sroce", "sroce↔sroce icrc_skip+tx_gso"), ("rxe", "sroce→rxe"))}
+VETH = ("veth", "veth-icrc-skip", "veth-gso")
 SHORT = {"ib_write_bw": "write", "ib_read_bw": "read", "ib_send_bw": "send",
          "ib_write_lat": "write", "ib_read_lat": "read", "ib_send_lat": "send"}
 
@@ -279,9 +281,11 @@ def markdown(report):
                     CLIENT_NA.get(("rxe", r["tool"])) or cell(r["rxe"][r["key"]]),
                     fmt(r["ratio"][r["key"]], 2)]) + " |")
             out.append("")
-        # veth-icrc-skip's rxe and TCP cells are veth's: list their failures once
+        # veth-icrc-skip's and veth-gso's rxe and TCP cells are veth's: list
+        # their failures once
         fails = [(r, i, f) for r in rows
-                 for i in (("sroce",) if r["path"] == "veth-icrc-skip" else ("sroce", "rxe", "tcp"))
+                 for i in (("sroce",) if r["path"] != "veth" and r["path"] in VETH
+                           else ("sroce", "rxe", "tcp"))
                  if i in r for f in r[i]["failures"]]
         if fails:
             out += ["Failed samples:", ""]
