@@ -599,8 +599,11 @@ static u8 sroce_qp_tos(const struct sroce_qp *qp)
  *
  * Only where the route's device takes such packets whole (veth does;
  * physical NICs do not take fraglist GSO): elsewhere the stack would
- * segment at once and nothing is saved.
+ * segment at once and nothing is saved. Only packets of at least
+ * SROCE_TXB_MIN_SEG bytes: with 64 B messages, bursts measured 10-20 %
+ * below single packets on 6.12 (segmenting costs what the stack saves).
  */
+#define SROCE_TXB_MIN_SEG	512
 #define SROCE_TXB_MAX_PKTS	32
 #define SROCE_TXB_MAX_LEN	(60 * 1024)
 #define SROCE_TXB_DEV_FEATURES	(NETIF_F_GSO_UDP_L4 | NETIF_F_GSO_FRAGLIST | \
@@ -655,7 +658,8 @@ void sroce_txb_end(struct sroce_qp *qp)
  * @rt: its route
  *
  * Sends what is collected first when @skb cannot follow it (another route,
- * a longer packet, a burst that ended with a shorter one, or a full one).
+ * a longer packet, a burst that ended with a shorter one, or a full one),
+ * or goes alone (a small packet, a device that would segment).
  *
  * Return: its position (0 starts a new burst), or -1 to send it alone.
  */
@@ -664,7 +668,8 @@ static int sroce_txb_pos(struct sroce_qp *qp, struct sk_buff *skb, struct rtable
 	struct sroce_txb *b = &qp->txb;
 	u32 seg = skb->len - skb_transport_offset(skb) - sizeof(struct udphdr);
 
-	if ((rt->dst.dev->features & SROCE_TXB_DEV_FEATURES) != SROCE_TXB_DEV_FEATURES) {
+	if ((rt->dst.dev->features & SROCE_TXB_DEV_FEATURES) != SROCE_TXB_DEV_FEATURES ||
+	    seg < SROCE_TXB_MIN_SEG) {
 		sroce_txb_flush(qp);
 		return -1;
 	}
