@@ -3,32 +3,11 @@
 """scripts/bench-dcqcn-report.py OUT REV ACCEL KERNEL...: the table of
 `scripts/bench --dcqcn` from OUT/raw-dcqcn-KERNEL.jsonl (scripts/bench-dcqcn),
 medians (min-max) over the reps; exits 1 when a mode has no good run."""
-import json
-import statistics
+import os
 import sys
 
-
-def med(rows, key):
-    v = [r[key] for r in rows if r.get(key) is not None]
-    if not v:
-        return '-'
-    return '%s (%s-%s)' % (round(statistics.median(v), 3), round(min(v), 3), round(max(v), 3))
-
-
-def header(title, cols):
-    """The table's title and header; COLS after 'kernel'."""
-    print('%s: medians (min-max) of the reps\n' % title)
-    print('| kernel | %s |' % ' | '.join(cols))
-    print('|---' * (len(cols) + 1) + '|')
-
-
-def raw_rows(out, ab, k):
-    """The runs of OUT/raw-AB-K.jsonl, and whether the file is missing."""
-    try:
-        with open('%s/raw-%s-%s.jsonl' % (out, ab, k)) as f:
-            return [json.loads(line) for line in f if line.strip()], False
-    except OSError:
-        return [], True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_ab import header, med, raw_rows  # noqa: E402
 
 
 def main():

@@ -5,18 +5,13 @@
 per implementation and case the aggregate bandwidth and CPU seconds per GB,
 medians (min-max) over the reps, the scaling against one QP and sroce's CPU
 per GB as a share of rxe's; exits 1 when a case has no good run."""
-import importlib.util
 import os
 import statistics
 import sys
 
-# the DCQCN report's table helpers: median (min-max) cells, header, raw runs
-_spec = importlib.util.spec_from_file_location(
-    'bench_dcqcn_report', os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                       'bench-dcqcn-report.py'))
-_dcqcn = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_dcqcn)
-med = _dcqcn.med
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench_ab  # noqa: E402
+med = bench_ab.med
 CASES = (('q1', 'one QP'), ('q4', '4 QPs, one process'), ('p4', '4 processes, a QP each'))
 
 
@@ -27,13 +22,13 @@ def median_of(rows, key):
 
 def main():
     out, rev, accel, kernels = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
-    _dcqcn.header('Multi-QP scaling and CPU per GB, ib_write_bw 64 KiB on one device, %s, %s'
-                  % (rev, accel),
-                  ['impl', 'case', 'runs ok', 'MB/s', 'x one QP', 'busy CPU s/GB',
-                   'kernel CPU s/GB', 'kernel CPU/GB x rxe'])
+    bench_ab.header('Multi-QP scaling and CPU per GB, ib_write_bw 64 KiB on one device, %s, %s'
+                    % (rev, accel),
+                    ['impl', 'case', 'runs ok', 'MB/s', 'x one QP', 'busy CPU s/GB',
+                     'kernel CPU s/GB', 'kernel CPU/GB x rxe'])
     bad = False
     for k in kernels:
-        rows, missing = _dcqcn.raw_rows(out, 'scale', k)
+        rows, missing = bench_ab.raw_rows(out, 'scale', k)
         bad |= missing
         ok = {(i, c): [r for r in rows if r['impl'] == i and r['case'] == c and r['ok']]
               for i in ('sroce', 'rxe') for c, _ in CASES}

@@ -4,29 +4,24 @@
 `scripts/bench --sr` from OUT/raw-sr-KERNEL.jsonl (scripts/bench-sr), medians
 (min-max) over the reps, and selective repeat's goodput as a multiple of
 go-back-N's; exits 1 when a mode has no good run."""
-import importlib.util
 import os
 import statistics
 import sys
 
-# the DCQCN report's table helpers: median (min-max) cells, header, raw runs
-_spec = importlib.util.spec_from_file_location(
-    'bench_dcqcn_report', os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                       'bench-dcqcn-report.py'))
-_dcqcn = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_dcqcn)
-med = _dcqcn.med
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench_ab  # noqa: E402
+med = bench_ab.med
 
 
 def main():
     out, rev, accel, kernels = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
-    _dcqcn.header('Selective repeat vs go-back-N, %s, %s' % (rev, accel),
-                  ['reorder', 'mode', 'runs ok', 'goodput MB/s', 'x go-back-N',
-                   'resent bytes / data', 'resent pkts', 'early pkts', 'placed at arrival', 'SACKs', 'spared pkts',
-                   'ACK timeouts'])
+    bench_ab.header('Selective repeat vs go-back-N, %s, %s' % (rev, accel),
+                    ['reorder', 'mode', 'runs ok', 'goodput MB/s', 'x go-back-N',
+                     'resent bytes / data', 'resent pkts', 'early pkts', 'placed at arrival', 'SACKs', 'spared pkts',
+                     'ACK timeouts'])
     bad = False
     for k in kernels:
-        rows, missing = _dcqcn.raw_rows(out, 'sr', k)
+        rows, missing = bench_ab.raw_rows(out, 'sr', k)
         bad |= missing
         for ro in sorted({r['reorder'] for r in rows}):
             gbn = [r['goodput_mbs'] for r in rows if r['reorder'] == ro and not r['sr'] and r['ok']]
