@@ -639,7 +639,6 @@ static void sroce_txb_flush(struct sroce_qp *qp)
 	}
 	b->head = NULL;
 	b->tail = NULL;
-	b->dst = NULL;
 	b->n = 0;
 	ip_local_out(net, NULL, skb);
 }
@@ -654,7 +653,7 @@ void sroce_txb_end(struct sroce_qp *qp)
 /**
  * sroce_txb_pos() - the position @skb will have in the burst
  * @qp: the sending QP, collecting
- * @skb: an IPv4 packet of it, headers built, not yet checksummed
+ * @seg: its UDP payload length
  * @rt: its route
  *
  * Sends what is collected first when @skb cannot follow it (another route,
@@ -663,17 +662,16 @@ void sroce_txb_end(struct sroce_qp *qp)
  *
  * Return: its position (0 starts a new burst), or -1 to send it alone.
  */
-static int sroce_txb_pos(struct sroce_qp *qp, struct sk_buff *skb, struct rtable *rt)
+static int sroce_txb_pos(struct sroce_qp *qp, u32 seg, struct rtable *rt)
 {
 	struct sroce_txb *b = &qp->txb;
-	u32 seg = skb->len - skb_transport_offset(skb) - sizeof(struct udphdr);
 
 	if ((rt->dst.dev->features & SROCE_TXB_DEV_FEATURES) != SROCE_TXB_DEV_FEATURES ||
 	    seg < SROCE_TXB_MIN_SEG) {
 		sroce_txb_flush(qp);
 		return -1;
 	}
-	if (b->head && (b->dst != &rt->dst || seg > b->seg || b->last != b->seg ||
+	if (b->head && (skb_dst(b->head) != &rt->dst || seg > b->seg || b->last != b->seg ||
 			b->n >= SROCE_TXB_MAX_PKTS ||
 			b->head->len + seg > SROCE_TXB_MAX_LEN))
 		sroce_txb_flush(qp);
@@ -681,15 +679,15 @@ static int sroce_txb_pos(struct sroce_qp *qp, struct sk_buff *skb, struct rtable
 }
 
 /*
- * Add @skb (checksummed, at position sroce_txb_pos()) to the burst; the
- * first packet keeps its route, the others drop theirs (GSO segments take
- * the first's).
+ * Add @skb (checksummed, at position sroce_txb_pos(), @seg bytes of UDP
+ * payload) to the burst; the first packet keeps its route, the others drop
+ * theirs (GSO segments take the first's).
  */
-static void sroce_txb_add(struct sroce_qp *qp, struct sk_buff *skb, struct rtable *rt)
+static void sroce_txb_add(struct sroce_qp *qp, struct sk_buff *skb, u32 seg,
+			  struct rtable *rt)
 {
 	struct sroce_txb *b = &qp->txb;
 	struct sk_buff *head = b->head;
-	u32 seg = skb->len - skb_transport_offset(skb) - sizeof(struct udphdr);
 	struct iphdr *iph = ip_hdr(skb);
 	struct udphdr *uh = udp_hdr(skb);
 
@@ -707,7 +705,6 @@ static void sroce_txb_add(struct sroce_qp *qp, struct sk_buff *skb, struct rtabl
 	if (!head) {
 		skb_dst_set(skb, &rt->dst);
 		b->head = skb;
-		b->dst = &rt->dst;
 		b->seg = seg;
 		b->id0 = ntohs(iph->id);
 	} else {
@@ -739,8 +736,8 @@ static int sroce_xmit4(struct sroce_qp *qp, struct sk_buff *skb, struct net *net
 	struct iphdr *iph;
 	struct rtable *rt;
 	__be32 saddr;
+	u32 icrc, seg = 0;
 	int pos = -1;
-	u32 icrc;
 
 	/* always a miss for UD, whose dst_cache is not set up (qp.c) */
 	rt = dst_cache_get_ip4(&qp->dst_cache, &saddr);
@@ -769,12 +766,14 @@ static int sroce_xmit4(struct sroce_qp *qp, struct sk_buff *skb, struct net *net
 	ip_select_ident(net, skb, NULL);
 	if (sroce_loopback && rt->rt_type == RTN_LOCAL) {
 		ip_rt_put(rt);
-		sroce_txb_flush(qp);	/* (a route that just became local) */
+		if (unlikely(qp->txb.head))
+			sroce_txb_flush(qp);	/* (a route that just became local) */
 		ip_send_check(iph);
 		return sroce_xmit_local(qp, skb, net);
 	}
 	if (qp->txb.on) {
-		pos = sroce_txb_pos(qp, skb, rt);
+		seg = skb->len - sizeof(*iph) - sizeof(struct udphdr);
+		pos = sroce_txb_pos(qp, seg, rt);
 		/* the ID GSO segmentation gives it */
 		if (pos > 0)
 			iph->id = htons(qp->txb.id0 + pos);
@@ -789,7 +788,7 @@ static int sroce_xmit4(struct sroce_qp *qp, struct sk_buff *skb, struct net *net
 	skb->protocol = htons(ETH_P_IP);
 	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
 	if (pos >= 0) {
-		sroce_txb_add(qp, skb, rt);
+		sroce_txb_add(qp, skb, seg, rt);
 		return 0;
 	}
 	skb_dst_set(skb, &rt->dst);

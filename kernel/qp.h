@@ -241,7 +241,6 @@ struct sroce_resp {
 	} sr_rec[SROCE_SR_WINDOW];
 	u32 sr_held;		/* slots in use: held skbs and placed packets */
 	u32 sr_bytes;		/* truesize of the held packets */
-	bool sr_placed_now;	/* the drain executes a placed packet */
 	unsigned long sr_gap_since;	/* jiffies: the first packet held after the gap */
 	/* keep last: survives a reset (a copy of the current RQ entry) */
 	void *rqe;
@@ -296,8 +295,7 @@ struct sroce_qp {
 	 * back while sroce_rc_process() sends, to go as one UDP GSO packet
 	 */
 	struct sroce_txb {
-		struct sk_buff *head, *tail;
-		struct dst_entry *dst;	/* the head's route (it holds the reference) */
+		struct sk_buff *head, *tail;	/* the head holds the route */
 		u32 n;			/* packets in it */
 		u32 seg;		/* the head's UDP payload length: every one but the last's */
 		u32 last;		/* the last one's */

@@ -261,9 +261,7 @@ static void sroce_resp_sr_drain(struct sroce_qp *qp)
 			hdr.immdt = rec->immdt;
 			hdr.payload_len = rec->len;
 			sroce_sr_take(resp, slot);
-			resp->sr_placed_now = true;
-			sroce_resp_rx(qp, NULL, &hdr, 0);
-			resp->sr_placed_now = false;
+			sroce_resp_rx(qp, NULL, &hdr, 0);	/* no skb: placed */
 		} else {
 			skb = sroce_sr_take(resp, slot);
 			if (!sroce_pkt_parse(skb->data + sizeof(struct udphdr),
@@ -679,7 +677,7 @@ static int sroce_resp_write(struct sroce_qp *qp, struct sk_buff *skb,
 		return -EINVAL;
 	}
 	/* (a packet selective repeat placed at arrival is in place already) */
-	if (hdr->payload_len && !resp->sr_placed_now) {
+	if (hdr->payload_len && skb) {
 		err = sroce_mr_copy(resp->wmr, resp->wgen, resp->wva, (void *)payload,
 				    hdr->payload_len, SROCE_COPY_TO_MR);
 		if (err == -EAGAIN)
