@@ -50,6 +50,7 @@ enum {
 	SROCE_QP_EV_RNR_DONE,
 	SROCE_QP_EV_KICK,	/* work arrived while another context ran the QP */
 	SROCE_QP_EV_YIELD,	/* a role left work for another round */
+	SROCE_QP_EV_SR_GAP,	/* selective repeat: a held gap's window ended */
 };
 
 /* Where the QP's packets go: resolved at RTR from the address vector. */
@@ -276,6 +277,7 @@ struct sroce_qp {
 	struct sk_buff_head rxq;
 	struct timer_list retrans_timer;
 	struct timer_list rnr_timer;
+	struct timer_list sr_timer;	/* the responder's reordering window */
 	struct hrtimer poll_timer;	/* end of the SQ polling grace */
 	unsigned long events;
 
@@ -455,6 +457,7 @@ void sroce_completer_rnr_done(struct sroce_qp *qp);
 void sroce_responder_rx(struct sroce_qp *qp, struct sk_buff *skb,
 			const struct sroce_pkt_hdr *hdr);
 void sroce_responder_flush_acks(struct sroce_qp *qp);
+void sroce_responder_sr_gap(struct sroce_qp *qp);
 void sroce_responder_send_reads(struct sroce_qp *qp);
 void sroce_responder_reset(struct sroce_qp *qp);
 void sroce_responder_release(struct sroce_qp *qp);

@@ -70,6 +70,24 @@ MODULE_PARM_DESC(sr_nak_delay_ms,
 /* held packets after which a gap is NAKed without waiting any longer */
 #define SROCE_SR_NAK_HELD	(SROCE_SR_WINDOW / 2)
 
+/* The reordering window in jiffies: at least 2, so one tick is waited out */
+static unsigned long sroce_sr_nak_delay(void)
+{
+	return max_t(unsigned long, 2,
+		     msecs_to_jiffies(READ_ONCE(sroce_sr_nak_delay_ms)));
+}
+
+/*
+ * A gap opened (or stayed open past a drain) at resp->sr_gap_since: the
+ * QP's sr_timer NAKs it when the window ends even if nothing else arrives
+ * (a lost tail), see sroce_responder_sr_gap().
+ */
+static void sroce_resp_sr_open_gap(struct sroce_qp *qp)
+{
+	qp->resp.sr_gap_since = jiffies;
+	mod_timer(&qp->sr_timer, jiffies + sroce_sr_nak_delay());
+}
+
 /* Free every held request packet. */
 static void sroce_sr_release(struct sroce_resp *resp)
 {
@@ -216,15 +234,13 @@ static bool sroce_resp_sr_hold(struct sroce_qp *qp, struct sk_buff *skb,
 		resp->sr_bytes += skb->truesize;
 	}
 	if (!resp->sr_held)
-		resp->sr_gap_since = jiffies;
+		sroce_resp_sr_open_gap(qp);
 	resp->sr_psn[slot] = hdr->bth.psn;
 	resp->sr_held++;
 	sroce_stat_inc(qp->sdev, SROCE_STAT_SR_OOO_RX);
 	/* the reordering window: NAK once the gap is old or much is held */
 	return resp->sr_held < SROCE_SR_NAK_HELD &&
-	       time_before(jiffies, resp->sr_gap_since +
-			   max_t(unsigned long, 2,
-				 msecs_to_jiffies(READ_ONCE(sroce_sr_nak_delay_ms))));
+	       time_before(jiffies, resp->sr_gap_since + sroce_sr_nak_delay());
 }
 
 static void sroce_resp_rx(struct sroce_qp *qp, struct sk_buff *skb,
@@ -278,7 +294,8 @@ static void sroce_resp_sr_drain(struct sroce_qp *qp)
 	if (done) {
 		/* tell the requester at once; a gap still open starts its window now */
 		resp->ack_pending = true;
-		resp->sr_gap_since = jiffies;
+		if (resp->sr_held)
+			sroce_resp_sr_open_gap(qp);
 	}
 }
 
@@ -366,6 +383,43 @@ void sroce_responder_flush_acks(struct sroce_qp *qp)
 	resp->ack_pending = false;
 	sroce_send_ack(qp, sroce_aeth_syn_ack(SROCE_AETH_CREDITS_INVALID),
 		       sroce_psn_add(resp->psn, SROCE_PSN_MASK));
+}
+
+/**
+ * sroce_responder_sr_gap() - the reordering window of a held gap ended
+ * @qp: the QP whose sr_timer fired
+ *
+ * Packets are held after a gap and nothing arrived since to NAK it (the
+ * packets after the missing one are all in, or lost too): NAK the gap now,
+ * with the SACK of what is held, instead of leaving it to the requester's
+ * retransmit timer. A timer that fired before the window's end (the gap
+ * moved on meanwhile) is armed again; one that finds no gap does nothing.
+ */
+void sroce_responder_sr_gap(struct sroce_qp *qp)
+{
+	struct sroce_resp *resp = &qp->resp;
+	unsigned long end;
+
+	lockdep_assert_held(&qp->lock);
+
+	switch (READ_ONCE(qp->state)) {
+	case IB_QPS_RTR:
+	case IB_QPS_RTS:
+	case IB_QPS_SQD:
+		break;
+	default:
+		return;
+	}
+	if (!qp->sr_peer || !resp->sr_held || resp->nak_sent)
+		return;
+	end = resp->sr_gap_since + sroce_sr_nak_delay();
+	if (time_before(jiffies, end)) {
+		mod_timer(&qp->sr_timer, end);
+		return;
+	}
+	resp->nak_sent = true;
+	sroce_stat_inc(qp->sdev, SROCE_STAT_SEQ_NAKS_SENT);
+	sroce_resp_nak_resend(qp, sroce_aeth_syn_nak(SROCE_NAK_PSN_SEQ_ERR));
 }
 
 /* The ATOMIC ACK of @rd; -ENOMEM leaves it queued for the next run. */

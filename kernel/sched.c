@@ -72,6 +72,14 @@ static void sroce_rnr_timer(struct timer_list *t)
 	sroce_qp_sched(qp);
 }
 
+static void sroce_sr_timer(struct timer_list *t)
+{
+	struct sroce_qp *qp = from_timer(qp, t, sr_timer);
+
+	set_bit(SROCE_QP_EV_SR_GAP, &qp->events);
+	sroce_qp_sched(qp);
+}
+
 /* A CNP for a QP doing DCQCN (net.c checked the rest): from its peer? */
 static void sroce_rc_cnp(struct sroce_qp *qp, struct sk_buff *skb)
 {
@@ -152,6 +160,8 @@ static void sroce_rc_process(struct sroce_qp *qp, int budget)
 		sroce_completer_timeout(qp);
 	if (test_and_clear_bit(SROCE_QP_EV_RNR_DONE, &qp->events))
 		sroce_completer_rnr_done(qp);
+	if (test_and_clear_bit(SROCE_QP_EV_SR_GAP, &qp->events))
+		sroce_responder_sr_gap(qp);
 
 	switch (READ_ONCE(qp->state)) {
 	case IB_QPS_RTS:
@@ -345,6 +355,7 @@ void sroce_sched_init_qp(struct sroce_qp *qp, enum ib_qp_type type)
 	skb_queue_head_init(&qp->rxq);
 	timer_setup(&qp->retrans_timer, sroce_retrans_timer, 0);
 	timer_setup(&qp->rnr_timer, sroce_rnr_timer, 0);
+	timer_setup(&qp->sr_timer, sroce_sr_timer, 0);
 	hrtimer_init(&qp->poll_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
 	qp->poll_timer.function = sroce_poll_timer;
 	sroce_dcqcn_init_qp(qp);
@@ -360,6 +371,7 @@ void sroce_sched_stop_qp(struct sroce_qp *qp)
 {
 	timer_shutdown_sync(&qp->retrans_timer);
 	timer_shutdown_sync(&qp->rnr_timer);
+	timer_shutdown_sync(&qp->sr_timer);
 	/*
 	 * The poll and pace timers and the work item may start each other;
 	 * in RESET none does any more, so one more round stops them for good.

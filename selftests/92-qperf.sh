@@ -16,7 +16,19 @@
 QS=
 # the server forks a child per client: end those (ours, by parent PID) too
 stop_server() { [ -n "$QS" ] && { pkill -P "$QS" 2>/dev/null; kill "$QS" 2>/dev/null; wait "$QS" 2>/dev/null; }; QS=; }
-cleanup() { stop_server; topo_down; rm -f "$SLOG"; }
+# the CM's tracepoints (ib_cm: every REQ/REP/REJ with its reason), read
+# back when a connect fails; off again at the end
+TR=/sys/kernel/debug/tracing
+cm_trace() {
+	[ -w "$TR/events/ib_cm/enable" ] || return 0
+	case $1 in
+	on) echo 1 > "$TR/events/ib_cm/enable"; : > "$TR/trace" ;;
+	off) echo 0 > "$TR/events/ib_cm/enable"; : > "$TR/trace" ;;
+	clear) : > "$TR/trace" ;;
+	show) grep -v '^#' "$TR/trace" | tail -n 40 ;;
+	esac
+}
+cleanup() { cm_trace off; stop_server; topo_down; rm -f "$SLOG"; }
 trap cleanup EXIT
 
 require_cmd qperf > /dev/null || ktap_skip_all "qperf missing"
@@ -40,8 +52,36 @@ SLOG=/tmp/qperf-srv.$$
 in_peer qperf >> "$SLOG" 2>&1 &
 QS=$!
 sleep 1
+# cm_msgs: the CM's REQ/REP/REJ/MRA counters of both devices (a failed
+# connect says which side rejected)
+cm_msgs() {
+	local d dir m
+	for d in "$CL_DEV" sroce9; do
+		for dir in tx rx; do
+			printf '%s %s:' "$d" "$dir"
+			for m in req rep rtu rej mra; do
+				printf ' %s=%s' "$m" "$(cat /sys/class/infiniband_cm/$d/1/cm_${dir}_msgs/$m 2>/dev/null)"
+			done
+			echo
+		done
+	done
+}
+cm_trace on
 for t in $RC; do
-	ktap_result "qperf $t $CL_DEV -> sroce9 (rdma_cm)" qp "$t" -cm1
+	: > "$SLOG"
+	cm_trace clear
+	if out=$(qp "$t" -cm1 2>&1); then
+		ktap_diag "$out"
+		ktap_ok "qperf $t $CL_DEV -> sroce9 (rdma_cm)"
+	else
+		sleep 0.5
+		ktap_diag "$out
+$(sed 's/^/server: /' "$SLOG")
+$(cm_msgs)
+ib_cm trace:
+$(cm_trace show)"
+		ktap_fail "qperf $t $CL_DEV -> sroce9 (rdma_cm)" "$(tail -n 1 <<< "$out")"
+	fi
 done
 for t in $UC; do
 	: > "$SLOG"

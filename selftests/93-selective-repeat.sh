@@ -43,7 +43,7 @@ netem() {
 	tc qdisc add dev srA root netem "$@" && in_peer tc qdisc add dev srB root netem "$@"
 }
 
-CTRS="retx_pkts retx_bytes sr_ooo_rx_pkts sr_placed_pkts sr_sack_tx sr_sack_rx sr_retx_skipped_pkts sr_sack_rx_drops"
+CTRS="retx_pkts retx_bytes sr_ooo_rx_pkts sr_placed_pkts sr_sack_tx sr_sack_rx sr_retx_skipped_pkts sr_sack_rx_drops local_ack_timeouts"
 # sum NAME: counter NAME of sroce8 and sroce9 added up
 sum() { echo $(($(port_counter sroce8 "$1") + $(port_counter sroce9 "$1"))); }
 # (ktap_case runs its command in a subshell: the movement goes to a file)
@@ -84,11 +84,27 @@ fewer() {
 	     "$(got "$1" sr_sack_rx_drops)" -eq 0
 }
 
+# tail_drop: in srpeer, drop WRITE MIDDLE packets 3, 8, 13, ... (nft numgen
+# counts the MIDDLEs only): with one 3-packet WRITE at a time, the LAST
+# after the gap is the last packet on the wire, nothing comes to NAK it
+tail_drop() {
+	in_peer nft -f - <<-EOF
+	table inet $FAULT_TABLE
+	delete table inet $FAULT_TABLE
+	table inet $FAULT_TABLE {
+		chain input {
+			type filter hook input priority 0; policy accept;
+			udp dport 4791 @th,64,8 0x07 numgen inc mod 5 == 2 counter drop
+		}
+	}
+	EOF
+}
+
 VARGS=(-m 1024 -n 40 --depth 8 --max-size 64K --ops write,send,read --timeout 30)
 # what selective repeat covers: SEND and WRITE
 SRARGS=(-m 1024 -n 40 --depth 8 --max-size 64K --ops write,send --timeout 30)
 
-ktap_header 14
+ktap_header 16
 dmesg_mark
 ktap_result "topology sroce8 <-> sroce9" topo_up sroce
 ktap_result "selective_repeat off by default, rejects a non-boolean" \
@@ -111,6 +127,22 @@ ktap_result "reorder 50 % and loss: packets held, SACKs sent, none dropped" \
 # held, not placed; placement needs the FIRST executed, see transport.rst)
 ktap_result "early WRITE packets placed at arrival (sr_placed_pkts), none by go-back-N" \
 	test "$(got sr50 sr_placed_pkts)" -gt 0 -a "$(got gbn sr_placed_pkts)" -eq 0
+netem
+tail_drop
+ktap_case "selective repeat, a lost packet with nothing after it: byte-exact" \
+	run tail -m 1024 -n 10 --depth 1 --min-size 3072 --max-size 3072 \
+	--ops write --initiator client --seed 16
+echo "dropped $(fault_dropped)" >> "$CTRDIR/tail"
+fault_clear
+# the responder's reordering timer NAKs the gap with a SACK: the requester
+# resends the MIDDLE only and never waits for its ACK timeout (537 ms)
+tail_ok() {
+	echo "dropped $(got tail dropped), SACKs $(got tail sr_sack_tx), skipped $(got tail sr_retx_skipped_pkts), ACK timeouts $(got tail local_ack_timeouts)"
+	test "$(got tail dropped)" -gt 0 -a "$(got tail sr_sack_tx)" -gt 0 -a \
+	     "$(got tail sr_retx_skipped_pkts)" -gt 0 -a "$(got tail local_ack_timeouts)" -eq 0
+}
+ktap_result "a gap nothing follows: NAKed with a SACK when the window ends, no ACK timeout" tail_ok
+netem delay 2ms reorder 50% 50% loss 2%
 ktap_case "selective repeat, NCCL pattern, 2 QPs, reorder 50 % and 2 % loss: byte-exact" \
 	run nccl --nccl --qps 2 -m 1024 -n 24 --max-size 128K --timeout 30 --seed 13
 
