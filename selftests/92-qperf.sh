@@ -16,14 +16,14 @@
 QS=
 # the server forks a child per client: end those (ours, by parent PID) too
 stop_server() { [ -n "$QS" ] && { pkill -P "$QS" 2>/dev/null; kill "$QS" 2>/dev/null; wait "$QS" 2>/dev/null; }; QS=; }
-# the CM's tracepoints (ib_cm: every REQ/REP/REJ with its reason), read
-# back when a connect fails; off again at the end
+# ib_cm's tracepoints (trace system ib_cma: every REQ/REP/REJ sent, a
+# REJ with its reason), read back when a connect fails; off at the end
 TR=/sys/kernel/debug/tracing
 cm_trace() {
-	[ -w "$TR/events/ib_cm/enable" ] || return 0
+	[ -w "$TR/events/ib_cma/enable" ] || return 0
 	case $1 in
-	on) echo 1 > "$TR/events/ib_cm/enable"; : > "$TR/trace" ;;
-	off) echo 0 > "$TR/events/ib_cm/enable"; : > "$TR/trace" ;;
+	on) echo 1 > "$TR/events/ib_cma/enable"; : > "$TR/trace" ;;
+	off) echo 0 > "$TR/events/ib_cma/enable"; : > "$TR/trace" ;;
 	clear) : > "$TR/trace" ;;
 	show) grep -v '^#' "$TR/trace" | tail -n 40 ;;
 	esac
