@@ -84,21 +84,10 @@ fewer() {
 	     "$(got "$1" sr_sack_rx_drops)" -eq 0
 }
 
-# tail_drop: in srpeer, drop WRITE MIDDLE packets 3, 8, 13, ... (nft numgen
-# counts the MIDDLEs only): with one 3-packet WRITE at a time, the LAST
-# after the gap is the last packet on the wire, nothing comes to NAK it
-tail_drop() {
-	in_peer nft -f - <<-EOF
-	table inet $FAULT_TABLE
-	delete table inet $FAULT_TABLE
-	table inet $FAULT_TABLE {
-		chain input {
-			type filter hook input priority 0; policy accept;
-			udp dport 4791 @th,64,8 0x07 numgen inc mod 5 == 2 counter drop
-		}
-	}
-	EOF
-}
+# in srpeer, drop WRITE MIDDLE packets 3, 8, 13, ... (nft numgen counts
+# the MIDDLEs only): with one 3-packet WRITE at a time, the LAST after the
+# gap is the last packet on the wire, nothing comes to NAK it
+tail_drop() { fault_rule peer "@th,64,8 0x07 numgen inc mod 5 == 2"; }
 
 VARGS=(-m 1024 -n 40 --depth 8 --max-size 64K --ops write,send,read --timeout 30)
 # what selective repeat covers: SEND and WRITE

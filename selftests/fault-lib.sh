@@ -12,6 +12,9 @@
 #                              as the wire would: a drop on the sender's
 #                              output hook fails its ip_local_out(), which
 #                              rdma_rxe takes for a local error
+#   fault_rule NS MATCH        the table in namespace NS (init, peer) with
+#                              one input rule: RoCEv2 packets that match
+#                              the nft expression MATCH are dropped
 #   fault_dropped              packets the rules dropped since fault_drop
 #   fault_clear                remove the rules
 #   snap DEV...                "DEV retransmits seq_naks_sent" lines, for:
@@ -69,6 +72,19 @@ fault_values() {
 fault_ns() { if [ "$1" = peer ]; then ip netns exec srpeer "${@:2}"; else "${@:2}"; fi; }
 
 # (one nft run per namespace and change: under TCG every process costs)
+fault_rule() {
+	fault_ns "$1" nft -f - <<-EOF
+	table inet $FAULT_TABLE
+	delete table inet $FAULT_TABLE
+	table inet $FAULT_TABLE {
+		chain input {
+			type filter hook input priority 0; policy accept;
+			udp dport 4791 $2 counter drop
+		}
+	}
+	EOF
+}
+
 fault_drop() {
 	local cls=$1 rate=$2 match ns nss
 	shift 2
@@ -76,16 +92,7 @@ fault_drop() {
 	nss=("$@")
 	[ ${#nss[@]} -gt 0 ] || nss=(init peer)
 	for ns in "${nss[@]}"; do
-		fault_ns "$ns" nft -f - <<-EOF || return 1
-		table inet $FAULT_TABLE
-		delete table inet $FAULT_TABLE
-		table inet $FAULT_TABLE {
-			chain input {
-				type filter hook input priority 0; policy accept;
-				udp dport 4791 @th,64,8 { $match } numgen random mod 100 < $rate counter drop
-			}
-		}
-		EOF
+		fault_rule "$ns" "@th,64,8 { $match } numgen random mod 100 < $rate" || return 1
 	done
 }
 
