@@ -57,6 +57,42 @@ static void sroce_req_fail(struct sroce_qp *qp, enum ib_wc_status status)
 	sroce_qp_set_error(qp);
 }
 
+static bool sroce_loss_window = true;
+module_param_named(loss_window, sroce_loss_window, bool, 0644);
+MODULE_PARM_DESC(loss_window,
+		 "shrink the requester's window of unacknowledged packets on loss (N: always 1024)");
+
+/*
+ * Packets were lost (@timeout: nothing came back): the loss window shrinks
+ * (proto/sroce_cwnd.h says why and how).
+ */
+static void sroce_cwnd_cut(struct sroce_qp *qp, bool timeout)
+{
+	struct sroce_req *req = &qp->req;
+
+	if (!READ_ONCE(sroce_loss_window))
+		return;
+	if (sroce_cwnd_loss(&req->cwnd, timeout))
+		sroce_stat_inc(qp->sdev, SROCE_STAT_CWND_CUTS);
+}
+
+/*
+ * The oldest unacknowledged PSN moves forward to @una. Past the next PSN
+ * to send (a go-back resent less than the responder already had), the
+ * requester goes on from @una instead of resending what is acknowledged.
+ */
+static void sroce_set_una(struct sroce_qp *qp, u32 una)
+{
+	struct sroce_req *req = &qp->req;
+
+	sroce_cwnd_acked(&req->cwnd, sroce_psn_diff(una, req->una_psn));
+	req->una_psn = una;
+	if (sroce_psn_diff(una, req->psn) > 0) {
+		req->need_retry = true;
+		req->retry_psn = una;
+	}
+}
+
 /* Progress: reset the retry budgets, restart or stop the timer. */
 static void sroce_progress(struct sroce_qp *qp)
 {
@@ -87,6 +123,7 @@ static void sroce_read_gap(struct sroce_qp *qp, u32 idx)
 		return;
 	req->rd_gap = true;
 	req->rd_gap_psn = psn;
+	sroce_cwnd_cut(qp, false);
 	req->need_retry = true;
 	req->retry_psn = psn;
 }
@@ -117,7 +154,7 @@ static bool sroce_ack_upto(struct sroce_qp *qp, u32 psn)
 	}
 	if (sroce_psn_diff(una, req->una_psn) <= 0)
 		return false;
-	req->una_psn = una;
+	sroce_set_una(qp, una);
 	return true;
 }
 
@@ -156,6 +193,7 @@ static void sroce_rx_seq_nak(struct sroce_qp *qp, u32 psn, const struct sroce_sa
 	req->retry_left--;
 	req->need_retry = true;
 	req->retry_psn = req->una_psn;
+	sroce_cwnd_cut(qp, false);
 	/* selective repeat: the resend skips what the responder holds */
 	req->sack_valid = sack;
 	if (sack) {
@@ -224,8 +262,12 @@ static void sroce_rx_ack(struct sroce_qp *qp, const struct sroce_pkt_hdr *hdr,
 	u8 syn = hdr->aeth.syndrome;
 	u32 psn = hdr->bth.psn;
 
-	/* an ACK for a PSN never sent is bogus */
-	if (sroce_psn_diff(psn, qp->req.psn) >= 0)
+	/*
+	 * An ACK for a PSN never sent is bogus. One past the next PSN is not:
+	 * after a go-back the responder may have had more than is resent yet
+	 * (and with a small loss window the resend waits for this ACK).
+	 */
+	if (sroce_psn_diff(psn, qp->req.hi_psn) >= 0)
 		return;
 
 	switch (sroce_aeth_syn_type(syn)) {
@@ -360,7 +402,7 @@ static void sroce_rx_read_resp(struct sroce_qp *qp, struct sk_buff *skb,
 	}
 	req->rd_gap = false;
 	if (sroce_psn_diff(psn, req->una_psn) >= 0)
-		req->una_psn = sroce_psn_inc(psn);
+		sroce_set_una(qp, sroce_psn_inc(psn));
 	if (op & (SROCE_OPF_LAST | SROCE_OPF_ONLY))
 		sroce_req_retire(qp, IB_WC_SUCCESS);
 	sroce_progress(qp);
@@ -401,7 +443,7 @@ static void sroce_rx_atomic_ack(struct sroce_qp *qp, const struct sroce_pkt_hdr 
 	sw->read_done = sw->length;
 	req->rd_gap = false;
 	if (sroce_psn_diff(psn, req->una_psn) >= 0)
-		req->una_psn = sroce_psn_inc(psn);
+		sroce_set_una(qp, sroce_psn_inc(psn));
 	sroce_req_retire(qp, IB_WC_SUCCESS);
 	sroce_progress(qp);
 	return;
@@ -472,6 +514,7 @@ void sroce_completer_timeout(struct sroce_qp *qp)
 	req->rd_gap = false;
 	req->sack_valid = false;	/* everything unacknowledged goes again */
 	sroce_stat_inc(qp->sdev, SROCE_STAT_TIMEOUTS);
+	sroce_cwnd_cut(qp, true);
 	/*
 	 * A short timeout waits twice as long next time (up to 8 times,
 	 * never past 1 s: sroce_retry_wait_ns()) until something is

@@ -674,6 +674,7 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 				qp->req.psn = qp->attr.sq_psn;
 				qp->req.una_psn = qp->attr.sq_psn;
 				qp->req.hi_psn = qp->attr.sq_psn;
+				sroce_cwnd_init(&qp->req.cwnd);
 				qp->req.sack_valid = false;
 				qp->req.retry_left = qp->attr.retry_cnt;
 				qp->req.rnr_left = qp->attr.rnr_retry;

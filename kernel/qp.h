@@ -23,6 +23,7 @@
 #include "sroce_wire.h"
 #include "sroce_psn.h"
 #include "sroce_sr.h"
+#include "sroce_cwnd.h"
 
 struct sroce_queue;
 struct sroce_cq;
@@ -34,7 +35,6 @@ struct sroce_mr;
 #define SROCE_MAX_INLINE	256
 #define SROCE_MAX_RD_ATOMIC	128	/* also the responder's READ slots */
 #define SROCE_MAX_AH		0x100000	/* AH ids 1..this per device */
-#define SROCE_MAX_INFLIGHT	1024	/* request packets not yet ACKed */
 /*
  * PSNs a READ may reach past the oldest unacknowledged one: a quarter of
  * the PSN space, so every PSN in flight compares correctly (+/- 2^23).
@@ -127,6 +127,7 @@ struct sroce_req {
 	bool rd_gap;		/* a READ's responses were lost: asked again from rd_gap_psn */
 	u32 rd_gap_psn;
 	u32 hi_psn;		/* the first PSN never sent (resends are before it) */
+	struct sroce_cwnd cwnd;	/* loss window (proto/sroce_cwnd.h) */
 	/*
 	 * selective repeat: the peer holds the PSNs of @sack after @sack_psn,
 	 * the last @sack_span after it; what was sent up to @sack_end is in

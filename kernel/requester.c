@@ -325,7 +325,7 @@ static int sroce_req_send_one(struct sroce_qp *qp)
 		last = off + payload == sw->length;
 		hdr.bth.opcode = sroce_req_opcode(wqe, first, last);
 		hdr.bth.se = last && (wqe->send_flags & SROCE_SEND_SOLICITED);
-		hdr.bth.ack_req = last || !(sroce_psn_diff(req->psn, req->una_psn) & 63);
+		hdr.bth.ack_req = last || sroce_cwnd_ack_req(&req->cwnd, req->psn, req->una_psn);
 		if (sroce_qp_is_uc(qp)) {
 			/* IBTA: the UC opcodes are the RC ones plus 0x20 */
 			hdr.bth.opcode += SROCE_OP_UC_SEND_FIRST - SROCE_OP_RC_SEND_FIRST;
@@ -442,7 +442,9 @@ void sroce_req_arm_timer(struct sroce_qp *qp)
  *
  * Finds the entry holding @psn among those started, restarts there and
  * forgets that it and later entries were sent. A READ restarts with a
- * request for the bytes not received yet.
+ * request for the bytes not received yet. @psn may also lie past the next
+ * PSN, when an ACK acknowledged more than a go-back had resent: sending
+ * goes on from there.
  */
 void sroce_req_go_back(struct sroce_qp *qp, u32 psn)
 {
@@ -462,7 +464,9 @@ void sroce_req_go_back(struct sroce_qp *qp, u32 psn)
 	if (idx == req->started)
 		return;		/* everything started is acknowledged */
 
-	sroce_stat_inc(qp->sdev, SROCE_STAT_RETRANSMITS);
+	/* forward (past what the responder acknowledged) is not a resend */
+	if (sroce_psn_diff(psn, req->psn) < 0)
+		sroce_stat_inc(qp->sdev, SROCE_STAT_RETRANSMITS);
 	sw = sroce_swqe(qp, idx);
 	if (sroce_psn_diff(psn, sw->first_psn) < 0)
 		psn = sw->first_psn;
@@ -758,7 +762,7 @@ void sroce_requester(struct sroce_qp *qp, int budget)
 		/* drain: no new message starts, the started ones are resent */
 		if (READ_ONCE(qp->state) == IB_QPS_SQD && req->send_idx == req->started)
 			return;
-		if (sroce_psn_diff(req->psn, req->una_psn) >= SROCE_MAX_INFLIGHT)
+		if (!sroce_cwnd_open(&req->cwnd, req->psn, req->una_psn))
 			return;
 		if (sroce_wqe_has_response(wqe)) {
 			struct sroce_swqe *sw = sroce_swqe(qp, req->send_idx);
