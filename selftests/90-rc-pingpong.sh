@@ -13,7 +13,7 @@ trap topo_down EXIT
 pp() { local s=$1 n=$2 c=$3 ip=$4; shift 4; client_server "$s" "$n" "$c" "$ip" ibv_rc_pingpong -g 1 -n 8 --chk "$@"; }
 loop() {
 	timeout 60 ibv_rc_pingpong -d sroce8 -g 1 -n 8 --chk -s "$1" > /dev/null 2>&1 & local s=$!
-	sleep 1
+	wait_listening init 18515 "$s"
 	timeout 60 ibv_rc_pingpong -d sroce8 -g 1 -n 8 --chk -s "$1" 192.0.2.1 > /dev/null 2>&1 &&
 	wait "$s"
 }
@@ -24,7 +24,7 @@ v6() {
 	ga=$(gid_index init sroce8 "$V6A") && gb=$(gid_index peer sroce9 "$V6B") || return 1
 	timeout 60 ip netns exec srpeer ibv_rc_pingpong -d sroce9 -g "$gb" -n 8 --chk -s "$1" > /dev/null 2>&1 &
 	local s=$!
-	sleep 1
+	wait_listening peer 18515 "$s"
 	timeout 60 ibv_rc_pingpong -d sroce8 -g "$ga" -n 8 --chk -s "$1" 192.0.2.2 > /dev/null 2>&1 &&
 	wait "$s"
 }

@@ -58,7 +58,7 @@ v6() {
 	ga=$(gid_index init rxe8 "$V6A") && gb=$(gid_index peer sroce9 "$V6B") || return 1
 	timeout 60 ip netns exec srpeer ibv_rc_pingpong -d sroce9 -g "$gb" -n 8 --chk -s 65537 > /dev/null 2>&1 &
 	local s=$!
-	sleep 1
+	wait_listening peer 18515 "$s"
 	timeout 60 ibv_rc_pingpong -d rxe8 -g "$ga" -n 8 --chk -s 65537 192.0.2.2 > /dev/null 2>&1 &&
 	wait "$s"
 }

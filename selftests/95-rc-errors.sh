@@ -17,7 +17,7 @@ verify_lossy() {
 	timeout 150 ip netns exec srpeer "$SROCE_TOP/build/userspace/sroce-verify" -d sroce9 -g 1 \
 		--timeout 140 > /tmp/v.$$ 2>&1 &
 	local s=$! rc
-	sleep 1
+	wait_listening peer 18515 "$s"
 	timeout 150 "$SROCE_TOP/build/userspace/sroce-verify" -d sroce8 -g 1 -n 150 \
 		--max-size 256K --seed 11 --timeout 140 192.0.2.2
 	rc=$?

@@ -34,7 +34,7 @@ pp_v6() {
 	g=$(gid_index init sroce8 "$V6A") || return 1
 	timeout 60 ibv_rc_pingpong -d sroce8 -g "$g" -n 8 --chk -s "$1" > /dev/null 2>&1 &
 	s=$!
-	sleep 1
+	wait_listening init 18515 "$s"
 	timeout 60 ibv_rc_pingpong -d sroce8 -g "$g" -n 8 --chk -s "$1" 192.0.2.1 > /dev/null 2>&1 &&
 	wait "$s"
 }

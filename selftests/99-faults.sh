@@ -123,7 +123,7 @@ netem_dup() {
 read_bw() {
 	local s c rc
 	bg_start s 60 "$LOG.s" ip netns exec srpeer ib_read_bw -d sroce9 -x 1 -F -s 1048576 -o 16 -n 20 -m 1024
-	sleep 1
+	wait_listening peer 18515 "$s"
 	bg_start c 55 "$LOG.c" ib_read_bw -d sroce8 -x 1 -F -s 1048576 -o 16 -n 20 -m 1024 192.0.2.2
 	bg_wait_both "$c" "$s" "ib_read_bw client" "ib_read_bw server"
 	tail -n 3 "$LOG.c" "$LOG.s"
@@ -146,7 +146,7 @@ pingpong_loss() {
 	tc qdisc add dev srA root netem loss 10% &&
 	in_peer tc qdisc add dev srB root netem loss 10% || return 1
 	bg_start s 90 "$LOG.s" ip netns exec srpeer ibv_rc_pingpong -d sroce9 -g 1 --chk -s 65536 -n 10 -m 1024
-	sleep 1
+	wait_listening peer 18515 "$s"
 	bg_start c 85 "$LOG.c" ibv_rc_pingpong -d sroce8 -g 1 --chk -s 65536 -n 10 -m 1024 192.0.2.2
 	# one side's retry exhaustion leaves the other waiting: it is killed
 	# 10 s later

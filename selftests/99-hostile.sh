@@ -70,7 +70,7 @@ python3 -c 'import scapy, pyverbs' 2>/dev/null || ktap_skip_all "python3-scapy o
 pingpong() {
 	local s c
 	bg_start s 60 "$LOG.s" ip netns exec srpeer ibv_rc_pingpong -d sroce9 -g 1 --chk -s 65536 -n 20
-	sleep 1
+	wait_listening peer 18515 "$s"
 	bg_start c 55 "$LOG.c" ibv_rc_pingpong -d sroce8 -g 1 --chk -s 65536 -n 20 192.0.2.2
 	bg_wait_both "$c" "$s" "ibv_rc_pingpong client" "ibv_rc_pingpong server"
 	tail -n 1 "$LOG.c"

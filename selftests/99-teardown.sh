@@ -30,13 +30,7 @@ traffic_start() {
 	timeout -k 5 120 ip netns exec srpeer ib_write_bw -d sroce9 -x 1 -D 60 -s 65536 \
 		> /tmp/td-srv.$$ 2>&1 &
 	pids+=($!)
-	# the server listens on TCP 18515 once its device is open (not after a
-	# fixed second: a slow kernel, make check-debug's, takes longer)
-	local w
-	for w in $(seq $((100 * ${SROCE_TIMEOUT_SCALE:-1}))); do
-		ip netns exec srpeer ss -Hltn 'sport = :18515' 2>/dev/null | grep -q . && break
-		sleep 0.1
-	done
+	wait_listening peer 18515 "${pids[0]}"
 	timeout -k 5 120 ib_write_bw -d sroce8 -x 1 -D 60 -s 65536 192.0.2.2 \
 		> /tmp/td-cli.$$ 2>&1 &
 	pids+=($!)

@@ -70,7 +70,7 @@ rxe_pingpong() {
 	gb=$(gid_index peer sroce9 0000:0000:0000:0000:0000:ffff:c000:0202) || return 1
 	timeout 60 ibv_rc_pingpong -d rxe8 -g "$ga" -n "$1" --chk -s 65536 > /dev/null 2>&1 &
 	s=$!
-	sleep 1
+	wait_listening init 18515 "$s"
 	in_peer timeout 60 ibv_rc_pingpong -d sroce9 -g "$gb" -n "$1" --chk -s 65536 192.0.2.1 \
 		> /dev/null 2>&1 &&
 	wait "$s"
@@ -94,6 +94,21 @@ topo_down() {
 	return 0
 }
 
+# wait_listening NS(peer|init) PORT PID: until a TCP socket listens on
+# PORT in NS (perftest's and ibverbs-utils' servers once their device is
+# open: not after a fixed second, a slow kernel takes longer) or PID is
+# gone; at most 15 s (times $SROCE_TIMEOUT_SCALE)
+wait_listening() {
+	local run=() n
+	[ "$1" = peer ] && run=(ip netns exec srpeer)
+	for n in $(seq $((150 * ${SROCE_TIMEOUT_SCALE:-1}))); do
+		"${run[@]}" ss -Hltn "sport = :$2" 2>/dev/null | grep -q . && return 0
+		kill -0 "$3" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
 # client_server SERVER_DEV SERVER_NS(peer|init) CLIENT_DEV SERVER_IP TOOL ARGS...
 # runs TOOL as server on one side, client on the other; both must succeed
 client_server() {
@@ -106,14 +121,9 @@ client_server() {
 	fi
 	s=$!
 	# the client connects once: wait (bounded) until the server listens
-	local port=18515 a prev="" run=() n
+	local port=18515 a prev=""
 	for a in "$@"; do [ "$prev" = -p ] && port=$a; prev=$a; done
-	[ "$sns" = peer ] && run=(ip netns exec srpeer)
-	for n in $(seq 150); do
-		"${run[@]}" ss -Hltn "sport = :$port" 2>/dev/null | grep -q . && break
-		kill -0 "$s" 2>/dev/null || break
-		sleep 0.1
-	done
+	wait_listening "$sns" "$port" "$s"
 	if [ "$sns" = peer ]; then
 		timeout 120 "$tool" -d "$cdev" "$@" "$sip" > /tmp/cli.$$ 2>&1
 	else
