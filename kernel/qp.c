@@ -354,6 +354,8 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->attr.path_mtu = IB_MTU_1024;
 	qp->mtu = 1024;
 	spin_lock_init(&qp->kpost_lock);
+	/* XRC TGT QPs come without udata from user space too (above) */
+	qp->kernel = !udata && init->qp_type != IB_QPT_XRC_TGT;
 	sroce_sched_init_qp(qp, init->qp_type);
 	refcount_set(&qp->ref, 1);
 	init_completion(&qp->freed);

@@ -309,6 +309,7 @@ struct sroce_qp {
 	struct sroce_dcqcn dcqcn;
 
 	spinlock_t kpost_lock;	/* kernel posters (kpost.c), SQ and RQ */
+	bool kernel;		/* a kernel ULP's: its work item runs on sroce_kwq */
 	struct list_head gsi_node;	/* GSI QP: on the GSI list (ud.c) */
 };
 
