@@ -5,7 +5,8 @@
  * The requester, the responder and the completer of a QP run under
  * qp->lock (a BH-disabling spinlock), in whichever context has something
  * for them (sched.c): the softirq that received a packet, the system call
- * that rang the doorbell, or the QP's work item on sroce_wq. Received
+ * that rang the doorbell, or the QP's work item (on sroce_wq; a kernel
+ * ULP's QP on the unbound sroce_k, see sroce_sched_init_module()). Received
  * packets are queued to qp->rxq first; whoever gets the lock drains the
  * queue in order (sroce_qp_kick()). Timers only schedule the work.
  */

@@ -5,7 +5,8 @@
  * The requester, responder and completer of an RC or UC QP run under
  * qp->lock in whichever context has work for them: the softirq that
  * received a packet (sroce_sched_rx()), the system call that rang a
- * doorbell (sroce_post_send()), or the QP's work item on sroce_wq, which
+ * doorbell (sroce_post_send()), or the QP's work item on sroce_wq (a
+ * kernel ULP's QP: on sroce_kwq, whose posts always take it), which
  * timers, yields and contended kicks use. UD and GSI QPs always run in
  * their work item.
  *
