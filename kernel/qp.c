@@ -669,7 +669,12 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 			}
 			break;
 		case IB_QPS_SQD:
-			qp->sq_drained_sent = false;
+			/*
+			 * The SQ Drained event is the consumer's to ask for:
+			 * without the flag, count it as sent already.
+			 */
+			qp->sq_drained_sent = !((mask & IB_QP_EN_SQD_ASYNC_NOTIFY) &&
+						attr->en_sqd_async_notify);
 			break;
 		case IB_QPS_RTS:
 			if (cur == IB_QPS_RTR) {

@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # RC error handling and recovery: remote access errors, RNR NAK recovery
-# and exhaustion, retry exhaustion, length errors, flush in ERR (pyverbs,
-# loopback); and loss, duplication and reordering on the wire (netem),
+# and exhaustion, retry exhaustion, length errors, flush in ERR, SQ drain
+# (SQD: messages in flight still retried, SQ Drained only once they are
+# acknowledged and only when asked for) (pyverbs, loopback); and loss, duplication and reordering on the wire (netem),
 # which go-back-N must recover from with every byte intact.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/net-topo.sh"
@@ -28,11 +29,11 @@ verify_lossy() {
 }
 retransmitted() { [ "$(port_counter sroce8 retransmits)" -gt 0 ]; }
 
-ktap_header 13
+ktap_header 14
 dmesg_mark
 ktap_result "topology up" topo_up sroce
 for c in rem_access_write rem_access_read out_of_bounds rnr_recover rnr_exhausted \
-	 retry_exceeded len_err flush_on_err; do
+	 retry_exceeded len_err flush_on_err sqd_drain; do
 	ktap_result "$c" case_ok "$c"
 done
 ktap_result "RNR NAKs counted" rnr_counted

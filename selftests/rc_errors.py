@@ -5,6 +5,8 @@
 
 Exit 0 when the case behaves as the IBTA says, 1 (with a message) otherwise.
 """
+import os
+import select
 import sys
 import time
 
@@ -51,6 +53,76 @@ class Node:
 
     def recv(self, size, wr_id=7):
         self.qp.post_recv(RecvWR(wr_id=wr_id, num_sge=1, sg=[SGE(self.mr.buf, size, self.mr.lkey)]))
+
+
+def async_fd():
+    """The context's async event file (this process opens no completion
+    channel, so it is the one "[infinibandevent]" file)."""
+    for fd in os.listdir('/proc/self/fd'):
+        try:
+            if os.readlink('/proc/self/fd/' + fd) == 'anon_inode:[infinibandevent]':
+                return int(fd)
+        except OSError:
+            pass
+    sys.exit('no async event file')
+
+
+def event_within(ctx, fd, secs):
+    """The next async event's type if one comes within SECS, else None."""
+    if not select.select([fd], [], [], secs)[0]:
+        return None
+    ev = ctx.get_async_event()
+    ev.ack()
+    return ev.event_type
+
+
+def sqd_drain(ctx, a, b):
+    """IBTA 10.3.1 (SQD): messages in flight when the QP enters SQD are
+    still retried until acknowledged, none posted after is started, and
+    the SQ Drained event comes only when all are acknowledged, and only
+    when asked for. Here the two in flight wait on RNR NAKs (no receive
+    posted at B)."""
+    fd = async_fd()
+    a.send(100, wr_id=1)
+    a.send(100, wr_id=2)
+    time.sleep(0.2)                  # RNR NAKs meanwhile
+    attr = QPAttr()
+    attr.qp_state = e.IBV_QPS_SQD
+    attr.en_sqd_async_notify = 1
+    a.qp.modify(attr, e.IBV_QP_STATE | e.IBV_QP_EN_SQD_ASYNC_NOTIFY)
+    a.send(100, wr_id=3)             # posted in SQD: waits for RTS
+    ev = event_within(ctx, fd, 0.5)
+    if ev is not None:
+        sys.exit('sqd_drain: event %d while both SENDs are unacknowledged' % ev)
+    if a.wait(1, secs=0.1):
+        sys.exit('sqd_drain: a completion before any receive was posted')
+    for i in range(3):
+        b.recv(100, wr_id=10 + i)
+    ev = event_within(ctx, fd, 15)
+    if ev != e.IBV_EVENT_SQ_DRAINED:
+        sys.exit('sqd_drain: event %s, expected SQ_DRAINED' % ev)
+    wcs = a.wait(3, secs=0.5)        # both retired before the event; not #3
+    expect(wcs, [e.IBV_WC_SUCCESS] * 2, 'sqd_drain (in flight at SQD)')
+    if [w.wr_id for w in wcs] != [1, 2]:
+        sys.exit('sqd_drain: completions %s, expected wr_id 1, 2 only'
+                 % [w.wr_id for w in wcs])
+    if len(b.wait(3, secs=0.5)) != 2:
+        sys.exit('sqd_drain: the SEND posted in SQD was sent')
+    attr = QPAttr()
+    attr.qp_state = e.IBV_QPS_RTS
+    a.qp.modify(attr, e.IBV_QP_STATE)
+    expect(a.wait(), [e.IBV_WC_SUCCESS], 'sqd_drain (posted in SQD, after RTS)')
+    expect(b.wait(), [e.IBV_WC_SUCCESS], 'sqd_drain (its receive)')
+    # SQD again without en_sqd_async_notify: drained at once, no event
+    attr = QPAttr()
+    attr.qp_state = e.IBV_QPS_SQD
+    a.qp.modify(attr, e.IBV_QP_STATE)
+    ev = event_within(ctx, fd, 0.5)
+    if ev is not None:
+        sys.exit('sqd_drain: event %d, none asked for' % ev)
+    attr = QPAttr()
+    attr.qp_state = e.IBV_QPS_RTS
+    a.qp.modify(attr, e.IBV_QP_STATE)
 
 
 def expect(wcs, statuses, what):
@@ -105,6 +177,8 @@ def main():
         a.send(200)
         expect(b.wait(), [e.IBV_WC_LOC_LEN_ERR], case + ' (receiver)')
         expect(a.wait(), [e.IBV_WC_REM_INV_REQ_ERR], case + ' (sender)')
+    elif case == 'sqd_drain':
+        sqd_drain(ctx, a, b)
     elif case == 'flush_on_err':
         for i in range(3):
             b.recv(64, wr_id=10 + i)
