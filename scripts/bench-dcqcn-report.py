@@ -13,20 +13,25 @@ from bench_ab import header, med, raw_rows  # noqa: E402
 def main():
     out, rev, accel, kernels = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
     header('DCQCN A/B, %s, %s' % (rev, accel),
-           ['DCQCN', 'runs ok', 'aggregate MB/s', 'Jain index', 'queue delay ms (median)',
-            'queue delay ms (p90)', 'CE marks', 'RED drops', 'CNPs rx'])
+           ['DCQCN', 'runs ok', 'goodput MB/s (wall)', 'Jain index (wall)',
+            'sum of perftest MB/s', 'queue delay ms (median)',
+            'queue delay ms (p90)', 'backlog samples', 'CE marks', 'RED drops', 'CNPs rx'])
     bad = False
     for k in kernels:
         rows, missing = raw_rows(out, 'dcqcn', k)
         bad |= missing
-        for mode in (False, True):
-            rs = [r for r in rows if r['dcqcn'] == mode]
+        for mode, params in ((False, None), (True, 'paper'), (True, 'scaled')):
+            # rows of older runs have no 'params': theirs were the paper's
+            rs = [r for r in rows if r['dcqcn'] == mode and
+                  r.get('params', 'paper' if mode else None) == params]
+            if params == 'scaled' and not rs:
+                continue
             ok = [r for r in rs if r['ok']]
             bad |= not ok
-            print('| %s | %s | %d/%d | %s | %s | %s | %s | %s | %s | %s |' % (
-                k, 'on' if mode else 'off', len(ok), len(rs), med(ok, 'aggregate_mbs'),
-                med(ok, 'jain'), med(ok, 'qdelay_ms_median'), med(ok, 'qdelay_ms_p90'),
-                med(ok, 'ce_marked'), med(ok, 'red_drops'), med(ok, 'cnp_rx')))
+            print('| %s | %s | %d/%d | %s | %s | %s | %s | %s | %s | %s | %s | %s |' % (
+                k, {None: 'off', 'paper': 'on', 'scaled': 'on, scaled'}[params], len(ok), len(rs), med(ok, 'wall_aggregate_mbs'),
+                med(ok, 'wall_jain'), med(ok, 'aggregate_mbs'), med(ok, 'qdelay_ms_median'), med(ok, 'qdelay_ms_p90'),
+                med(ok, 'samples'), med(ok, 'ce_marked'), med(ok, 'red_drops'), med(ok, 'cnp_rx')))
     return 1 if bad else 0
 
 
