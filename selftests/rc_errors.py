@@ -77,7 +77,7 @@ def event_within(ctx, fd, secs):
 
 
 def sqd_drain(ctx, a, b):
-    """IBTA 10.3.1 (SQD): messages in flight when the QP enters SQD are
+    """IBTA SQD semantics: messages in flight when the QP enters SQD are
     still retried until acknowledged, none posted after is started, and
     the SQ Drained event comes only when all are acknowledged, and only
     when asked for. Here the two in flight wait on RNR NAKs (no receive
