@@ -15,7 +15,8 @@
 # failure (ib_read_bw -o 16 at MTU 1024; ibv_rc_pingpong --chk 64 KiB
 # over 10 % netem loss), a receive backlog overflow with the loss window
 # off and on (fewer resends with it), and sroce against rdma_rxe (without
-# READs, see RXE_MATRIX). Retransmit and sequence-NAK counters are printed per case.
+# READs, see RXE_MATRIX). Retransmit and sequence-NAK counters are printed
+# per case.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/net-topo.sh"
 . "$(dirname "$0")/bounded.sh"
