@@ -328,16 +328,12 @@ static void sroce_odp_retry(struct sroce_qp *qp, u32 psn)
 }
 
 /*
- * Place @len bytes of the response with @psn at @off of @wqe's first
- * @num_sge SGEs. False when they could not be: a missing ODP page (asked
- * again later) or a bad local key of ours (the entry fails).
+ * The outcome @err of placing the response with @psn into the entry's
+ * SGEs: false when it was not placed, for a missing ODP page (asked again
+ * later) or a bad local key of ours (the entry fails).
  */
-static bool sroce_rx_place(struct sroce_qp *qp, const struct sroce_send_wqe *wqe, u32 num_sge,
-			   u32 off, void *data, u32 len, u32 psn)
+static bool sroce_rx_placed(struct sroce_qp *qp, int err, u32 psn)
 {
-	int err = sroce_sgl_copy(qp->sdev, qp->ibqp.pd, wqe->sge, num_sge, off, data, len,
-				 SROCE_COPY_TO_MR);
-
 	if (err == -EAGAIN)
 		sroce_odp_retry(qp, psn);
 	else if (err)
@@ -352,7 +348,6 @@ static void sroce_rx_read_resp(struct sroce_qp *qp, struct sk_buff *skb,
 	u32 psn = hdr->bth.psn, idx, expect;
 	struct sroce_send_wqe *wqe;
 	struct sroce_swqe *sw;
-	const u8 *payload;
 	u32 op = hdr->info->flags;
 
 	idx = sroce_read_of_psn(qp, psn);
@@ -394,9 +389,10 @@ static void sroce_rx_read_resp(struct sroce_qp *qp, struct sk_buff *skb,
 		if ((op & (SROCE_OPF_LAST | SROCE_OPF_ONLY)) &&
 		    sw->read_done + hdr->payload_len != sw->length)
 			goto bad;
-		payload = skb->data + sizeof(struct udphdr) + hdr->hdr_len;
-		if (!sroce_rx_place(qp, wqe, wqe->num_sge, sw->read_done, (void *)payload,
-				    hdr->payload_len, psn))
+		if (!sroce_rx_placed(qp, sroce_sgl_copy_skb(qp->sdev, qp->ibqp.pd, wqe->sge,
+							    wqe->num_sge, sw->read_done, skb,
+							    sizeof(struct udphdr) + hdr->hdr_len,
+							    hdr->payload_len), psn))
 			return;
 		sw->read_done += hdr->payload_len;
 	}
@@ -438,7 +434,8 @@ static void sroce_rx_atomic_ack(struct sroce_qp *qp, const struct sroce_pkt_hdr 
 		sroce_req_retire(qp, IB_WC_SUCCESS);
 	}
 	sw = sroce_swqe(qp, idx);
-	if (!sroce_rx_place(qp, wqe, 1, 0, &orig, sizeof(orig), psn))
+	if (!sroce_rx_placed(qp, sroce_sgl_copy(qp->sdev, qp->ibqp.pd, wqe->sge, 1, 0, &orig,
+						sizeof(orig), SROCE_COPY_TO_MR), psn))
 		return;
 	sw->read_done = sw->length;
 	req->rd_gap = false;

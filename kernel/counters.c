@@ -40,6 +40,8 @@ static const struct rdma_stat_desc sroce_stat_descs[] = {
 	[SROCE_STAT_TX_GSO_BURSTS]	= { .name = "tx_gso_bursts" },
 	[SROCE_STAT_TX_GSO_PKTS]	= { .name = "tx_gso_pkts" },
 	[SROCE_STAT_CWND_CUTS]		= { .name = "cwnd_cuts" },
+	[SROCE_STAT_ZCOPY_PKTS]		= { .name = "tx_zcopy_pkts" },
+	[SROCE_STAT_ZCOPY_FALLBACK]	= { .name = "tx_zcopy_fallbacks" },
 	/* module-wide: dropped before the destination QP is known */
 	[SROCE_STAT_MAX + SROCE_DROP_LEN]	= { .name = "rx_drop_len" },
 	[SROCE_STAT_MAX + SROCE_DROP_HDR]	= { .name = "rx_drop_hdr" },

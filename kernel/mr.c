@@ -27,6 +27,7 @@
 #include <linux/random.h>
 #include <linux/rcupdate.h>
 #include <linux/scatterlist.h>
+#include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <rdma/ib_umem.h>
 #include <rdma/ib_umem_odp.h>
@@ -972,6 +973,165 @@ int sroce_mr_atomic(struct sroce_mr *mr, u32 gen, u64 iova, enum sroce_atomic_op
 }
 
 /**
+ * sroce_mr_copy_skb() - copy received payload from an skb into an MR
+ * @mr: the MR, referenced
+ * @gen: the generation sroce_mr_lookup() returned
+ * @iova: first byte in the MR
+ * @skb: the packet (linear or not: fragments, a fragment list)
+ * @off: offset of the first byte in @skb, from skb->data
+ * @len: bytes
+ *
+ * Context: any; does not sleep.
+ * Return: as sroce_mr_copy() with SROCE_COPY_TO_MR; -EFAULT when @skb
+ * holds fewer than @off + @len bytes.
+ */
+int sroce_mr_copy_skb(struct sroce_mr *mr, u32 gen, u64 iova, const struct sk_buff *skb,
+		      u32 off, u32 len)
+{
+	struct skb_seq_state st;
+	const u8 *p;
+	u32 done = 0, n;
+	int err = 0;
+
+	if (off + len <= skb_headlen(skb))
+		return sroce_mr_copy(mr, gen, iova, skb->data + off, len, SROCE_COPY_TO_MR);
+	if (off + len > skb->len)
+		return -EFAULT;
+	/* the reader only reads: the cast drops no guarantee */
+	skb_prepare_seq_read((struct sk_buff *)skb, off, off + len, &st);
+	while (done < len) {
+		n = skb_seq_read(done, &p, &st);
+		if (!n) {
+			err = -EFAULT;
+			break;
+		}
+		n = min(n, len - done);
+		err = sroce_mr_copy(mr, gen, iova + done, (void *)p, n, SROCE_COPY_TO_MR);
+		if (err)
+			break;
+		done += n;
+	}
+	skb_abort_seq_read(&st);
+	return err;
+}
+
+/* Is @mr's memory pinned user pages, which a packet may carry as they are? */
+static bool sroce_mr_pages_shareable(const struct sroce_mr *mr)
+{
+	return mr->umem && mr->pages && !mr->odp.umem && !mr->frmr;
+}
+
+/**
+ * sroce_mr_frags() - append MR bytes to an skb as page fragments
+ * @mr: the MR, referenced
+ * @iova: first byte in the MR
+ * @len: bytes
+ * @skb: the packet; one fragment slot stays free for its trailer
+ *
+ * Zero-copy transmit: the packet refers to the MR's pinned pages instead
+ * of a copy, and holds a page reference of its own on each, so the pages
+ * outlive a deregistration (which only unpins them) until the packet is
+ * freed. The data is read when the packet is, as a NIC's DMA reads it;
+ * callers use this only where the verbs' semantics allow it (the send
+ * buffer of an RC request completes on its acknowledgement, which comes
+ * after the responder placed the data).
+ *
+ * Context: any; does not sleep.
+ * Return: 0; -EOPNOTSUPP when the MR's memory is not pinned user pages or
+ * @skb has too few fragment slots (the caller copies instead; fragments
+ * appended before are the caller's to trim); -EINVAL out of bounds;
+ * -EACCES when the MR was deregistered.
+ */
+int sroce_mr_frags(struct sroce_mr *mr, u64 iova, u32 len, struct sk_buff *skb)
+{
+	struct skb_shared_info *shinfo = skb_shinfo(skb);
+	u64 pos, first, last;
+
+	if (!sroce_mr_in_bounds(mr, iova, len))
+		return -EINVAL;
+	if (!len)
+		return 0;
+	if (!sroce_mr_pages_shareable(mr))
+		return -EOPNOTSUPP;
+	pos = iova - mr->iova + mr->offset;
+	first = pos >> PAGE_SHIFT;
+	last = (pos + len - 1) >> PAGE_SHIFT;
+	if (shinfo->nr_frags + (last - first + 1) > MAX_SKB_FRAGS - 1)
+		return -EOPNOTSUPP;
+
+	/* as sroce_mr_copy(): the pages stay pinned while the mark is clear */
+	rcu_read_lock();
+	if (READ_ONCE(mr->dead)) {
+		rcu_read_unlock();
+		return -EACCES;
+	}
+	while (len) {
+		unsigned int off = pos & ~PAGE_MASK;
+		u32 n = min_t(u32, len, PAGE_SIZE - off);
+		struct page *page = mr->pages[pos >> PAGE_SHIFT];
+
+		get_page(page);
+		skb_add_rx_frag(skb, shinfo->nr_frags, page, off, n, n);
+		pos += n;
+		len -= n;
+	}
+	rcu_read_unlock();
+	/* the bytes may change under the packet: whoever must not see that copies */
+	shinfo->flags |= SKBFL_SHARED_FRAG;
+	return 0;
+}
+
+/* What sroce_sgl_walk() does with each MR piece: @n bytes at @iova, @done before it */
+typedef int (*sroce_sgl_fn)(struct sroce_mr *mr, u32 gen, u64 iova, u32 done, u32 n,
+			    void *ctx);
+
+/*
+ * @fn on each piece of the @len bytes at message offset @off of a local
+ * SGE list, its MR looked up (for @access) around the call. Return: 0;
+ * -EMSGSIZE when the list holds fewer than @off + @len bytes; the lookup
+ * error, or @fn's, of the SGE that failed.
+ */
+static int sroce_sgl_walk(struct sroce_dev *sdev, struct ib_pd *pd,
+			  const struct sroce_sge *sge, u32 num_sge, u32 off, u32 len,
+			  int access, sroce_sgl_fn fn, void *ctx)
+{
+	struct sroce_mr *mr;
+	u32 i, n, gen, done = 0;
+	int err;
+
+	for (i = 0; i < num_sge && done < len; i++) {
+		if (off >= sge[i].length) {
+			off -= sge[i].length;
+			continue;
+		}
+		n = min(len - done, sge[i].length - off);
+		mr = sroce_mr_lookup(sdev, sge[i].lkey, pd, access, sge[i].addr + off, n, &gen);
+		if (IS_ERR(mr))
+			return PTR_ERR(mr);
+		err = fn(mr, gen, sge[i].addr + off, done, n, ctx);
+		sroce_mr_put(mr);
+		if (err)
+			return err;
+		done += n;
+		off = 0;
+	}
+	return done < len ? -EMSGSIZE : 0;
+}
+
+struct sroce_sgl_buf {
+	u8 *buf;
+	enum sroce_copy_dir dir;
+};
+
+static int sroce_sgl_buf_fn(struct sroce_mr *mr, u32 gen, u64 iova, u32 done, u32 n,
+			    void *ctx)
+{
+	struct sroce_sgl_buf *b = ctx;
+
+	return sroce_mr_copy(mr, gen, iova, b->buf + done, n, b->dir);
+}
+
+/**
  * sroce_sgl_copy() - copy between a buffer and a local SGE list
  * @sdev: the device
  * @pd: the PD the SGEs' lkeys must belong to
@@ -989,27 +1149,72 @@ int sroce_sgl_copy(struct sroce_dev *sdev, struct ib_pd *pd,
 		   const struct sroce_sge *sge, u32 num_sge, u32 off,
 		   void *buf, u32 len, enum sroce_copy_dir dir)
 {
-	int access = dir == SROCE_COPY_TO_MR ? IB_ACCESS_LOCAL_WRITE : 0;
-	struct sroce_mr *mr;
-	u32 i, n, gen;
-	int err;
+	struct sroce_sgl_buf b = { .buf = buf, .dir = dir };
 
-	for (i = 0; i < num_sge && len; i++) {
-		if (off >= sge[i].length) {
-			off -= sge[i].length;
-			continue;
-		}
-		n = min(len, sge[i].length - off);
-		mr = sroce_mr_lookup(sdev, sge[i].lkey, pd, access, sge[i].addr + off, n, &gen);
-		if (IS_ERR(mr))
-			return PTR_ERR(mr);
-		err = sroce_mr_copy(mr, gen, sge[i].addr + off, buf, n, dir);
-		sroce_mr_put(mr);
-		if (err)
-			return err;
-		buf += n;
-		len -= n;
-		off = 0;
-	}
-	return len ? -EMSGSIZE : 0;
+	return sroce_sgl_walk(sdev, pd, sge, num_sge, off, len,
+			      dir == SROCE_COPY_TO_MR ? IB_ACCESS_LOCAL_WRITE : 0,
+			      sroce_sgl_buf_fn, &b);
+}
+
+struct sroce_sgl_skb {
+	const struct sk_buff *skb;
+	u32 off;
+};
+
+static int sroce_sgl_skb_fn(struct sroce_mr *mr, u32 gen, u64 iova, u32 done, u32 n,
+			    void *ctx)
+{
+	struct sroce_sgl_skb *s = ctx;
+
+	return sroce_mr_copy_skb(mr, gen, iova, s->skb, s->off + done, n);
+}
+
+/**
+ * sroce_sgl_copy_skb() - place received payload into a local SGE list
+ * @sdev: the device
+ * @pd: the PD the SGEs' lkeys must belong to
+ * @sge: the list (a kernel copy)
+ * @num_sge: entries in @sge
+ * @off: byte offset into the message the list describes
+ * @skb: the packet
+ * @skb_off: offset of the payload in @skb, from skb->data
+ * @len: bytes
+ *
+ * Return: as sroce_sgl_copy() with SROCE_COPY_TO_MR.
+ */
+int sroce_sgl_copy_skb(struct sroce_dev *sdev, struct ib_pd *pd,
+		       const struct sroce_sge *sge, u32 num_sge, u32 off,
+		       const struct sk_buff *skb, u32 skb_off, u32 len)
+{
+	struct sroce_sgl_skb s = { .skb = skb, .off = skb_off };
+
+	return sroce_sgl_walk(sdev, pd, sge, num_sge, off, len, IB_ACCESS_LOCAL_WRITE,
+			      sroce_sgl_skb_fn, &s);
+}
+
+static int sroce_sgl_frags_fn(struct sroce_mr *mr, u32 gen, u64 iova, u32 done, u32 n,
+			      void *ctx)
+{
+	return sroce_mr_frags(mr, iova, n, ctx);
+}
+
+/**
+ * sroce_sgl_frags() - append bytes of a local SGE list as page fragments
+ * @sdev: the device
+ * @pd: the PD the SGEs' lkeys must belong to
+ * @sge: the list (a kernel copy)
+ * @num_sge: entries in @sge
+ * @off: byte offset into the message the list describes
+ * @skb: the packet
+ * @len: bytes
+ *
+ * Return: 0; -EOPNOTSUPP when a piece cannot be carried by reference
+ * (see sroce_mr_frags(); the caller trims @skb and copies); otherwise as
+ * sroce_sgl_copy() with SROCE_COPY_FROM_MR.
+ */
+int sroce_sgl_frags(struct sroce_dev *sdev, struct ib_pd *pd,
+		    const struct sroce_sge *sge, u32 num_sge, u32 off,
+		    struct sk_buff *skb, u32 len)
+{
+	return sroce_sgl_walk(sdev, pd, sge, num_sge, off, len, 0, sroce_sgl_frags_fn, skb);
 }

@@ -48,6 +48,13 @@ struct sroce_udp {
 	struct sroce_udp **slot;
 };
 
+/*
+ * Bytes of a received datagram made linear before parsing: the UDP header,
+ * the largest transport header and the largest thing after it that is
+ * read as a header (a SACK block, a CNP's reserved bytes).
+ */
+#define SROCE_RX_PULL	(sizeof(struct udphdr) + SROCE_HDR_MAX_LEN + SROCE_SACK_BLOCK_LEN)
+
 static unsigned int sroce_net_id __read_mostly;
 static DEFINE_MUTEX(sroce_udp_lock);
 
@@ -122,11 +129,62 @@ static bool sroce_rcv_type_ok(const struct sroce_qp *qp, u32 flags)
 	}
 }
 
+/**
+ * sroce_skb_icrc() - the ICRC of a packet, linear or not
+ * @skb: the packet; its UDP header and BTH in the linear part
+ * @off: offset of the UDP header from skb->data
+ * @len: bytes from there, the ICRC excluded
+ * @iph: the IP header
+ * @iph_len: its length
+ * @icrc: receives the value
+ *
+ * Return: 0, or a negative enum sroce_icrc_err (or -EFAULT: @skb holds
+ * fewer bytes).
+ */
+static int sroce_skb_icrc(const struct sk_buff *skb, u32 off, u32 len, const u8 *iph,
+			  unsigned int iph_len, u32 *icrc)
+{
+	u32 head = min(skb_headlen(skb) - off, len), done, n;
+	struct skb_seq_state st;
+	const u8 *p;
+	u32 crc;
+	int err;
+
+	if (head == len)
+		return sroce_icrc_compute(icrc, iph, iph_len, skb->data + off, len);
+	err = sroce_icrc_start(&crc, iph, iph_len, skb->data + off, head);
+	if (err)
+		return err;
+	skb_prepare_seq_read((struct sk_buff *)skb, off + head, off + len, &st);
+	for (done = head; done < len; done += n) {
+		n = skb_seq_read(done - head, &p, &st);
+		if (!n)
+			break;
+		n = min(n, len - done);
+		crc = sroce_icrc_update(crc, p, n);
+	}
+	skb_abort_seq_read(&st);
+	if (done < len)
+		return -EFAULT;
+	*icrc = sroce_icrc_final(crc);
+	return 0;
+}
+
 /* Is the ICRC of @skb (data at the UDP header) right? */
 static bool sroce_rcv_icrc_ok(const struct sk_buff *skb, const u8 *iph, bool v6)
 {
-	return sroce_icrc_verify(iph, v6 ? sizeof(struct ipv6hdr) : sizeof(struct iphdr),
-				 skb->data, skb->len);
+	unsigned int iph_len = v6 ? sizeof(struct ipv6hdr) : sizeof(struct iphdr);
+	u8 buf[SROCE_ICRC_LEN];
+	const u8 *trailer;
+	u32 icrc;
+
+	if (!skb_is_nonlinear(skb))
+		return sroce_icrc_verify(iph, iph_len, skb->data, skb->len);
+	if (skb->len < sizeof(struct udphdr) + SROCE_BTH_LEN + SROCE_ICRC_LEN ||
+	    sroce_skb_icrc(skb, 0, skb->len - SROCE_ICRC_LEN, iph, iph_len, &icrc))
+		return false;
+	trailer = skb_header_pointer(skb, skb->len - SROCE_ICRC_LEN, SROCE_ICRC_LEN, buf);
+	return trailer && sroce_icrc_get(trailer) == icrc;
 }
 
 /*
@@ -304,9 +362,13 @@ static int sroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 	bool unchecked;
 	bool v6;
 
-	if (skb_linearize(skb))
-		goto drop_len;
 	if (skb->len < sizeof(struct udphdr) + SROCE_BTH_LEN + SROCE_ICRC_LEN)
+		goto drop_len;
+	/*
+	 * The headers linear, the payload where it is: fragments (sroce's
+	 * zero-copy transmit, a NIC's pages) are read in place, not copied.
+	 */
+	if (!pskb_may_pull(skb, min_t(unsigned int, skb->len, SROCE_RX_PULL)))
 		goto drop_len;
 	iph = skb_network_header(skb);
 	iph_len = skb_transport_header(skb) - iph;
@@ -318,7 +380,7 @@ static int sroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 	/* marked as carrying no ICRC: the destination QP decides (sroce_rcv()) */
 	unchecked = skb->data[sizeof(struct udphdr) + SROCE_BTH_RESV8A_OFF] &
 		    SROCE_BTH_ICRC_NONE;
-	if (!unchecked && !sroce_icrc_verify(iph, iph_len, skb->data, skb->len)) {
+	if (!unchecked && !sroce_rcv_icrc_ok(skb, iph, v6)) {
 		sroce_rx_drop(skb, SROCE_DROP_ICRC);
 		return 0;
 	}
@@ -490,6 +552,117 @@ struct sk_buff *sroce_pkt_alloc(struct sroce_qp *qp, u32 len)
 	if (skb)
 		skb_reserve(skb, head);
 	return skb;
+}
+
+static bool sroce_zcopy = true;
+module_param_named(zcopy, sroce_zcopy, bool, 0644);
+MODULE_PARM_DESC(zcopy,
+		 "RC/XRC requests and READ responses carry user MR pages by reference, not a copy (default: on)");
+
+/**
+ * sroce_pkt_frag_mode() - how @payload bytes of a packet of @qp travel
+ * @qp: the sending QP
+ * @payload: payload bytes
+ * @zc: may they travel by reference (see sroce_mr_frags())? Only for
+ *	RC and XRC, whose requests complete on their acknowledgement; a UC
+ *	or UD send completes once sent, when its buffer is the user's again.
+ *
+ * Return: SROCE_PKT_LINEAR (small: copied behind the headers),
+ * SROCE_PKT_ZCOPY (user MR pages as fragments, sroce_pkt_zc_end()) or
+ * SROCE_PKT_FRAG (copied into a page fragment, sroce_pkt_frag_buf()): no
+ * linear buffer the size of the packet, which the slab rounds up to twice
+ * that and init_on_alloc zeroes whole.
+ */
+enum sroce_pkt_mode sroce_pkt_frag_mode(const struct sroce_qp *qp, u32 payload, bool zc)
+{
+	if (payload < SROCE_PKT_FRAG_MIN)
+		return SROCE_PKT_LINEAR;
+	if (zc && READ_ONCE(sroce_zcopy) && sroce_qpt_connected(qp->ibqp.qp_type) &&
+	    !sroce_qp_is_uc(qp))
+		return SROCE_PKT_ZCOPY;
+	return SROCE_PKT_FRAG;
+}
+
+/* Append @len bytes of a page fragment to @skb; NULL when none is left */
+static u8 *sroce_pkt_frag_add(struct sk_buff *skb, u32 len)
+{
+	struct page *page;
+	u8 *buf;
+
+	if (skb_shinfo(skb)->nr_frags >= MAX_SKB_FRAGS)
+		return NULL;
+	buf = netdev_alloc_frag(len);
+	if (!buf)
+		return NULL;
+	page = virt_to_head_page(buf);
+	skb_add_rx_frag(skb, skb_shinfo(skb)->nr_frags, page, buf - (u8 *)page_address(page),
+			len, len);
+	return buf;
+}
+
+/* Append @len bytes and the pad and ICRC field of @payload as a fragment */
+static u8 *sroce_pkt_frag_tail(struct sk_buff *skb, u32 len, u32 payload)
+{
+	u32 trailer = sroce_pad_len(payload) + SROCE_ICRC_LEN;
+	u8 *buf = sroce_pkt_frag_add(skb, len + trailer);
+
+	if (buf)
+		memset(buf + len, 0, trailer);
+	return buf;
+}
+
+/**
+ * sroce_pkt_frag_buf() - room for a packet's payload, pad and ICRC in a fragment
+ * @skb: the packet, headers built, no fragments yet
+ * @payload: payload bytes
+ *
+ * Return: where the caller copies the payload (the pad and the ICRC
+ * field after it are zeroed), or NULL (no memory: drop the packet like a
+ * lost one).
+ */
+u8 *sroce_pkt_frag_buf(struct sk_buff *skb, u32 payload)
+{
+	return sroce_pkt_frag_tail(skb, payload, payload);
+}
+
+/**
+ * sroce_pkt_zc_end() - end a packet whose payload was appended by reference
+ * @qp: the sending QP
+ * @skb: the packet
+ * @payload: payload bytes
+ * @err: what appending them by reference returned (sroce_mr_frags(),
+ *	sroce_sgl_frags())
+ *
+ * Appends the pad and the ICRC field, which sroce_pkt_xmit() finds in the
+ * last fragment; or, when the payload's memory cannot be referenced,
+ * takes back what was appended.
+ *
+ * Return: 0, the packet is complete; -EOPNOTSUPP, copy the payload
+ * (sroce_pkt_frag_buf()) after all; -ENOMEM (drop the packet like a lost
+ * one) or @err.
+ */
+int sroce_pkt_zc_end(struct sroce_qp *qp, struct sk_buff *skb, u32 payload, int err)
+{
+	if (!err) {
+		sroce_stat_inc(qp->sdev, SROCE_STAT_ZCOPY_PKTS);
+		return sroce_pkt_frag_tail(skb, 0, payload) ? 0 : -ENOMEM;
+	}
+	if (err != -EOPNOTSUPP)
+		return err;
+	sroce_stat_inc(qp->sdev, SROCE_STAT_ZCOPY_FALLBACK);
+	return pskb_trim(skb, skb_headlen(skb)) ? -ENOMEM : -EOPNOTSUPP;
+}
+
+/* Where the ICRC of an outgoing packet goes: its last 4 bytes */
+static u8 *sroce_pkt_icrc_field(struct sk_buff *skb)
+{
+	const skb_frag_t *last;
+
+	if (!skb_shinfo(skb)->nr_frags)
+		return skb_tail_pointer(skb) - SROCE_ICRC_LEN;
+	/* a fragment of ours (sroce_pkt_frag_buf()): lowmem, writable */
+	last = &skb_shinfo(skb)->frags[skb_shinfo(skb)->nr_frags - 1];
+	return (u8 *)skb_frag_address(last) + skb_frag_size(last) - SROCE_ICRC_LEN;
 }
 
 static bool sroce_loopback = true;
@@ -780,9 +953,9 @@ static int sroce_xmit4(struct sroce_qp *qp, struct sk_buff *skb, struct net *net
 	}
 	/* ICRC last but one: it covers the final IP ID; the checksums are masked */
 	if (!sroce_icrc_mark(qp, skb)) {
-		sroce_icrc_compute(&icrc, (u8 *)iph, sizeof(*iph), skb_transport_header(skb),
-				   skb->len - sizeof(*iph) - SROCE_ICRC_LEN);
-		sroce_icrc_put(skb_tail_pointer(skb) - SROCE_ICRC_LEN, icrc);
+		sroce_skb_icrc(skb, sizeof(*iph), skb->len - sizeof(*iph) - SROCE_ICRC_LEN,
+			       (u8 *)iph, sizeof(*iph), &icrc);
+		sroce_icrc_put(sroce_pkt_icrc_field(skb), icrc);
 	}
 	ip_send_check(iph);
 	skb->protocol = htons(ETH_P_IP);
@@ -836,9 +1009,9 @@ static int sroce_xmit6(struct sroce_qp *qp, struct sk_buff *skb, struct net *net
 	}
 	skb_dst_set(skb, dst);
 	if (!sroce_icrc_mark(qp, skb)) {
-		sroce_icrc_compute(&icrc, (u8 *)ip6h, sizeof(*ip6h), skb_transport_header(skb),
-				   udp_len - SROCE_ICRC_LEN);
-		sroce_icrc_put(skb_tail_pointer(skb) - SROCE_ICRC_LEN, icrc);
+		sroce_skb_icrc(skb, sizeof(*ip6h), udp_len - SROCE_ICRC_LEN, (u8 *)ip6h,
+			       sizeof(*ip6h), &icrc);
+		sroce_icrc_put(sroce_pkt_icrc_field(skb), icrc);
 	}
 	/* IPv6 requires a UDP checksum; the ICRC masks it, so it goes last */
 	udp6_set_csum(false, skb, &ip6h->saddr, &ip6h->daddr, udp_len);
@@ -861,7 +1034,9 @@ int sroce_pkt_xmit(struct sroce_qp *qp, struct sk_buff *skb, u32 payload)
 	struct net *net = dev_net(qp->sdev->ndev);
 	struct udphdr *uh;
 
-	skb_put_zero(skb, sroce_pad_len(payload) + SROCE_ICRC_LEN);
+	/* a packet with fragments has its pad and ICRC field in the last one */
+	if (!skb_shinfo(skb)->nr_frags)
+		skb_put_zero(skb, sroce_pad_len(payload) + SROCE_ICRC_LEN);
 	skb_push(skb, sizeof(*uh));
 	skb_reset_transport_header(skb);
 	uh = udp_hdr(skb);

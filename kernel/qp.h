@@ -483,6 +483,16 @@ extern atomic64_t sroce_rx_drops[SROCE_DROP_MAX];
 /* ud.c, needs enum sroce_drop */
 enum sroce_drop sroce_ud_check(struct sroce_qp *qp, const struct sroce_pkt_hdr *hdr);
 struct sk_buff *sroce_pkt_alloc(struct sroce_qp *qp, u32 len);
+/* payloads from this size on travel in fragments (sroce_pkt_frag_mode()) */
+#define SROCE_PKT_FRAG_MIN	1024
+enum sroce_pkt_mode {
+	SROCE_PKT_LINEAR,
+	SROCE_PKT_FRAG,
+	SROCE_PKT_ZCOPY,
+};
+enum sroce_pkt_mode sroce_pkt_frag_mode(const struct sroce_qp *qp, u32 payload, bool zc);
+u8 *sroce_pkt_frag_buf(struct sk_buff *skb, u32 payload);
+int sroce_pkt_zc_end(struct sroce_qp *qp, struct sk_buff *skb, u32 payload, int err);
 int sroce_pkt_xmit(struct sroce_qp *qp, struct sk_buff *skb, u32 payload);
 void sroce_txb_begin(struct sroce_qp *qp);
 void sroce_txb_end(struct sroce_qp *qp);

@@ -194,6 +194,37 @@ static int sroce_gather(struct sroce_qp *qp, const struct sroce_send_wqe *wqe,
 			      dst, len, SROCE_COPY_FROM_MR);
 }
 
+/**
+ * sroce_req_payload() - the payload of a request packet, after its headers
+ * @qp: the QP
+ * @wqe: the SQ entry (shadow copy)
+ * @off: message offset of the payload
+ * @skb: the packet, headers built
+ * @payload: bytes
+ * @mode: how they travel (sroce_pkt_frag_mode())
+ *
+ * Return: 0, -ENOMEM (no fragment: drop the packet like a lost one), or
+ * sroce_gather()'s error.
+ */
+static int sroce_req_payload(struct sroce_qp *qp, const struct sroce_send_wqe *wqe, u32 off,
+			     struct sk_buff *skb, u32 payload, enum sroce_pkt_mode mode)
+{
+	int err;
+	u8 *buf;
+
+	if (mode == SROCE_PKT_LINEAR)
+		return sroce_gather(qp, wqe, off, skb_put(skb, payload), payload);
+	if (mode == SROCE_PKT_ZCOPY) {
+		err = sroce_pkt_zc_end(qp, skb, payload,
+				       sroce_sgl_frags(qp->sdev, qp->ibqp.pd, wqe->sge,
+						       wqe->num_sge, off, skb, payload));
+		if (err != -EOPNOTSUPP)
+			return err;
+	}
+	buf = sroce_pkt_frag_buf(skb, payload);
+	return buf ? sroce_gather(qp, wqe, off, buf, payload) : -ENOMEM;
+}
+
 static u8 sroce_req_opcode(const struct sroce_send_wqe *wqe, bool first, bool last)
 {
 	bool imm = wqe->opcode == IB_UVERBS_WR_SEND_WITH_IMM ||
@@ -265,6 +296,7 @@ static int sroce_req_send_one(struct sroce_qp *qp)
 	struct sroce_send_wqe *wqe = sroce_shadow(qp, req->send_idx);
 	struct sroce_swqe *sw = sroce_swqe(qp, req->send_idx);
 	struct sroce_pkt_hdr hdr = {};
+	enum sroce_pkt_mode mode;
 	struct sk_buff *skb;
 	u32 payload, off = req->send_off;
 	bool first = off == 0, last;
@@ -352,7 +384,9 @@ static int sroce_req_send_one(struct sroce_qp *qp)
 
 	if (unlikely(req->sack_valid) && sroce_req_sacked(qp, wqe))
 		goto sent;	/* the peer has it: move on as if sent */
-	skb = sroce_pkt_alloc(qp, hdr.info->hdr_len + payload);
+	mode = sroce_pkt_frag_mode(qp, payload, !(wqe->send_flags & SROCE_SEND_INLINE));
+	skb = sroce_pkt_alloc(qp, hdr.info->hdr_len +
+			      (mode == SROCE_PKT_LINEAR ? payload : 0));
 	if (!skb)
 		return 0;	/* like a lost packet: the retry timer recovers */
 	hlen = sroce_pkt_build_hdrs(skb_put(skb, hdr.info->hdr_len),
@@ -361,9 +395,11 @@ static int sroce_req_send_one(struct sroce_qp *qp)
 		kfree_skb(skb);
 		return -EINVAL;
 	}
-	err = payload ? sroce_gather(qp, wqe, off, skb_put(skb, payload), payload) : 0;
+	err = payload ? sroce_req_payload(qp, wqe, off, skb, payload, mode) : 0;
 	if (err) {
 		kfree_skb(skb);
+		if (err == -ENOMEM)
+			return 0;	/* like a lost packet */
 		if (err == -EAGAIN)
 			sroce_odp_wait(qp);	/* an ODP page is faulted in */
 		return err;

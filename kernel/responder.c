@@ -149,9 +149,8 @@ static bool sroce_resp_sr_place(struct sroce_qp *qp, struct sk_buff *skb,
 	    !sroce_sr_write_at(off, qp->mtu, resp->wleft, flags & SROCE_OPF_LAST,
 			       hdr->payload_len, &at))
 		return false;
-	if (sroce_mr_copy(resp->wmr, resp->wgen, resp->wva + at,
-			  skb->data + sizeof(struct udphdr) + hdr->hdr_len,
-			  hdr->payload_len, SROCE_COPY_TO_MR))
+	if (sroce_mr_copy_skb(resp->wmr, resp->wgen, resp->wva + at, skb,
+			      sizeof(struct udphdr) + hdr->hdr_len, hdr->payload_len))
 		return false;
 	rec->immdt = hdr->immdt;
 	rec->len = hdr->payload_len;
@@ -451,10 +450,37 @@ static void sroce_read_release(struct sroce_resp_read *rd)
 	rd->mr = NULL;
 }
 
+/*
+ * The @n bytes of @rd's next response after the headers of @skb, travelling
+ * as @mode says (sroce_pkt_frag_mode()): by reference where the MR allows,
+ * else copied. Return: 0, -ENOMEM (no fragment: send it later), or the MR
+ * copy's error.
+ */
+static int sroce_read_payload(struct sroce_qp *qp, struct sroce_resp_read *rd,
+			      struct sk_buff *skb, u32 n, enum sroce_pkt_mode mode)
+{
+	u64 va = rd->va + rd->sent;
+	int err;
+	u8 *buf;
+
+	if (mode == SROCE_PKT_LINEAR)
+		return sroce_mr_copy(rd->mr, rd->gen, va, skb_put(skb, n), n, SROCE_COPY_FROM_MR);
+	if (mode == SROCE_PKT_ZCOPY) {
+		err = sroce_pkt_zc_end(qp, skb, n, sroce_mr_frags(rd->mr, va, n, skb));
+		if (err != -EOPNOTSUPP)
+			return err;
+	}
+	buf = sroce_pkt_frag_buf(skb, n);
+	if (!buf)
+		return -ENOMEM;
+	return sroce_mr_copy(rd->mr, rd->gen, va, buf, n, SROCE_COPY_FROM_MR);
+}
+
 /* Send READ responses that are due, a bounded batch per run. */
 void sroce_responder_send_reads(struct sroce_qp *qp)
 {
 	struct sroce_resp *resp = &qp->resp;
+	enum sroce_pkt_mode mode;
 	int budget = 64, err;
 
 	lockdep_assert_held(&qp->lock);
@@ -489,14 +515,16 @@ void sroce_responder_send_reads(struct sroce_qp *qp)
 		hdr.aeth.syndrome = sroce_aeth_syn_ack(SROCE_AETH_CREDITS_INVALID);
 		hdr.aeth.msn = resp->msn & SROCE_AETH_MSN_MASK;
 
-		skb = sroce_pkt_alloc(qp, hdr.info->hdr_len + n);
+		mode = sroce_pkt_frag_mode(qp, n, true);
+		skb = sroce_pkt_alloc(qp, hdr.info->hdr_len + (mode == SROCE_PKT_LINEAR ? n : 0));
 		if (!skb)
 			break;
 		sroce_pkt_build_hdrs(skb_put(skb, hdr.info->hdr_len), hdr.info->hdr_len, &hdr);
-		err = n ? sroce_mr_copy(rd->mr, rd->gen, rd->va + rd->sent, skb_put(skb, n), n,
-				       SROCE_COPY_FROM_MR) : 0;
+		err = n ? sroce_read_payload(qp, rd, skb, n, mode) : 0;
 		if (err) {
 			kfree_skb(skb);
+			if (err == -ENOMEM)
+				break;	/* sent later, like an skb not allocated */
 			if (err == -EAGAIN) {
 				/* an ODP page: go on once it is faulted in */
 				sroce_odp_wait(qp);
@@ -556,14 +584,15 @@ static int sroce_resp_get_rqe(struct sroce_qp *qp)
 	return 0;
 }
 
-/* Place @len bytes at @off of the current receive buffer. */
-static int sroce_resp_place(struct sroce_qp *qp, u32 off, const u8 *src, u32 len)
+/* Place the payload of @skb at @off of the current receive buffer. */
+static int sroce_resp_place(struct sroce_qp *qp, u32 off, const struct sk_buff *skb,
+			    const struct sroce_pkt_hdr *hdr)
 {
 	struct sroce_recv_wqe *rqe = qp->resp.rqe;
 	int err;
 
-	err = sroce_sgl_copy(qp->sdev, sroce_resp_pd(qp), rqe->sge, rqe->num_sge, off,
-			     (void *)src, len, SROCE_COPY_TO_MR);
+	err = sroce_sgl_copy_skb(qp->sdev, sroce_resp_pd(qp), rqe->sge, rqe->num_sge, off,
+				 skb, sizeof(struct udphdr) + hdr->hdr_len, hdr->payload_len);
 	return err == -EMSGSIZE || err == -EAGAIN || !err ? err : -EACCES;
 }
 
@@ -651,13 +680,12 @@ static int sroce_resp_send(struct sroce_qp *qp, struct sk_buff *skb,
 {
 	struct sroce_resp *resp = &qp->resp;
 	u32 flags = hdr->info->flags;
-	const u8 *payload = skb->data + sizeof(struct udphdr) + hdr->hdr_len;
 	int err;
 
 	err = sroce_resp_need_rqe(qp);
 	if (err)
 		return err;
-	err = sroce_resp_place(qp, resp->recv_off, payload, hdr->payload_len);
+	err = sroce_resp_place(qp, resp->recv_off, skb, hdr);
 	if (err == -EAGAIN)
 		return sroce_resp_odp_rnr(qp);
 	if (err) {
@@ -692,8 +720,6 @@ static int sroce_resp_write(struct sroce_qp *qp, struct sk_buff *skb,
 {
 	struct sroce_resp *resp = &qp->resp;
 	u32 flags = hdr->info->flags;
-	/* no skb: a packet selective repeat placed, executed by the drain */
-	const u8 *payload = skb ? skb->data + sizeof(struct udphdr) + hdr->hdr_len : NULL;
 	bool end = flags & (SROCE_OPF_LAST | SROCE_OPF_ONLY);
 	int err;
 
@@ -730,10 +756,13 @@ static int sroce_resp_write(struct sroce_qp *qp, struct sk_buff *skb,
 		sroce_resp_fatal(qp, SROCE_NAK_INVALID_REQ);
 		return -EINVAL;
 	}
-	/* (a packet selective repeat placed at arrival is in place already) */
+	/*
+	 * no skb: a packet selective repeat placed at arrival, in place
+	 * already, executed by the drain
+	 */
 	if (hdr->payload_len && skb) {
-		err = sroce_mr_copy(resp->wmr, resp->wgen, resp->wva, (void *)payload,
-				    hdr->payload_len, SROCE_COPY_TO_MR);
+		err = sroce_mr_copy_skb(resp->wmr, resp->wgen, resp->wva, skb,
+					sizeof(struct udphdr) + hdr->hdr_len, hdr->payload_len);
 		if (err == -EAGAIN)
 			return sroce_resp_odp_rnr(qp);
 		if (err)
@@ -963,7 +992,6 @@ static int sroce_resp_empty_answer(struct sroce_qp *qp, u32 psn, bool dup)
 static int sroce_resp_atomic_write(struct sroce_qp *qp, struct sk_buff *skb,
 				   const struct sroce_pkt_hdr *hdr, bool dup)
 {
-	const u8 *payload = skb->data + sizeof(struct udphdr) + hdr->hdr_len;
 	struct sroce_mr *mr;
 	u64 val, orig;
 	u32 gen;
@@ -982,7 +1010,11 @@ static int sroce_resp_atomic_write(struct sroce_qp *qp, struct sk_buff *skb,
 	if (IS_ERR(mr))
 		goto access_err;
 	/* the bytes as they come, stored as they are (not a number) */
-	memcpy(&val, payload, sizeof(val));
+	if (skb_copy_bits(skb, sizeof(struct udphdr) + hdr->hdr_len, &val, sizeof(val))) {
+		sroce_mr_put(mr);
+		sroce_resp_fatal(qp, SROCE_NAK_INVALID_REQ);
+		return -EINVAL;
+	}
 	err = sroce_mr_atomic(mr, gen, hdr->reth.va, SROCE_ATOMIC_WRITE, 0, val, &orig);
 	sroce_mr_put(mr);
 	if (err == -EAGAIN)

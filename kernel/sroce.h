@@ -139,6 +139,8 @@ enum sroce_stat {
 	SROCE_STAT_TX_GSO_BURSTS,
 	SROCE_STAT_TX_GSO_PKTS,
 	SROCE_STAT_CWND_CUTS,
+	SROCE_STAT_ZCOPY_PKTS,
+	SROCE_STAT_ZCOPY_FALLBACK,
 	SROCE_STAT_MAX
 };
 
@@ -395,6 +397,15 @@ int sroce_mr_invalidate(struct sroce_dev *sdev, struct ib_pd *pd, u32 key);
 int sroce_sgl_copy(struct sroce_dev *sdev, struct ib_pd *pd,
 		   const struct sroce_sge *sge, u32 num_sge, u32 off,
 		   void *buf, u32 len, enum sroce_copy_dir dir);
+int sroce_mr_copy_skb(struct sroce_mr *mr, u32 gen, u64 iova, const struct sk_buff *skb,
+		      u32 off, u32 len);
+int sroce_mr_frags(struct sroce_mr *mr, u64 iova, u32 len, struct sk_buff *skb);
+int sroce_sgl_copy_skb(struct sroce_dev *sdev, struct ib_pd *pd,
+		       const struct sroce_sge *sge, u32 num_sge, u32 off,
+		       const struct sk_buff *skb, u32 skb_off, u32 len);
+int sroce_sgl_frags(struct sroce_dev *sdev, struct ib_pd *pd,
+		    const struct sroce_sge *sge, u32 num_sge, u32 off,
+		    struct sk_buff *skb, u32 len);
 
 static inline void sroce_stat_inc(struct sroce_dev *sdev, enum sroce_stat s)
 {

@@ -245,7 +245,6 @@ void sroce_ud_rx(struct sroce_qp *qp, struct sk_buff *skb,
 	struct sroce_recv_wqe *rqe = qp->resp.rqe;
 	u8 grh[SROCE_GRH_LEN] = {};
 	enum ib_wc_status status = IB_WC_SUCCESS;
-	const u8 *payload;
 	int err;
 
 	lockdep_assert_held(&qp->lock);
@@ -285,13 +284,12 @@ void sroce_ud_rx(struct sroce_qp *qp, struct sk_buff *skb,
 	else
 		memcpy(grh + SROCE_GRH_LEN - sizeof(struct iphdr), iph,
 		       sizeof(struct iphdr));
-	payload = skb->data + sizeof(struct udphdr) + hdr->hdr_len;
 	err = sroce_sgl_copy(qp->sdev, qp->ibqp.pd, rqe->sge, rqe->num_sge, 0,
 			     grh, SROCE_GRH_LEN, SROCE_COPY_TO_MR);
 	if (!err)
-		err = sroce_sgl_copy(qp->sdev, qp->ibqp.pd, rqe->sge, rqe->num_sge,
-				     SROCE_GRH_LEN, (void *)payload,
-				     hdr->payload_len, SROCE_COPY_TO_MR);
+		err = sroce_sgl_copy_skb(qp->sdev, qp->ibqp.pd, rqe->sge, rqe->num_sge,
+					 SROCE_GRH_LEN, skb, sizeof(struct udphdr) + hdr->hdr_len,
+					 hdr->payload_len);
 	if (err == -EMSGSIZE)
 		status = IB_WC_LOC_LEN_ERR;
 	else if (err)
