@@ -26,6 +26,7 @@
  */
 #include <linux/mmu_notifier.h>
 #include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
 #include <rdma/ib_umem_odp.h>
 #include <rdma/ib_verbs.h>
 
@@ -71,23 +72,62 @@ static const struct mmu_interval_notifier_ops sroce_odp_ops = {
 };
 
 /*
- * Fault in (or, !@fault, map what is present of) @len bytes at user
- * address @uva, for reading and, if the MR is writable, writing.
+ * The most sroce_odp_map() faults in at once: a prefetch of a whole large
+ * MR lets go of map_sem between such pieces, so a deregistration waits for
+ * one piece, not the whole range.
+ */
+#define SROCE_ODP_MAP_CHUNK	SZ_2M
+
+/**
+ * sroce_odp_map() - fault in (or, !@fault, map what is present of) @len
+ *	bytes at user address @uva, for reading and, if the MR is writable,
+ *	writing
+ * @mr: the ODP MR, referenced by the caller
+ * @uva: first user address
+ * @len: bytes
+ * @fault: fault pages in (else only map those present)
+ *
+ * A reference keeps the MR structure, not its umem: sroce_dereg_mr() never
+ * waits for holders, and frees the umem (page lists, notifier) once
+ * sroce_odp_mr_stop() returns. So each piece is faulted in under
+ * odp->map_sem, which sroce_odp_mr_stop() takes for writing after marking
+ * the MR dead: it waits for the piece in progress (at most
+ * SROCE_ODP_MAP_CHUNK bytes of the owning process' own page faults), and
+ * the next piece sees the mark and stops.
+ *
  * Context: process; sleeps.
+ * Return: 0; -ENOENT if the MR is being deregistered; -EINTR if the
+ * caller was killed; or the error of ib_umem_odp_map_dma_and_lock().
  */
 static int sroce_odp_map(struct sroce_mr *mr, u64 uva, u64 len, bool fault)
 {
 	struct ib_umem_odp *umem = mr->odp.umem;
 	u64 mask = ODP_READ_ALLOWED_BIT;
-	int ret;
+	int ret = 0;
 
 	if (umem->umem.writable)
 		mask |= ODP_WRITE_ALLOWED_BIT;
-	ret = ib_umem_odp_map_dma_and_lock(umem, uva, len, mask, fault);
-	if (ret < 0)
-		return ret;
-	mutex_unlock(&umem->umem_mutex);
-	return 0;
+	while (len && !ret) {
+		u64 n = min_t(u64, len, SROCE_ODP_MAP_CHUNK - (uva & (SROCE_ODP_MAP_CHUNK - 1)));
+
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		down_read(&mr->odp.map_sem);
+		if (READ_ONCE(mr->dead)) {
+			ret = -ENOENT;
+		} else {
+			ret = ib_umem_odp_map_dma_and_lock(umem, uva, n, mask, fault);
+			if (ret >= 0) {
+				mutex_unlock(&umem->umem_mutex);
+				ret = 0;
+			}
+		}
+		up_read(&mr->odp.map_sem);
+		uva += n;
+		len -= n;
+		cond_resched();
+	}
+	return ret;
 }
 
 /*
@@ -220,6 +260,7 @@ int sroce_odp_mr_init(struct sroce_mr *mr, struct ib_device *ibdev, u64 start, u
 	mr->odp.umem = umem;
 	mr->umem = &umem->umem;
 	INIT_WORK(&mr->odp.fault_work, sroce_odp_fault_work);
+	init_rwsem(&mr->odp.map_sem);
 	spin_lock_init(&mr->odp.lock);
 	mr->odp.start = U64_MAX;
 	mr->odp.end = 0;
@@ -237,9 +278,11 @@ int sroce_odp_mr_init(struct sroce_mr *mr, struct ib_device *ibdev, u64 start, u
  *
  * After the grace period no copy can queue the work or still use a page
  * (they run under RCU and check mr->dead); a queued work item gives its
- * reference back here. The MR may be freed before its umem is released
+ * reference back here. A prefetch (sroce_advise_mr()) that still holds a
+ * reference is waited for through odp->map_sem: none maps pages of the
+ * umem once this returns. The MR may be freed before its umem is released
  * (the last holder's put), so the notifier forgets it.
- * Context: process; sleeps (bounded by one fault in progress).
+ * Context: process; sleeps (bounded by the faults in progress).
  */
 void sroce_odp_mr_stop(struct sroce_mr *mr)
 {
@@ -248,6 +291,9 @@ void sroce_odp_mr_stop(struct sroce_mr *mr)
 	synchronize_rcu();
 	if (cancel_work_sync(&mr->odp.fault_work))
 		refcount_dec(&mr->ref);	/* never the last: the caller holds one */
+	/* faults under way end; later ones see mr->dead (sroce_odp_map()) */
+	down_write(&mr->odp.map_sem);
+	up_write(&mr->odp.map_sem);
 	/* no copy runs any more: invalidations need not take mr->lock */
 	mutex_lock(&umem->umem_mutex);
 	umem->private = NULL;
@@ -423,8 +469,9 @@ void sroce_odp_qp_gone(struct sroce_qp *qp)
  * @num_sge: their number
  * @attrs: unused
  *
- * Return: 0; -EINVAL for a bad lkey, range or advice, an MR of another PD
- * or one that is not ODP; -EFAULT if pages could not be faulted in.
+ * Return: 0; -EINVAL for a bad lkey, range or advice, an MR of another PD,
+ * one that is not ODP or one deregistered meanwhile; -EFAULT if pages
+ * could not be faulted in; -EINTR if the caller was killed.
  */
 int sroce_advise_mr(struct ib_pd *pd, enum ib_uverbs_advise_mr_advice advice, u32 flags,
 		    struct ib_sge *sg_list, u32 num_sge, struct uverbs_attr_bundle *attrs)
@@ -460,8 +507,11 @@ int sroce_advise_mr(struct ib_pd *pd, enum ib_uverbs_advise_mr_advice advice, u3
 		      sroce_odp_map(mr, sroce_odp_uva(mr, sg_list[i].addr), sg_list[i].length,
 				    advice != IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT);
 		sroce_mr_put(mr);
+		/* -ENOENT: deregistered meanwhile, a bad lkey */
+		if (err == -EINTR || err == -EINVAL || err == -ENOENT)
+			return err == -EINTR ? err : -EINVAL;
 		if (err)
-			return err == -EINVAL ? err : -EFAULT;
+			return -EFAULT;
 	}
 	return 0;
 }

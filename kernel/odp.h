@@ -6,6 +6,7 @@
 #ifndef SROCE_ODP_H
 #define SROCE_ODP_H
 
+#include <linux/rwsem.h>
 #include <linux/workqueue.h>
 
 struct sroce_dev;
@@ -22,6 +23,9 @@ enum ib_uverbs_advise_mr_advice;
  * struct sroce_odp - the ODP part of an MR
  * @umem: the core's ODP umem (also the MR's umem)
  * @fault_work: faults in @start..@end, then wakes the QPs that wait
+ * @map_sem: held for reading by whoever faults pages in (the fault work,
+ *           an advise_mr prefetch), for writing by sroce_odp_mr_stop():
+ *           the umem outlives every fault in progress
  * @lock: protects @start and @end
  * @start: first user address a transfer missed, ~0 if none
  * @end: end of the missed range
@@ -32,6 +36,7 @@ enum ib_uverbs_advise_mr_advice;
 struct sroce_odp {
 	struct ib_umem_odp *umem;
 	struct work_struct fault_work;
+	struct rw_semaphore map_sem;
 	spinlock_t lock;
 	u64 start;
 	u64 end;
