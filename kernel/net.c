@@ -686,6 +686,7 @@ MODULE_PARM_DESC(loopback,
 static int sroce_xmit_local(struct sroce_qp *qp, struct sk_buff *skb, struct net *net)
 {
 	const u8 *iph = skb_network_header(skb);
+	int ret;
 
 	/* a BH-disabling lock: the receive side runs as if in softirq */
 	lockdep_assert_held(&qp->lock);
@@ -693,7 +694,11 @@ static int sroce_xmit_local(struct sroce_qp *qp, struct sk_buff *skb, struct net
 	__skb_pull(skb, skb_transport_offset(skb));
 	skb->dev = net->loopback_dev;
 	skb->pkt_type = PACKET_HOST;
-	return sroce_rcv(net, skb, iph, qp->path.ipv6, false);
+	/* the receiver may run here, nested in our round: bounded in sched.c */
+	sroce_sched_local_enter();
+	ret = sroce_rcv(net, skb, iph, qp->path.ipv6, false);
+	sroce_sched_local_exit();
+	return ret;
 }
 
 /**

@@ -400,6 +400,8 @@ void sroce_sched_exit_module(void);
 void sroce_sched_init_qp(struct sroce_qp *qp, enum ib_qp_type type);
 void sroce_sched_stop_qp(struct sroce_qp *qp);
 void sroce_sched_rx(struct sroce_qp *qp, struct sk_buff *skb);
+void sroce_sched_local_enter(void);
+void sroce_sched_local_exit(void);
 void sroce_qp_sched(struct sroce_qp *qp);
 void sroce_qp_kick(struct sroce_qp *qp);
 int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,

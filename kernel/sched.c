@@ -300,19 +300,57 @@ void sroce_qp_kick(struct sroce_qp *qp)
 		sroce_qp_run_unlock(qp, SROCE_KICK_BUDGET);
 }
 
+/*
+ * Local delivery (net.c's sroce_xmit_local()) receives a packet inside the
+ * round of the QP that sent it, so the destination QP's round would run
+ * nested in the sender's, and whatever that one sends locally one level
+ * deeper still. A symmetric pair stops at two (the sender's lock is held,
+ * so its answer is left as a kick), but a chain or ring of QPs, each
+ * pointing at the next (an RC packet names no source QP, so nothing stops
+ * a user from building one), would nest one round per QP and overrun the
+ * kernel stack. So this CPU counts the local deliveries it is inside of,
+ * and a packet received deeper than SROCE_LOCAL_DEPTH_MAX is queued for
+ * its QP's work item instead of running the QP here.
+ */
+static DEFINE_PER_CPU(unsigned int, sroce_local_depth);
+#define SROCE_LOCAL_DEPTH_MAX	1
+
+/**
+ * sroce_sched_local_enter() - a local delivery starts on this CPU
+ *
+ * Context: BH disabled (the sending QP's lock), so on one CPU until
+ * sroce_sched_local_exit().
+ */
+void sroce_sched_local_enter(void)
+{
+	this_cpu_inc(sroce_local_depth);
+}
+
+/* The local delivery sroce_sched_local_enter() announced is done. */
+void sroce_sched_local_exit(void)
+{
+	this_cpu_dec(sroce_local_depth);
+}
+
 /**
  * sroce_sched_rx() - queue a received packet to its QP and run the QP
  * @qp: the destination QP (the caller's reference stays the caller's)
  * @skb: the packet, checked for this QP's type and state
  *
- * RC and UC QPs run here unless another context is running them; UD and
- * GSI QPs in their work item.
+ * RC and UC QPs run here unless another context is running them, or this
+ * is a local delivery nested too deep (see sroce_local_depth); UD and GSI
+ * QPs in their work item.
  *
  * Context: softirq, or BH disabled.
  */
 void sroce_sched_rx(struct sroce_qp *qp, struct sk_buff *skb)
 {
 	skb_queue_tail(&qp->rxq, skb);
+	if (this_cpu_read(sroce_local_depth) > SROCE_LOCAL_DEPTH_MAX) {
+		sroce_stat_inc(qp->sdev, SROCE_STAT_RX_DEFERRED);
+		sroce_qp_sched(qp);
+		return;
+	}
 	sroce_qp_kick(qp);
 }
 
