@@ -636,9 +636,16 @@ static int sroce_req_fetch(struct sroce_qp *qp)
 {
 	struct sroce_req *req = &qp->req;
 	u32 prod = smp_load_acquire(&qp->sq->hdr->producer);
+	u32 posted = prod - req->comp_idx;
 
-	if (prod - req->comp_idx > qp->sq_entries)
-		return -EOVERFLOW;	/* hostile producer index */
+	/*
+	 * User space's index, read once: it only ever moves forward, at most
+	 * a ring's worth past what completed. One moved back below what was
+	 * fetched (or wrapped) would have the loop below run round the u32
+	 * space and resend stale entries: a corrupt ring, the QP fails.
+	 */
+	if (posted > qp->sq_entries || posted < req->fetched - req->comp_idx)
+		return -EOVERFLOW;
 	if (req->fetched != prod)
 		req->poll_until = 0;	/* a post: the next idle starts a new grace */
 	for (; req->fetched != prod; req->fetched++) {
