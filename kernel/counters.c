@@ -42,7 +42,7 @@ static const struct rdma_stat_desc sroce_stat_descs[] = {
 	[SROCE_STAT_CWND_CUTS]		= { .name = "cwnd_cuts" },
 	[SROCE_STAT_ZCOPY_PKTS]		= { .name = "tx_zcopy_pkts" },
 	[SROCE_STAT_ZCOPY_FALLBACK]	= { .name = "tx_zcopy_fallbacks" },
-	[SROCE_STAT_RX_DEFERRED]	= { .name = "loopback_deferred_pkts" },
+	[SROCE_STAT_RX_DEFERRED]	= { .name = "loopback_deferred" },
 	/* module-wide: dropped before the destination QP is known */
 	[SROCE_STAT_MAX + SROCE_DROP_LEN]	= { .name = "rx_drop_len" },
 	[SROCE_STAT_MAX + SROCE_DROP_HDR]	= { .name = "rx_drop_hdr" },
