@@ -21,10 +21,16 @@
 
 #include "sroce-abi.h"
 
-/* Limits for every ring: entries (a power of two) and total bytes */
-#define SROCE_QUEUE_MAX_ENTRIES		32768u
+/*
+ * Limits for every ring: entries (a power of two) and total bytes. The
+ * largest rings are CQs: SROCE_MAX_CQE (4M - 1, as hardware RoCE NICs
+ * offer; libfabric's RDM endpoint sizes its CQ by the job's universe)
+ * needs 4M 64-byte entries, 256 MiB, charged to the creator's memory
+ * cgroup like every user ring.
+ */
+#define SROCE_QUEUE_MAX_ENTRIES		(1u << 22)
 #define SROCE_QUEUE_MAX_ENTRY_SIZE	4096u
-#define SROCE_QUEUE_MAX_BYTES		(64u << 20)
+#define SROCE_QUEUE_MAX_BYTES		((256u << 20) + SROCE_RING_HDR_SIZE)
 
 struct sroce_mmap_entry;
 

@@ -72,7 +72,7 @@ static inline void sroce_place(void *dst, const void *src, size_t n)
  */
 #define SROCE_MAX_MSG_SZ	0x40000000u
 #define SROCE_MAX_CQ		0x10000
-#define SROCE_MAX_CQE		32768		/* SROCE_QUEUE_MAX_ENTRIES */
+#define SROCE_MAX_CQE		((1 << 22) - 1)	/* ring: SROCE_QUEUE_MAX_ENTRIES */
 #define SROCE_MAX_MR		0x40000		/* MR table indices 1..this */
 #define SROCE_MAX_MR_SIZE	(1ULL << 39)	/* 512 GiB: page array <= 1 GiB */
 
