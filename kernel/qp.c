@@ -216,10 +216,15 @@ static int sroce_qp_check_xrc(struct ib_qp_init_attr *init, struct ib_udata *uda
 {
 	struct ib_qp_cap *cap = &init->cap;
 
+	/*
+	 * A TGT QP has no queues: the capabilities it asks for (perftest asks
+	 * for receive ones) are ignored and reported back as 0, as hardware
+	 * does. An INI QP that asks for receives is refused.
+	 */
+	if (init->qp_type == IB_QPT_XRC_TGT)
+		return init->xrcd ? 0 : -EINVAL;
 	if (init->srq || init->recv_cq || cap->max_recv_wr || cap->max_recv_sge)
 		return -EINVAL;
-	if (init->qp_type == IB_QPT_XRC_TGT)
-		return !init->xrcd || init->send_cq ? -EINVAL : 0;
 	if (!udata)
 		return -EOPNOTSUPP;
 	if (!init->send_cq)
