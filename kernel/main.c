@@ -127,6 +127,33 @@ static bool sroce_name_taken(const char *name)
 	return true;
 }
 
+/**
+ * sroce_set_rdma_net() - register the device in its netdev's namespace when
+ *	the RDMA core isolates namespaces
+ * @sdev: the device, not registered yet
+ * @net: the namespace of its netdev (and of the ``rdma link add`` caller)
+ *
+ * In exclusive mode (``rdma system set netns exclusive``, ib_core
+ * ``netns_mode=0``) a device is visible in one namespace only: the one it
+ * was registered in, or moved to by ``rdma dev set DEV netns NS``. The core
+ * registers every new device in init_net, so a device a container adds for
+ * its own netdev would be invisible in the container and visible outside
+ * it. Registered in @net instead, it is the container's: its sysfs
+ * directory, its uverbs device for libibverbs, rdma_cm and kernel ULPs
+ * there; when the namespace goes away the core moves it back to init_net
+ * (where the removal of its netdev then removes it), as for a moved device.
+ *
+ * A new device is in init_net, so the core's own test of whether a
+ * namespace may use it tells the mode: only a shared core lets @net use
+ * a device of init_net. In shared mode nothing changes.
+ */
+static void sroce_set_rdma_net(struct sroce_dev *sdev, struct net *net)
+{
+	if (net_eq(net, &init_net) || rdma_dev_access_netns(&sdev->ib_dev, net))
+		return;
+	write_pnet(&sdev->ib_dev.coredev.rdma_net, net);
+}
+
 static int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 {
 	struct sroce_dev *sdev;
@@ -182,6 +209,7 @@ static int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 	err = ib_device_set_netdev(&sdev->ib_dev, ndev, SROCE_PORT);
 	if (err)
 		goto err_dealloc_dev;
+	sroce_set_rdma_net(sdev, dev_net(ndev));
 
 	err = ib_register_device(&sdev->ib_dev, ibdev_name, NULL);
 	if (err)

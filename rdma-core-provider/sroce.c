@@ -24,8 +24,9 @@ static const struct verbs_match_ent sroce_match_table[] = {
 };
 
 /*
- * The name pattern above is loose ("*Nsroce*"); accept only the names the
- * kernel module actually hands out: the prefix followed by a decimal index.
+ * The name pattern above is loose ("*Nsroce*"); the fast path accepts only
+ * the names the kernel module hands out by default: the prefix followed by
+ * a decimal index.
  */
 static bool sroce_name_is_ours(const char *name)
 {
@@ -43,9 +44,32 @@ static bool sroce_name_is_ours(const char *name)
 	return true;
 }
 
+/*
+ * A device may have any name: `rdma link add NAME type sroce` takes the
+ * user's, and a device moved into a container keeps its own. The kernel
+ * module says what a device is in its hca_type attribute ("sroce"): a
+ * device the name pattern does not claim is ours when that reads so.
+ */
+static bool sroce_hca_type_is_ours(struct verbs_sysfs_dev *sysfs_dev)
+{
+	char buf[16];
+	int n;
+
+	n = ibv_read_ibdev_sysfs_file(buf, sizeof(buf), sysfs_dev, "hca_type");
+	if (n <= 0)
+		return false;
+	buf[strcspn(buf, "\n")] = '\0';
+	return !strcmp(buf, SROCE_DEVICE_NAME_PREFIX);
+}
+
 static bool sroce_match_device(struct verbs_sysfs_dev *sysfs_dev)
 {
-	return sysfs_dev->match && sroce_name_is_ours(sysfs_dev->ibdev_name);
+	if (sysfs_dev->match && sroce_name_is_ours(sysfs_dev->ibdev_name))
+		return true;
+	if (!sroce_hca_type_is_ours(sysfs_dev))
+		return false;
+	sysfs_dev->match = &sroce_match_table[0];
+	return true;
 }
 
 static void sroce_free_context(struct ibv_context *ibctx)
