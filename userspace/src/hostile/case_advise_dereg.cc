@@ -5,6 +5,14 @@
 // range in chunk by chunk and takes long; a kernel that lets dereg free
 // the MR's umem under it uses freed memory. A correct kernel makes one of
 // them wait or the prefetch stop; advise may then fail, which is fine.
+//
+// Without KASAN the freed umem is noticed only once its memory is used
+// again: so while the prefetch still runs after dereg returned, new ODP
+// MRs of the same size are registered and deregistered (their umems take
+// the freed memory), and 300 ms after dereg the range is unmapped, which
+// ends a prefetch still faulting it in: a round takes well under a second
+// whether dereg waits for the prefetch or not.
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -20,6 +28,8 @@ namespace sroce::hostile {
 namespace {
 
 constexpr std::size_t kMrLen = std::size_t{1} << 30;
+constexpr int kOdpAccess = IBV_ACCESS_ON_DEMAND | IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+constexpr unsigned kChurnMs = 300;	// from dereg to the end of a round
 
 double ms_since(std::chrono::steady_clock::time_point t0)
 {
@@ -47,31 +57,56 @@ int advise_dereg(const Options &o)
 			std::printf("mmap 1 GiB: %s\n", std::strerror(errno));
 			return 1;
 		}
-		ibv_mr *mr = ibv_reg_mr(pd.get(), mem.data(), mem.size(),
-					IBV_ACCESS_ON_DEMAND | IBV_ACCESS_LOCAL_WRITE |
-					IBV_ACCESS_REMOTE_WRITE);
+		ibv_mr *mr = ibv_reg_mr(pd.get(), mem.data(), mem.size(), kOdpAccess);
 		if (!mr) {
 			std::printf("reg_mr ODP 1 GiB: %s\n", std::strerror(errno));
 			return 1;
 		}
 		ibv_sge sge{reinterpret_cast<std::uintptr_t>(mem.data()),
 			    static_cast<std::uint32_t>(kMrLen), mr->lkey};
+		std::atomic<bool> advise_started{false}, advise_done{false};
 		int advise_rc = -1;
 		double advise_ms = 0;
 		const auto t0 = std::chrono::steady_clock::now();
 		std::thread prefetch([&] {
+			advise_started = true;
 			advise_rc = ibv_advise_mr(pd.get(), IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE,
 						  IBV_ADVISE_MR_FLAG_FLUSH, &sge, 1);
 			advise_ms = ms_since(t0);
+			advise_done = true;
 		});
+		// the end of the round: the range unmapped, so a prefetch still
+		// faulting it in stops (whether dereg waited for it or not)
+		std::thread unmapper([&, region = std::move(mem)]() mutable {
+			std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms + kChurnMs));
+			region = AnonRegion();
+		});
+		// the delay counts from the prefetch's start (a thread may take
+		// milliseconds to get going under emulation)
+		while (!advise_started)
+			std::this_thread::yield();
 		std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
 		const double dereg_at = ms_since(t0);
 		const int dereg_rc = ibv_dereg_mr(mr);
 		const double dereg_ms = ms_since(t0);
+		// dereg returned under a running prefetch: new ODP MRs of the same
+		// size take the memory the old one's umem had (the prefetch then
+		// writes into theirs, or trips over it)
+		unsigned churn = 0;
+		while (!advise_done && ms_since(t0) < delay_ms + kChurnMs) {
+			AnonRegion other(kMrLen);
+			if (ibv_mr *m2 = ibv_reg_mr(pd.get(), other.data(), other.size(), kOdpAccess)) {
+				churn++;
+				(void)ibv_dereg_mr(m2);
+			}
+		}
 		prefetch.join();
-		std::printf("round %u: dereg at %.1f ms -> %d (%.1f ms); advise -> %d%s%s (%.1f ms)\n", r,
-			    dereg_at, dereg_rc, dereg_ms, advise_rc, advise_rc ? " " : "",
-			    advise_rc ? std::strerror(advise_rc) : "", advise_ms);
+		unmapper.join();
+		std::printf("round %u: dereg at %.1f ms -> %d (%.1f ms); advise -> %d%s%s "
+			    "(%.1f ms)%s; %u MRs registered meanwhile\n",
+			    r, dereg_at, dereg_rc, dereg_ms, advise_rc, advise_rc ? " " : "",
+			    advise_rc ? std::strerror(advise_rc) : "", advise_ms,
+			    advise_ms > dereg_ms ? ", after dereg had returned" : "", churn);
 		std::fflush(stdout);
 	}
 	std::printf("%u rounds finished\n", o.rounds);
