@@ -22,7 +22,8 @@
 # Then: no object of the tool is left (rdma resource), slab grew less than
 # 8 MiB, sroce8 and sroce9 (srpeer) still pass traffic, and the kernel log
 # has no report (oops, WARN, soft lockup, RCU stall, hung task).
-# HOSTILE_CASES picks the targeted cases (default: all four; "" for none).
+# HOSTILE_CASES picks the targeted cases (default: all four; "" for none),
+# HOSTILE_FUZZ_ARGS adds arguments to the fuzz run (e.g. "--avoid producer").
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/net-topo.sh"
 . "$(dirname "$0")/bounded.sh"
@@ -56,8 +57,9 @@ run_case() {
 }
 
 run_fuzz() {
+	# shellcheck disable=SC2086  # HOSTILE_FUZZ_ARGS: words
 	bounded $((SECS + 60)) "$HOSTILE" --dev sroce8 --seed "$SEED" --ops "$OPS" \
-		--threads 4 --secs "$SECS"
+		--threads 4 --secs "$SECS" ${HOSTILE_FUZZ_ARGS:-}
 }
 
 # nothing of the tool's process left in the device's resource tables

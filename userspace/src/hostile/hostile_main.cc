@@ -25,8 +25,9 @@ int main(int argc, char **argv)
 	}
 	if (!o.case_name.empty())
 		return run_case(o);
-	std::printf("fuzz: seed %llu, %llu ops, %u threads, at most %u s, device %s\n",
+	std::printf("fuzz: seed %llu, %llu ops, %u threads, at most %u s, device %s%s\n",
 		    static_cast<unsigned long long>(o.seed), static_cast<unsigned long long>(o.ops),
-		    o.threads, o.secs, o.dev.empty() ? "(first)" : o.dev.c_str());
+		    o.threads, o.secs, o.dev.empty() ? "(first)" : o.dev.c_str(),
+		    o.avoid_producer ? ", producer indices left alone" : "");
 	return fuzz_main(o);
 }

@@ -257,7 +257,10 @@ void Ops::scribble()
 		return;
 	}
 	const std::size_t slots = (m.len - SROCE_RING_HDR_SIZE) / 16;
-	switch (rng_.below(10)) {
+	auto kind = rng_.below(10);
+	if (opt_.avoid_producer && kind < 3)
+		kind = 3;
+	switch (kind) {
 	case 0: case 1: case 2: {
 		auto p = ring_word(m, kProducerOff);
 		p.store(pick_index(p.load()));
@@ -286,7 +289,7 @@ void Ops::scribble()
 		const std::size_t off = SROCE_RING_HDR_SIZE + (prod % n) * entry;
 		if (off + 64 <= m.len)
 			random_wqe(m.base() + off, std::min<std::size_t>(entry, m.len - off));
-		if (rng_.chance(70))
+		if (rng_.chance(70) && !opt_.avoid_producer)
 			p.store(prod + 1);
 		break;
 	}

@@ -10,7 +10,7 @@ void usage(std::FILE *f)
 {
 	std::fputs(
 		"usage: sroce-hostile [--dev NAME] [--gid-index N] [--seed N] [--ops N]\n"
-		"                     [--threads N] [--secs N]\n"
+		"                     [--threads N] [--secs N] [--avoid producer]\n"
 		"       sroce-hostile --case NAME [--dev NAME] [--rounds N] [--qps N]\n"
 		"                     [--case-secs N]\n"
 		"A hostile local process: uverbs calls racing on the same objects and\n"
@@ -68,6 +68,8 @@ bool parse_options(int argc, char **argv, Options &o, bool &help)
 			ok = parse_num(v, o.rounds) && o.rounds > 0;
 		else if (a == "--qps")
 			ok = parse_num(v, o.qps) && o.qps >= 2 && o.qps <= 4096;
+		else if (a == "--avoid")
+			ok = v == "producer" && (o.avoid_producer = true);
 		else if (a == "--case-secs")
 			ok = parse_num(v, o.case_secs) && o.case_secs > 0;
 		else {

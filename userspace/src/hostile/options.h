@@ -19,6 +19,10 @@ struct Options {
 	unsigned rounds = 10;		// advise-dereg
 	unsigned qps = 64;		// local-chain, local-fanin
 	unsigned case_secs = 20;	// a case's own bound on waiting for the kernel
+	// fuzz: never write a ring's producer index (a known defect is hit
+	// within ~1000 ops otherwise: sq-prod-back; the provider's next post
+	// moves an index we pushed forward back as well)
+	bool avoid_producer = false;
 };
 
 void usage(std::FILE *f);
