@@ -9,7 +9,7 @@
 // Without KASAN the freed umem is noticed only once its memory is used
 // again: so while the prefetch still runs after dereg returned, new ODP
 // MRs of the same size are registered and deregistered (their umems take
-// the freed memory), and 300 ms after dereg the range is unmapped, which
+// the freed memory), and 300 ms after the delay the range is unmapped, which
 // ends a prefetch still faulting it in: a round takes well under a second
 // whether dereg waits for the prefetch or not.
 #include <atomic>
