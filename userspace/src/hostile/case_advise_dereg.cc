@@ -50,6 +50,7 @@ int advise_dereg(const Options &o)
 		std::printf("alloc_pd: %s\n", std::strerror(errno));
 		return 1;
 	}
+	unsigned lost = 0;
 	for (unsigned r = 0; r < o.rounds; r++) {
 		const unsigned delay_ms = 1 + (r * 7) % 20;
 		AnonRegion mem(kMrLen);	// never touched: every page cold
@@ -107,10 +108,17 @@ int advise_dereg(const Options &o)
 			    r, dereg_at, dereg_rc, dereg_ms, advise_rc, advise_rc ? " " : "",
 			    advise_rc ? std::strerror(advise_rc) : "", advise_ms,
 			    advise_ms > dereg_ms ? ", after dereg had returned" : "", churn);
+		// a thread the kernel oopsed in is ended without returning
+		if (!advise_done) {
+			std::printf("round %u: FAILED: the prefetch thread ended inside ibv_advise_mr "
+				    "(killed by a kernel oops?)\n", r);
+			lost++;
+		}
 		std::fflush(stdout);
 	}
-	std::printf("%u rounds finished\n", o.rounds);
-	return 0;
+	std::printf("%u rounds finished%s\n", o.rounds,
+		    lost ? ", in some the prefetch never returned" : "");
+	return lost ? 1 : 0;
 }
 
 }  // namespace
