@@ -30,6 +30,10 @@ int fuzz_child(const Options &o, const FuzzRun &run, FuzzShared &shared)
 		t.join();
 	std::unique_lock lk(w.mu);
 	w.clear();
+	const std::string failed = destroy_failures();
+	if (!failed.empty())
+		std::printf("child: destroy verbs that failed (objects left to exit): %s\n",
+			    failed.c_str());
 	return 0;
 }
 
