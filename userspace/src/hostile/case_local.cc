@@ -50,11 +50,13 @@ int local_run(const Options &o, Shape shape)
 	const unsigned n = o.qps;
 	// ring, fanin: n QPs; chain: n senders and a sink
 	const unsigned total = shape == Shape::chain ? n + 1 : n;
-	const unsigned recvs = shape == Shape::fanin ? n : 2;
+	// receives: the hub of a fan-in one per sender, everyone else two
+	const unsigned hub_recvs = shape == Shape::fanin ? n : 2, recvs = 2;
 	PdPtr pd(ibv_alloc_pd(dev.ctx.get()));
 	CqPtr cq(pd ? ibv_create_cq(dev.ctx.get(), static_cast<int>(total * 8 + n * 2), nullptr,
 				    nullptr, 0) : nullptr);
-	std::vector<std::byte> buf(static_cast<std::size_t>(total + 1) * recvs * kMsg);
+	// a receive buffer per (QP, receive), then the SEND's source
+	std::vector<std::byte> buf(static_cast<std::size_t>(total * hub_recvs + 1) * kMsg);
 	MrPtr mr(cq ? ibv_reg_mr(pd.get(), buf.data(), buf.size(), kAllAccess) : nullptr);
 	if (!mr) {
 		std::printf("PD/CQ/MR: %s\n", std::strerror(errno));
@@ -62,7 +64,7 @@ int local_run(const Options &o, Shape shape)
 	}
 	QpCaps caps;
 	caps.send_wr = 4;
-	caps.recv_wr = recvs;
+	caps.recv_wr = hub_recvs;
 	std::vector<QpWithRings> qps;
 	for (unsigned i = 0; i < total; i++) {
 		qps.push_back(create_tracked([&] {
@@ -88,8 +90,9 @@ int local_run(const Options &o, Shape shape)
 			std::printf("INIT %u: %s\n", i, std::strerror(errno));
 			return 1;
 		}
-		for (unsigned r = 0; r < recvs; r++) {
-			ibv_sge sge{reinterpret_cast<std::uintptr_t>(buf.data()) + (i * recvs + r) * kMsg,
+		const unsigned nrecv = i == 0 ? hub_recvs : recvs;
+		for (unsigned r = 0; r < nrecv; r++) {
+			ibv_sge sge{reinterpret_cast<std::uintptr_t>(buf.data()) + (i * hub_recvs + r) * kMsg,
 				    kMsg, mr->lkey};
 			ibv_recv_wr wr{};
 			ibv_recv_wr *bad = nullptr;
@@ -101,7 +104,7 @@ int local_run(const Options &o, Shape shape)
 				return 1;
 			}
 		}
-		const auto m = find_sq(qps[i], recvs);
+		const auto m = find_sq(qps[i], nrecv);
 		if (!m) {
 			std::printf("QP %u: cannot tell its SQ mapping\n", i);
 			return 1;
@@ -124,7 +127,7 @@ int local_run(const Options &o, Shape shape)
 			ring_word(sq[i], kFlagsOff).store(0);
 			quiet++;
 		}
-		ibv_sge sge{reinterpret_cast<std::uintptr_t>(buf.data()) + total * recvs * kMsg, kMsg,
+		ibv_sge sge{reinterpret_cast<std::uintptr_t>(buf.data()) + total * hub_recvs * kMsg, kMsg,
 			    mr->lkey};
 		ibv_send_wr wr{};
 		ibv_send_wr *bad = nullptr;
