@@ -1,0 +1,116 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# sroce-timeout: 600
+#
+# A hostile local process (build/userspace/sroce-hostile) against sroce8
+# (veth srA, 192.0.2.1; its RoCEv2 GID 1), each step bounded:
+#   advise-dereg   ibv_advise_mr(PREFETCH_WRITE, FLUSH) of a cold 1 GiB ODP
+#                  MR while another thread deregisters it (10 rounds, 1-20
+#                  ms apart): every round ends (skipped without ODP)
+#   sq-prod-back   the SQ producer index written back below what the kernel
+#                  fetched, then the doorbell: the QP goes to ERR within 10 s
+#   local-chain    64 RC QPs sending to each other through local delivery,
+#                  in a ring and in a chain, every SEND published without a
+#                  doorbell and then all doorbells rung: the kernel survives
+#   local-fanin    63 RC QPs sending to one: the kernel survives
+#   fuzz           HOSTILE_OPS (default 20000; the full run uses 1000000
+#                  and a larger HOSTILE_SECS) operations of 4 threads with
+#                  seed HOSTILE_SEED (default 1), at most HOSTILE_SECS
+#                  (default 90) seconds: writes into every ring mapping and
+#                  verbs calls racing on the same objects, in children
+#                  restarted when one dies of a signal
+# Then: no object of the tool is left (rdma resource), slab grew less than
+# 8 MiB, sroce8 and sroce9 (srpeer) still pass traffic, and the kernel log
+# has no report (oops, WARN, soft lockup, RCU stall, hung task).
+# HOSTILE_CASES picks the targeted cases (default: all four; "" for none),
+# HOSTILE_FUZZ_ARGS adds arguments to the fuzz run (e.g. "--avoid producer").
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/net-topo.sh"
+. "$(dirname "$0")/bounded.sh"
+
+here=$(cd "$(dirname "$0")" && pwd)
+TOP=${SROCE_TOP:-$here/..}
+HOSTILE=$TOP/build/userspace/sroce-hostile
+OPS=${HOSTILE_OPS:-20000}
+SEED=${HOSTILE_SEED:-1}
+SECS=${HOSTILE_SECS:-90}
+read -r -a CASES <<< "${HOSTILE_CASES-advise-dereg sq-prod-back local-chain local-fanin}"
+LOG=/tmp/99-hostile-process.$$
+cleanup() {
+	bg_kill_all
+	topo_down_bounded
+	rm -f "$LOG" "$LOG".*
+}
+trap cleanup EXIT
+trap 'exit 143' TERM INT
+
+[ -x "$HOSTILE" ] || ktap_skip_all "$HOSTILE not built"
+require_cmd ibv_rc_pingpong rdma || ktap_skip_all "ibv_rc_pingpong or rdma missing"
+
+slab_kb() { awk '/^Slab:/ {print $2}' /proc/meminfo; }
+
+# case NAME: one targeted reproducer; its own bounds are inside the tool
+run_case() {
+	local secs=60
+	[ "$1" = advise-dereg ] && secs=240
+	bounded "$secs" "$HOSTILE" --case "$1" --dev sroce8
+}
+
+run_fuzz() {
+	# shellcheck disable=SC2086  # HOSTILE_FUZZ_ARGS: words
+	bounded $((SECS + 60)) "$HOSTILE" --dev sroce8 --seed "$SEED" --ops "$OPS" \
+		--threads 4 --secs "$SECS" ${HOSTILE_FUZZ_ARGS:-}
+}
+
+# nothing of the tool's process left in the device's resource tables
+no_leftovers() {
+	local left
+	for _ in $(seq 50); do
+		left=$(rdma resource show 2>/dev/null | grep -F sroce-hostile)
+		[ -z "$left" ] || left=$(for r in qp cq mr pd; do
+			rdma resource show "$r" 2>/dev/null | grep -F sroce-hostile; done)
+		[ -z "$left" ] && { rdma resource show link sroce8/1 2>/dev/null; return 0; }
+		sleep 0.1
+	done
+	echo "left by sroce-hostile:"; echo "$left"
+	return 1
+}
+
+pingpong() {
+	local s c
+	bg_start s 60 "$LOG.s" ip netns exec srpeer ibv_rc_pingpong -d sroce9 -g 1 --chk -s 65536 -n 50
+	wait_listening peer 18515 "$s"
+	bg_start c 55 "$LOG.c" ibv_rc_pingpong -d sroce8 -g 1 --chk -s 65536 -n 50 192.0.2.2
+	bg_wait_both "$c" "$s" "ibv_rc_pingpong client" "ibv_rc_pingpong server"
+	tail -n 1 "$LOG.c"
+	[ "$BG_RC_A" -eq 0 ] && [ "$BG_RC_B" -eq 0 ]
+}
+
+# what dmesg_clean_since_mark checks, and soft lockups, stalls, hung tasks
+kernel_log_clean() {
+	local bad
+	bad=$(dmesg | awk -v m="$KTAP_MARK" 'found; index($0, m) { found = 1 }' |
+		grep -Ei 'soft lockup|rcu.*stall|hung task|blocked for more than')
+	[ -z "$bad" ] || echo "$bad"
+	dmesg_clean_since_mark && [ -z "$bad" ]
+}
+
+ktap_header $((1 + ${#CASES[@]} + 5))
+dmesg_mark
+ktap_result "topology sroce8 <-> sroce9" topo_up sroce || ktap_finish
+
+sync; echo 3 > /proc/sys/vm/drop_caches
+s0=$(slab_kb)
+for c in "${CASES[@]}"; do
+	ktap_step "case $c" run_case "$c"
+done
+ktap_result "fuzz: seed $SEED, $OPS ops, 4 threads, at most ${SECS} s" run_fuzz
+ktap_result "no object of the tool left" no_leftovers
+sync; echo 3 > /proc/sys/vm/drop_caches; sleep 1
+s1=$(slab_kb)
+ktap_diag "slab before ${s0} kB, after ${s1} kB (delta $((s1 - s0)) kB)"
+[ $((s1 - s0)) -lt 8192 ] && ktap_ok "no slab growth beyond 8 MiB" ||
+	ktap_fail "no slab growth beyond 8 MiB"
+ktap_result "ibv_rc_pingpong --chk sroce8 <-> sroce9 afterwards" pingpong
+ktap_result "kernel log clean" kernel_log_clean
+ktap_finish

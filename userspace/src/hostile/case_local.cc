@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// --case local-chain and local-fanin: many RC QPs of one device sending to
+// each other through local delivery (the destination GID is the device's
+// own, so packets never leave the kernel).
+//
+// Each sender gets one SEND into its SQ without a doorbell: once its send
+// worker has gone idle (SROCE_RING_F_NEED_WAKEUP) we clear the flag, so
+// ibv_post_send only publishes the entry. Then the doorbells: the first
+// QP's send is delivered to the next QP right away, whose transport runs
+// in that context and finds its own SEND waiting, and so on. A kernel that
+// runs each destination's transport nested in the sender's overflows its
+// stack; a correct one defers it. We poll completions for a bounded time
+// and report what completed (RC peers do not match up here: QP i sends to
+// i+1 but i+1's peer is i+2, so ACKs go astray and retries may end in
+// errors; only surviving matters).
+//
+//   ring   QP i -> QP i+1, the last -> QP 0
+//   chain  QP i -> QP i+1, the last -> a sink QP that sends nothing
+//   fanin  QP 1..N-1 -> QP 0 (the hub), the hub -> QP 1
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "cases.h"
+#include "child.h"
+#include "device.h"
+#include "doorbell.h"
+#include "sq_ring.h"
+
+namespace sroce::hostile {
+
+namespace {
+
+enum class Shape { ring, chain, fanin };
+
+const char *shape_name(Shape s)
+{
+	return s == Shape::ring ? "ring" : s == Shape::chain ? "chain" : "fanin";
+}
+
+constexpr std::uint32_t kMsg = 64;
+
+int local_run(const Options &o, Shape shape)
+{
+	Device dev;
+	if (!open_device(o.dev, o.gid_index, dev))
+		return 1;
+	const unsigned n = o.qps;
+	// ring, fanin: n QPs; chain: n senders and a sink
+	const unsigned total = shape == Shape::chain ? n + 1 : n;
+	// receives: the hub of a fan-in one per sender, everyone else two
+	const unsigned hub_recvs = shape == Shape::fanin ? n : 2, recvs = 2;
+	PdPtr pd(ibv_alloc_pd(dev.ctx.get()));
+	CqPtr cq(pd ? ibv_create_cq(dev.ctx.get(), static_cast<int>(total * 8 + n * 2), nullptr,
+				    nullptr, 0) : nullptr);
+	// a receive buffer per (QP, receive), then the SEND's source
+	std::vector<std::byte> buf(static_cast<std::size_t>(total * hub_recvs + 1) * kMsg);
+	MrPtr mr(cq ? ibv_reg_mr(pd.get(), buf.data(), buf.size(), kAllAccess) : nullptr);
+	if (!mr) {
+		std::printf("PD/CQ/MR: %s\n", std::strerror(errno));
+		return 1;
+	}
+	QpCaps caps;
+	caps.send_wr = 4;
+	caps.recv_wr = hub_recvs;
+	std::vector<QpWithRings> qps;
+	for (unsigned i = 0; i < total; i++) {
+		qps.push_back(create_tracked([&] {
+			return create_qp(pd.get(), IBV_QPT_RC, cq.get(), cq.get(), nullptr, caps);
+		}));
+		if (!qps.back().qp) {
+			std::printf("create_qp %u: %s\n", i, std::strerror(errno));
+			return 1;
+		}
+	}
+	auto dest = [&](unsigned i) -> unsigned {
+		switch (shape) {
+		case Shape::ring: return (i + 1) % n;
+		case Shape::chain: return i < n ? i + 1 : n - 1;
+		default: return i == 0 ? 1 : 0;
+		}
+	};
+	auto sends = [&](unsigned i) { return shape == Shape::fanin ? i != 0 : i < n; };
+	std::vector<Mapping> sq(total);
+	for (unsigned i = 0; i < total; i++) {
+		ibv_qp *qp = qps[i].qp.get();
+		if (qp_init(qp)) {
+			std::printf("INIT %u: %s\n", i, std::strerror(errno));
+			return 1;
+		}
+		const unsigned nrecv = i == 0 ? hub_recvs : recvs;
+		for (unsigned r = 0; r < nrecv; r++) {
+			ibv_sge sge{reinterpret_cast<std::uintptr_t>(buf.data()) + (i * hub_recvs + r) * kMsg,
+				    kMsg, mr->lkey};
+			ibv_recv_wr wr{};
+			ibv_recv_wr *bad = nullptr;
+			wr.wr_id = i;
+			wr.sg_list = &sge;
+			wr.num_sge = 1;
+			if (ibv_post_recv(qp, &wr, &bad)) {
+				std::printf("post_recv %u: %s\n", i, std::strerror(errno));
+				return 1;
+			}
+		}
+		const auto m = find_sq(qps[i], nrecv);
+		if (!m) {
+			std::printf("QP %u: cannot tell its SQ mapping\n", i);
+			return 1;
+		}
+		sq[i] = *m;
+	}
+	for (unsigned i = 0; i < total; i++) {
+		ibv_qp *qp = qps[i].qp.get();
+		if (qp_rtr(qp, dev, qps[dest(i)].qp->qp_num, 0) || qp_rts(qp, 0, 14, 1)) {
+			std::printf("RTR/RTS %u: %s\n", i, std::strerror(errno));
+			return 1;
+		}
+	}
+	// one SEND in every sender's ring, published without a doorbell
+	unsigned quiet = 0;
+	for (unsigned i = 0; i < total; i++) {
+		if (!sends(i))
+			continue;
+		if (wait_need_wakeup(sq[i], 5)) {
+			ring_word(sq[i], kFlagsOff).store(0);
+			quiet++;
+		}
+		ibv_sge sge{reinterpret_cast<std::uintptr_t>(buf.data()) + total * hub_recvs * kMsg, kMsg,
+			    mr->lkey};
+		ibv_send_wr wr{};
+		ibv_send_wr *bad = nullptr;
+		wr.wr_id = 1000 + i;
+		wr.sg_list = &sge;
+		wr.num_sge = 1;
+		wr.opcode = IBV_WR_SEND;
+		wr.send_flags = IBV_SEND_SIGNALED;
+		if (ibv_post_send(qps[i].qp.get(), &wr, &bad)) {
+			std::printf("post_send %u: %s\n", i, std::strerror(errno));
+			return 1;
+		}
+	}
+	std::printf("%s of %u QPs: %u SENDs published without a doorbell; ringing the doorbells\n",
+		    shape_name(shape), total, quiet);
+	std::fflush(stdout);
+	unsigned db_err = 0;
+	for (unsigned i = 0; i < total; i++)
+		if (sends(i) && sq_doorbell(qps[i].qp.get()))
+			db_err++;
+
+	unsigned ok = 0, err = 0;
+	const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+	ibv_wc wc[64];
+	while (std::chrono::steady_clock::now() < deadline) {
+		const int got = ibv_poll_cq(cq.get(), 64, wc);
+		for (int i = 0; i < got; i++)
+			(wc[i].status == IBV_WC_SUCCESS ? ok : err)++;
+		if (got <= 0)
+			std::this_thread::sleep_for(std::chrono::milliseconds(10));
+	}
+	std::printf("%s: %u doorbell errors; completions in 5 s: %u successful, %u in error\n",
+		    shape_name(shape), db_err, ok, err);
+	return 0;
+}
+
+}  // namespace
+
+int case_local_chain(const Options &o)
+{
+	int rc = run_bounded([&] { return local_run(o, Shape::ring); }, o.case_secs, "local-chain ring");
+	if (!rc)
+		rc = run_bounded([&] { return local_run(o, Shape::chain); }, o.case_secs,
+				 "local-chain chain");
+	return rc;
+}
+
+int case_local_fanin(const Options &o)
+{
+	return run_bounded([&] { return local_run(o, Shape::fanin); }, o.case_secs, "local-fanin");
+}
+
+}  // namespace sroce::hostile
