@@ -7,6 +7,10 @@
 #   make sparse              module under sparse (C=2) for every kernel
 #   make check-debug         selftests on a KASAN/lockdep/kmemleak 6.1 kernel
 #                            built from source (opt-in; TESTS=... to choose)
+#   make check-blktests BLKTESTS=DIR [GROUPS="nvme srp"]
+#                            blktests (a checkout of it) over sroce and over
+#                            rdma_rxe in the VM, every kernel; a per-test
+#                            table in build/blktests/report.md (opt-in)
 #   make check-clients-rxe   the real-client selftests on rdma_rxe instead of
 #                            sroce, every kernel: the rxe column of the
 #                            clients matrix (opt-in, build/check-clients-rxe)
@@ -21,12 +25,12 @@ MODSRC := $(TOP)/kernel
 MODFILES := $(MODSRC)/Kbuild $(wildcard $(MODSRC)/*.c $(MODSRC)/*.h $(MODSRC)/proto/*.c $(MODSRC)/proto/*.h $(MODSRC)/uapi/*.h)
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps module module-host modules provider userspace run check check-debug check-clients-rxe bench sparse install clean help
+.PHONY: all deps module module-host modules provider userspace run check check-debug check-clients-rxe check-blktests bench sparse install clean help
 
 all: deps module provider userspace
 
 help:
-	@sed -n '2,14p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,18p' Makefile | sed 's/^# \{0,1\}//'
 
 # scripts/deps is idempotent and quiet when everything is present
 deps:
@@ -112,6 +116,14 @@ check-debug:
 	@scripts/debug-kernel
 	@$(MAKE) --no-print-directory module-$(DEBUG_KERNEL) provider userspace
 	@scripts/check-debug $(TESTS)
+
+# Opt-in, not part of check (blktests is not packaged in Debian): the
+# nvme and srp groups of a blktests checkout, over sroce and over rdma_rxe
+GROUPS ?= nvme srp
+check-blktests: deps
+	@test -n "$(BLKTESTS)" || { echo "make check-blktests BLKTESTS=/path/to/blktests [GROUPS=...]"; exit 2; }
+	@$(MAKE) --no-print-directory modules provider userspace
+	@scripts/check-blktests --blktests "$(BLKTESTS)" --groups "$(GROUPS)" --kernels "$(KERNELS)"
 
 # Opt-in, not part of check: the 92-*/97-* client scripts with
 # SROCE_CLIENT_IMPL=rxe (selftests/run --impl rxe); a failure there is
