@@ -70,10 +70,13 @@ static int sroce_mc_ip(struct sroce_dev *sdev, const union ib_gid *mgid, bool jo
 
 	if (!ndev)
 		return -ENODEV;
-	if (!sroce_mgid_v4(mgid))
-		return join ? ipv6_dev_mc_inc(ndev, (const struct in6_addr *)mgid->raw) :
-			      ipv6_dev_mc_dec(ndev, (const struct in6_addr *)mgid->raw);
+	/* both IP layers change a device's groups under RTNL only */
 	rtnl_lock();
+	if (!sroce_mgid_v4(mgid)) {
+		err = join ? ipv6_dev_mc_inc(ndev, (const struct in6_addr *)mgid->raw) :
+			     ipv6_dev_mc_dec(ndev, (const struct in6_addr *)mgid->raw);
+		goto out_unlock;
+	}
 	in_dev = __in_dev_get_rtnl(ndev);
 	if (!in_dev)
 		err = -ENODEV;
@@ -81,6 +84,7 @@ static int sroce_mc_ip(struct sroce_dev *sdev, const union ib_gid *mgid, bool jo
 		ip_mc_inc_group(in_dev, *(__be32 *)(mgid->raw + 12));
 	else
 		ip_mc_dec_group(in_dev, *(__be32 *)(mgid->raw + 12));
+out_unlock:
 	rtnl_unlock();
 	return err;
 }
