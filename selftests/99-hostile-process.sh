@@ -13,6 +13,8 @@
 #                  in a ring and in a chain, every SEND published without a
 #                  doorbell and then all doorbells rung: the kernel survives
 #   local-fanin    63 RC QPs sending to one: the kernel survives
+#   (local-chain and local-fanin run again with the module parameter
+#   loopback=N: the packets go through the IP stack and lo instead)
 #   fuzz           HOSTILE_OPS (default 20000; the full run uses 1000000
 #                  and a larger HOSTILE_SECS) operations of 4 threads with
 #                  seed HOSTILE_SEED (default 1), at most HOSTILE_SECS
@@ -35,9 +37,13 @@ OPS=${HOSTILE_OPS:-20000}
 SEED=${HOSTILE_SEED:-1}
 SECS=${HOSTILE_SECS:-90}
 read -r -a CASES <<< "${HOSTILE_CASES-advise-dereg sq-prod-back local-chain local-fanin}"
+LB_CASES=()
+for c in "${CASES[@]}"; do case $c in local-*) LB_CASES+=("$c") ;; esac; done
+LOOPBACK=/sys/module/sroce/parameters/loopback
 LOG=/tmp/99-hostile-process.$$
 cleanup() {
 	bg_kill_all
+	echo Y > "$LOOPBACK" 2>/dev/null
 	topo_down_bounded
 	rm -f "$LOG" "$LOG".*
 }
@@ -54,6 +60,16 @@ run_case() {
 	local secs=60
 	[ "$1" = advise-dereg ] && secs=240
 	bounded "$secs" "$HOSTILE" --case "$1" --dev sroce8
+}
+
+# the same with loopback=N: local packets through the IP stack and lo
+run_case_lo() {
+	local rc
+	echo N > "$LOOPBACK" || return 1
+	run_case "$1"
+	rc=$?
+	echo Y > "$LOOPBACK"
+	return "$rc"
 }
 
 run_fuzz() {
@@ -95,7 +111,7 @@ kernel_log_clean() {
 	dmesg_clean_since_mark && [ -z "$bad" ]
 }
 
-ktap_header $((1 + ${#CASES[@]} + 5))
+ktap_header $((1 + ${#CASES[@]} + ${#LB_CASES[@]} + 5))
 dmesg_mark
 ktap_result "topology sroce8 <-> sroce9" topo_up sroce || ktap_finish
 
@@ -103,6 +119,9 @@ sync; echo 3 > /proc/sys/vm/drop_caches
 s0=$(slab_kb)
 for c in "${CASES[@]}"; do
 	ktap_step "case $c" run_case "$c"
+done
+for c in "${LB_CASES[@]}"; do
+	ktap_step "case $c, loopback=N" run_case_lo "$c"
 done
 ktap_result "fuzz: seed $SEED, $OPS ops, 4 threads, at most ${SECS} s" run_fuzz
 ktap_result "no object of the tool left" no_leftovers
