@@ -248,6 +248,41 @@ int sroce_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 	return 0;
 }
 
+/*
+ * ibv_open_qp(): another process's (or context's) XRC TGT QP, found by its
+ * number in an XRC domain both share. A TGT QP has no rings: the opened
+ * handle is for modify, query and events only (posting to it fails with
+ * EINVAL, as on the QP it opens); ibv_destroy_qp() closes the handle.
+ */
+struct ibv_qp *sroce_open_qp(struct ibv_context *ibctx, struct ibv_qp_open_attr *attr)
+{
+	struct ib_uverbs_create_qp_resp resp;
+	struct ibv_open_qp cmd;
+	struct sroce_qp *qp;
+	int ret;
+
+	qp = calloc(1, sizeof(*qp));
+	if (!qp)
+		return NULL;
+	if (pthread_spin_init(&qp->sq.lock, PTHREAD_PROCESS_PRIVATE)) {
+		free(qp);
+		return NULL;
+	}
+	if (pthread_spin_init(&qp->rq.lock, PTHREAD_PROCESS_PRIVATE)) {
+		pthread_spin_destroy(&qp->sq.lock);
+		free(qp);
+		return NULL;
+	}
+	ret = ibv_cmd_open_qp(ibctx, &qp->vqp, sizeof(qp->vqp), attr, &cmd, sizeof(cmd),
+			      &resp, sizeof(resp));
+	if (ret) {
+		sroce_qp_free(qp);
+		errno = ret;
+		return NULL;
+	}
+	return &qp->vqp.qp;
+}
+
 int sroce_destroy_qp(struct ibv_qp *ibqp)
 {
 	struct sroce_qp *qp = to_sqp(ibqp);

@@ -119,6 +119,7 @@ static const struct verbs_context_ops sroce_ctx_ops = {
 	.query_qp = sroce_query_qp,
 	.modify_qp = sroce_modify_qp,
 	.destroy_qp = sroce_destroy_qp,
+	.open_qp = sroce_open_qp,
 	.post_send = sroce_post_send,
 	.post_recv = sroce_post_recv,
 	.create_srq = sroce_create_srq,

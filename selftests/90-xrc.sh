@@ -10,7 +10,8 @@
 # limit event, RDMA WRITE/READ byte-exact and checked against the SRQ's
 # PD, SENDs to a missing SRQ or one of another XRC domain refused with a
 # remote invalid request error, and what must be refused locally (also as
-# raw uverbs commands, past the provider).
+# raw uverbs commands, past the provider); an XRC TGT QP shared by two
+# processes with ibv_open_qp() (xrc_open_qp.c).
 # rdma_rxe implements no XRC: there is no interop case.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/net-topo.sh"
@@ -58,8 +59,17 @@ xsrq() {
 	return $rc
 }
 case_ok() { timeout 60 python3 "$here/xrc_verbs.py" sroce8 1 "$1"; }
+# an XRC TGT QP shared between two processes (ibv_open_qp)
+open_qp() {
+	local bin=/tmp/xrc_open_qp.$$ rc
+	gcc -O1 -Wall -o "$bin" "$here/xrc_open_qp.c" -libverbs || { echo "gcc failed"; return 4; }
+	timeout 60 "$bin" sroce8
+	rc=$?
+	rm -f "$bin"
+	return "$rc"
+}
 
-ktap_header $((1 + 3 + 5 + 1))
+ktap_header $((1 + 3 + 5 + 1 + 1))
 dmesg_mark
 ktap_diag "rdma_rxe has no XRC: XRC runs sroce <-> sroce only"
 ktap_result "topology up (sroce in two namespaces)" topo_up sroce
@@ -69,5 +79,6 @@ ktap_result "ibv_xsrq_pingpong 3 clients x 20, completion events" xsrq 3 -n 20 -
 for c in send rdma badsrq refuse raw; do
 	ktap_result "XRC verbs: $c" case_ok "$c"
 done
+ktap_step "XRC TGT QP shared by two processes (ibv_open_qp)" open_qp
 ktap_result "dmesg clean" dmesg_clean_since_mark
 ktap_finish
