@@ -8,7 +8,9 @@ passed over rxe did not pass over sroce (or, with sroce alone, one failed).
 import re
 import sys
 
-RESULT = re.compile(r'^(\S+/\d+)\s.*\[(passed|failed|not run)\]')
+# "nvme/006 (tr=rdma bd=file) (create an NVMeOF target)   [passed]": the
+# test and, when it runs in several configurations, the one ("(k=v ...)")
+RESULT = re.compile(r'^(\S+/\d+)(\s+\([^)]*=[^)]*\))?\s.*\[(passed|failed|not run)\]')
 
 
 def results(path):
@@ -18,7 +20,7 @@ def results(path):
             for line in f:
                 m = RESULT.match(line.strip())
                 if m:
-                    got[m.group(1)] = m.group(2)
+                    got[m.group(1) + (m.group(2) or '')] = m.group(3)
     except OSError:
         pass
     return got
