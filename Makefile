@@ -1,8 +1,9 @@
 # sroce - top-level build. See README.md.
 #
-#   make [KERNEL=6.1|6.12]   deps, module for KERNEL, provider, C++ tools
+#   make [KERNEL=6.1|6.12|newest]  deps, module for KERNEL, provider, C++ tools
 #   make run                 boot the VM, create sroce0, show it
 #   make check               host unit tests + VM selftests on every kernel
+#                            (KERNELS="6.1 6.12 newest" adds the newest)
 #   make bench               sroce vs rdma_rxe vs TCP on every kernel (build/bench)
 #   make sparse              module under sparse (C=2) for every kernel
 #   make check-debug         selftests on a KASAN/lockdep/kmemleak 6.1 kernel
@@ -32,11 +33,12 @@ JOBS ?= $(shell nproc)
 all: deps module provider userspace
 
 help:
-	@sed -n '2,14p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,15p' Makefile | sed 's/^# \{0,1\}//'
 
-# scripts/deps is idempotent and quiet when everything is present
+# scripts/deps is idempotent and quiet when everything is present; it
+# refreshes the kernels of KERNELS (newest: a newer release in the archive)
 deps:
-	@scripts/deps
+	@scripts/deps --packages --kernels "$(sort $(KERNELS) $(KERNEL))" --rdma-core
 
 # --- kernel module -------------------------------------------------------
 # Each kernel gets its own object tree under build/kernel/<series>/ made of
