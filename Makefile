@@ -1,8 +1,9 @@
 # sroce - top-level build. See README.md.
 #
-#   make [KERNEL=6.1|6.12]   deps, module for KERNEL, provider, C++ tools
+#   make [KERNEL=6.1|6.12|newest]  deps, module for KERNEL, provider, C++ tools
 #   make run                 boot the VM, create sroce0, show it
 #   make check               host unit tests + VM selftests on every kernel
+#                            (KERNELS="6.1 6.12 newest" adds the newest)
 #   make bench               sroce vs rdma_rxe vs TCP on every kernel (build/bench)
 #   make sparse              module under sparse (C=2) for every kernel
 #   make check-debug         selftests on a KASAN/lockdep/kmemleak 6.1 kernel
@@ -19,10 +20,16 @@
 
 KERNEL ?= 6.12
 KERNELS := 6.1 6.12
+# Debian's newest kernel (trixie-backports' linux-image-amd64, whatever
+# version that is today: build/kernels/newest/version), resolved by
+# scripts/deps and built in a trixie build root. Not in the default
+# KERNELS yet; module-newest, sparse-newest, `make check KERNELS="6.1 6.12
+# newest"` work. See Documentation/design.rst, "Supported kernels".
+NEWEST := newest
 TOP := $(CURDIR)
 B := $(TOP)/build
 MODSRC := $(TOP)/kernel
-MODFILES := $(MODSRC)/Kbuild $(wildcard $(MODSRC)/*.c $(MODSRC)/*.h $(MODSRC)/proto/*.c $(MODSRC)/proto/*.h $(MODSRC)/uapi/*.h)
+MODFILES := $(MODSRC)/Kbuild $(wildcard $(MODSRC)/*.c $(MODSRC)/*.h $(MODSRC)/*.sh $(MODSRC)/proto/*.c $(MODSRC)/proto/*.h $(MODSRC)/uapi/*.h)
 JOBS ?= $(shell nproc)
 
 .PHONY: all deps module module-host modules provider userspace run check check-debug check-clients-rxe check-blktests bench sparse install clean help
@@ -30,30 +37,33 @@ JOBS ?= $(shell nproc)
 all: deps module provider userspace
 
 help:
-	@sed -n '2,18p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,19p' Makefile | sed 's/^# \{0,1\}//'
 
-# scripts/deps is idempotent and quiet when everything is present
+# scripts/deps is idempotent and quiet when everything is present; it
+# refreshes the kernels of KERNELS (newest: a newer release in the archive)
 deps:
-	@scripts/deps
+	@scripts/deps --packages --kernels "$(sort $(KERNELS) $(KERNEL))" --rdma-core
 
 # --- kernel module -------------------------------------------------------
 # Each kernel gets its own object tree under build/kernel/<series>/ made of
-# symlinks to kernel/, so 6.1 and 6.12 objects never mix.
+# symlinks to kernel/, so the kernels' objects never mix. scripts/kmake runs
+# the kernel's make on the host, or in the build root scripts/deps recorded
+# for the kernel (newest: a trixie chroot, its headers need gcc-14).
 define module_rules
 $(B)/kernel/$(1)/sroce.ko: $(MODFILES) $(B)/kernels/$(1)/.done
 	@mkdir -p $(B)/kernel/$(1)
 	@mkdir -p $(B)/kernel/$(1)/proto
-	@cd $(MODSRC) && for f in Kbuild *.c *.h proto/*.c proto/*.h; do ln -sfn $(MODSRC)/$$$$f $(B)/kernel/$(1)/$$$$f; done
+	@cd $(MODSRC) && for f in Kbuild *.c *.h *.sh proto/*.c proto/*.h; do ln -sfn $(MODSRC)/$$$$f $(B)/kernel/$(1)/$$$$f; done
 	@ln -sfn $(MODSRC)/uapi $(B)/kernel/$(1)/uapi
-	$(MAKE) -C $(B)/kernels/$(1)/build M=$(B)/kernel/$(1) W=1 $(MODFLAGS_$(1)) modules
+	$(TOP)/scripts/kmake $(1) $(MAKE) -C $(B)/kernels/$(1)/build M=$(B)/kernel/$(1) W=1 $(MODFLAGS_$(1)) modules
 module-$(1): $(B)/kernel/$(1)/sroce.ko
 sparse-$(1): $(B)/kernels/$(1)/.done
 	@mkdir -p $(B)/kernel/$(1)
 	$(MAKE) module-$(1)
-	$(MAKE) -C $(B)/kernels/$(1)/build M=$(B)/kernel/$(1) W=1 C=2 modules 2>&1 | tee $(B)/kernel/$(1)/sparse.log
+	$(TOP)/scripts/kmake $(1) $(MAKE) -C $(B)/kernels/$(1)/build M=$(B)/kernel/$(1) W=1 C=2 modules 2>&1 | tee $(B)/kernel/$(1)/sparse.log
 	@! grep -E 'warning|error' $(B)/kernel/$(1)/sparse.log
 endef
-$(foreach k,$(KERNELS),$(eval $(call module_rules,$(k))))
+$(foreach k,$(sort $(KERNELS) $(NEWEST)),$(eval $(call module_rules,$(k))))
 
 # The debug kernel (KASAN, lockdep, kmemleak) of `make check-debug`: built
 # from Debian's linux-source-6.1 by scripts/debug-kernel, not part of

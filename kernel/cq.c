@@ -112,7 +112,7 @@ static u32 sroce_cq_consumer(struct sroce_cq *cq)
  * or a corrupt consumer index; -ENOMEM; -EFAULT. On error the old ring is
  * untouched.
  */
-int sroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
+int sroce_resize_cq(struct ib_cq *ibcq, sroce_cqe_t cqe, struct ib_udata *udata)
 {
 	struct sroce_resize_cq_resp resp = {};
 	struct sroce_cq *cq = sroce_to_cq(ibcq);

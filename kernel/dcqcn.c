@@ -65,8 +65,8 @@ static enum hrtimer_restart sroce_dcqcn_pace_timer(struct hrtimer *t)
 
 void sroce_dcqcn_init_qp(struct sroce_qp *qp)
 {
-	hrtimer_init(&qp->dcqcn.pace, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
-	qp->dcqcn.pace.function = sroce_dcqcn_pace_timer;
+	sroce_hrtimer_setup(&qp->dcqcn.pace, sroce_dcqcn_pace_timer, CLOCK_MONOTONIC,
+			    HRTIMER_MODE_REL_SOFT);
 }
 
 /**

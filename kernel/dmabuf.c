@@ -39,7 +39,7 @@
 #include "compat.h"
 #include "dmabuf.h"
 
-MODULE_IMPORT_NS(DMA_BUF);
+MODULE_IMPORT_NS(SROCE_NS_DMA_BUF);
 
 /**
  * struct sroce_dmabuf - a dma-buf imported by an MR

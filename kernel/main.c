@@ -116,17 +116,6 @@ static void sroce_port_event(struct sroce_dev *sdev)
 	ib_dispatch_event(&ev);
 }
 
-/* Is @name taken by any RDMA device (ours or another driver's)? */
-static bool sroce_name_taken(const char *name)
-{
-	struct ib_device *ibdev = ib_device_get_by_name(name, RDMA_DRIVER_UNKNOWN);
-
-	if (!ibdev)
-		return false;
-	ib_device_put(ibdev);
-	return true;
-}
-
 /**
  * sroce_set_rdma_net() - register the device in its netdev's namespace when
  *	the RDMA core isolates namespaces
@@ -166,9 +155,11 @@ static int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 	/*
 	 * The core would refuse a taken name with -ENFILE ("Too many open
 	 * files in system"); say what is wrong instead. Racing adds of one
-	 * name still get the core's answer.
+	 * name, and kernels where sroce cannot look the name up
+	 * (sroce_ib_name_taken()), get the same answer from
+	 * ib_register_device() below.
 	 */
-	if (sroce_name_taken(ibdev_name))
+	if (sroce_ib_name_taken(ibdev_name))
 		return -EEXIST;
 
 	sroce_reap(false);
@@ -212,6 +203,8 @@ static int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 	sroce_set_rdma_net(sdev, dev_net(ndev));
 
 	err = ib_register_device(&sdev->ib_dev, ibdev_name, NULL);
+	if (err == -ENFILE)
+		err = -EEXIST;	/* the name is taken */
 	if (err)
 		goto err_dealloc_dev;
 

@@ -217,7 +217,7 @@ static struct sroce_mr *sroce_user_mr_create(struct ib_pd *ibpd, u64 start, u64 
 		mr->ibmr.pd = ibpd;
 		return mr;
 	}
-	umem = ib_umem_get(&sdev->ib_dev, start, length, access);
+	umem = sroce_ib_umem_get(&sdev->ib_dev, start, length, access);
 	if (IS_ERR(umem)) {
 		err = PTR_ERR(umem);
 		goto err_free_mr;
@@ -261,7 +261,8 @@ static void sroce_user_mr_free(struct sroce_mr *mr)
  * (also: MR table full), -EPERM.
  */
 struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
-				u64 iova, int access, struct ib_udata *udata)
+				u64 iova, int access, SROCE_MR_DMAH_PARAM
+				struct ib_udata *udata)
 {
 	struct sroce_mr *mr = sroce_user_mr_create(ibpd, start, length, iova, access);
 	int err;
@@ -374,7 +375,7 @@ err_free_mr:
  * a buffer the CPU cannot map), -ENOMEM (also: MR table full).
  */
 struct ib_mr *sroce_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset, u64 length,
-				       u64 iova, int fd, int access,
+				       u64 iova, int fd, int access, SROCE_MR_DMAH_PARAM
 				       SROCE_REG_DMABUF_ARG *arg)
 {
 	struct sroce_dmabuf *sdb;

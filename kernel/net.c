@@ -415,7 +415,7 @@ static struct socket *sroce_udp_open(struct net *net, bool ipv6)
 	err = udp_sock_create(net, &cfg, &sock);
 	if (err)
 		return ERR_PTR(err);
-	setup_udp_tunnel_sock(net, sock, &tcfg);
+	sroce_setup_udp_tunnel_sock(net, sock, &tcfg);
 	return sock;
 }
 
@@ -424,9 +424,9 @@ static void sroce_udp_close(struct sroce_udp *udp)
 	lockdep_assert_held(&sroce_udp_lock);
 
 	if (udp->sock6)
-		udp_tunnel_sock_release(udp->sock6);
+		sroce_udp_tunnel_sock_release(udp->sock6);
 	if (udp->sock4)
-		udp_tunnel_sock_release(udp->sock4);
+		sroce_udp_tunnel_sock_release(udp->sock4);
 	udp->sock4 = NULL;
 	udp->sock6 = NULL;
 }
@@ -909,7 +909,7 @@ static int sroce_xmit4(struct sroce_qp *qp, struct sk_buff *skb, struct net *net
 		.flowi4_proto = IPPROTO_UDP,
 		.daddr = qp->path.daddr4,
 		.saddr = qp->path.saddr4,
-		.flowi4_tos = qp->path.tos & ~INET_ECN_MASK,
+		SROCE_FLOWI4_TOS(qp->path.tos & ~INET_ECN_MASK),
 	};
 	struct iphdr *iph;
 	struct rtable *rt;

@@ -57,11 +57,11 @@ static bool sroce_odp_invalidate(struct mmu_interval_notifier *mni,
 	end = min_t(u64, ib_umem_end(umem), range->end);
 	if (mr) {
 		write_lock_bh(&mr->lock);
-		ib_umem_odp_unmap_dma_pages(umem, start, end);
+		sroce_odp_unmap_pages(umem, start, end);
 		write_unlock_bh(&mr->lock);
 	} else {
 		/* not published yet, or stopped: nobody copies */
-		ib_umem_odp_unmap_dma_pages(umem, start, end);
+		sroce_odp_unmap_pages(umem, start, end);
 	}
 	mutex_unlock(&umem->umem_mutex);
 	return true;
@@ -102,11 +102,11 @@ static const struct mmu_interval_notifier_ops sroce_odp_ops = {
 static int sroce_odp_map(struct sroce_mr *mr, u64 uva, u64 len, bool fault)
 {
 	struct ib_umem_odp *umem = mr->odp.umem;
-	u64 mask = ODP_READ_ALLOWED_BIT;
+	u64 mask = SROCE_ODP_MAP_READ;
 	int ret = 0;
 
 	if (umem->umem.writable)
-		mask |= ODP_WRITE_ALLOWED_BIT;
+		mask |= SROCE_ODP_MAP_WRITE;
 	while (len && !ret) {
 		u64 n = min_t(u64, len, SROCE_ODP_MAP_CHUNK - (uva & (SROCE_ODP_MAP_CHUNK - 1)));
 
@@ -307,20 +307,12 @@ static u64 sroce_odp_uva(const struct sroce_mr *mr, u64 iova)
 }
 
 /*
- * The kernel address of @uva if its page is mapped with @bit, else NULL.
- * Caller holds mr->lock for reading.
+ * The kernel address of @uva if its page is mapped for reading and, if
+ * @write, writing; else NULL. Caller holds mr->lock for reading.
  */
-static void *sroce_odp_va(struct sroce_mr *mr, u64 uva, u64 bit, u64 *room)
+static void *sroce_odp_va(struct sroce_mr *mr, u64 uva, bool write, u64 *room)
 {
-	struct ib_umem_odp *umem = mr->odp.umem;
-	u64 psz = BIT(umem->page_shift), off = uva & (psz - 1);
-	dma_addr_t dma;
-
-	dma = READ_ONCE(umem->dma_list[(uva - ib_umem_start(umem)) >> umem->page_shift]);
-	if (!(dma & bit))
-		return NULL;
-	*room = psz - off;
-	return (void *)(uintptr_t)(dma & ODP_DMA_ADDR_MASK) + off;
+	return sroce_odp_page_va(mr->odp.umem, uva, write, room);
 }
 
 /**
@@ -337,13 +329,12 @@ static void *sroce_odp_va(struct sroce_mr *mr, u64 uva, u64 bit, u64 *room)
  */
 int sroce_odp_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len, bool to_mr)
 {
-	u64 uva = sroce_odp_uva(mr, iova), bit, room;
+	u64 uva = sroce_odp_uva(mr, iova), room;
 	int err = 0;
 
-	bit = to_mr ? ODP_WRITE_ALLOWED_BIT : ODP_READ_ALLOWED_BIT;
 	read_lock(&mr->lock);
 	while (len) {
-		void *va = sroce_odp_va(mr, uva, bit, &room);
+		void *va = sroce_odp_va(mr, uva, to_mr, &room);
 		u32 n;
 
 		if (!va) {
@@ -388,7 +379,7 @@ int sroce_odp_atomic(struct sroce_mr *mr, u64 iova, enum sroce_atomic_op op, u64
 	if (uva & 7)
 		return -EINVAL;
 	read_lock(&mr->lock);
-	va = sroce_odp_va(mr, uva, ODP_WRITE_ALLOWED_BIT, &room);
+	va = sroce_odp_va(mr, uva, true, &room);
 	if (va)
 		*orig = sroce_atomic_word(va, op, compare, swap_add);
 	read_unlock(&mr->lock);

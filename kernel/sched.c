@@ -60,7 +60,7 @@ void sroce_qp_sync_cq(struct ib_cq *ibcq)
 
 static void sroce_retrans_timer(struct timer_list *t)
 {
-	struct sroce_qp *qp = from_timer(qp, t, retrans_timer);
+	struct sroce_qp *qp = sroce_timer_container_of(qp, t, retrans_timer);
 
 	set_bit(SROCE_QP_EV_TIMEOUT, &qp->events);
 	sroce_qp_sched(qp);
@@ -68,7 +68,7 @@ static void sroce_retrans_timer(struct timer_list *t)
 
 static void sroce_rnr_timer(struct timer_list *t)
 {
-	struct sroce_qp *qp = from_timer(qp, t, rnr_timer);
+	struct sroce_qp *qp = sroce_timer_container_of(qp, t, rnr_timer);
 
 	set_bit(SROCE_QP_EV_RNR_DONE, &qp->events);
 	sroce_qp_sched(qp);
@@ -76,7 +76,7 @@ static void sroce_rnr_timer(struct timer_list *t)
 
 static void sroce_sr_timer(struct timer_list *t)
 {
-	struct sroce_qp *qp = from_timer(qp, t, sr_timer);
+	struct sroce_qp *qp = sroce_timer_container_of(qp, t, sr_timer);
 
 	set_bit(SROCE_QP_EV_SR_GAP, &qp->events);
 	sroce_qp_sched(qp);
@@ -396,8 +396,7 @@ void sroce_sched_init_qp(struct sroce_qp *qp, enum ib_qp_type type)
 	timer_setup(&qp->retrans_timer, sroce_retrans_timer, 0);
 	timer_setup(&qp->rnr_timer, sroce_rnr_timer, 0);
 	timer_setup(&qp->sr_timer, sroce_sr_timer, 0);
-	hrtimer_init(&qp->poll_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
-	qp->poll_timer.function = sroce_poll_timer;
+	sroce_hrtimer_setup(&qp->poll_timer, sroce_poll_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
 	sroce_dcqcn_init_qp(qp);
 }
 
@@ -487,7 +486,7 @@ int sroce_sched_init_module(void)
 	 * QP's packets reorder them, which RC pays for with NAKs and resends
 	 * and UC with lost messages.
 	 */
-	sroce_wq = alloc_workqueue("sroce", WQ_HIGHPRI, 0);
+	sroce_wq = alloc_workqueue("sroce", WQ_HIGHPRI | SROCE_WQ_PERCPU, 0);
 	if (!sroce_wq)
 		return -ENOMEM;
 	/*

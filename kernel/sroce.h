@@ -273,7 +273,7 @@ static inline struct sroce_cq *sroce_to_cq(struct ib_cq *ibcq)
 int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		    SROCE_CREATE_CQ_ARG *arg);
 int sroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
-int sroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
+int sroce_resize_cq(struct ib_cq *ibcq, sroce_cqe_t cqe, struct ib_udata *udata);
 int sroce_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
 int sroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 int sroce_cq_post(struct sroce_cq *cq, const struct sroce_cqe *cqe,
@@ -360,13 +360,14 @@ void sroce_mr_init_dev(struct sroce_dev *sdev);
 void sroce_mr_cleanup_dev(struct sroce_dev *sdev);
 struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access);
 struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
-				u64 iova, int access, struct ib_udata *udata);
+				u64 iova, int access, SROCE_MR_DMAH_PARAM
+				struct ib_udata *udata);
 int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 struct ib_mr *sroce_reg_dm_mr(struct ib_pd *ibpd, struct ib_dm *ibdm,
 			      struct ib_dm_mr_attr *attr,
 			      struct uverbs_attr_bundle *attrs);
 struct ib_mr *sroce_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset, u64 length,
-				       u64 iova, int fd, int access,
+				       u64 iova, int fd, int access, SROCE_MR_DMAH_PARAM
 				       SROCE_REG_DMABUF_ARG *arg);
 struct ib_mr *sroce_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start, u64 length,
 				  u64 iova, int access, struct ib_pd *pd,

@@ -440,7 +440,7 @@ const struct ib_device_ops sroce_dev_ops = {
 	.reg_user_mr_dmabuf = sroce_reg_user_mr_dmabuf,
 	.rereg_user_mr = sroce_rereg_user_mr,
 	.req_notify_cq = sroce_req_notify_cq,
-	.resize_cq = sroce_resize_cq,
+	.SROCE_RESIZE_CQ_OP = sroce_resize_cq,
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, sroce_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, sroce_cq, ibcq),

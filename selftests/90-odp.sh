@@ -8,21 +8,26 @@
 # pages, faults them in (odp_faults) and moves exactly the bytes the
 # process sees; invalidation (pages dropped between transfers, the process
 # writing in between: never a stale page); ibv_advise_mr prefetch and its
-# refusals; HUGETLB without ON_DEMAND refused; an ODP MR whose memory is
+# refusals; an ODP MR on huge pages (faults and invalidation at 2 MiB
+# granularity, read through PAGE_SIZE entries on the HMM kernels);
+# HUGETLB without ON_DEMAND refused; an ODP MR whose memory is
 # unmapped fails transfers (remote access / local protection error)
 # instead of waiting for ever. rdma_rxe has no ODP on
 # these kernels (explicit ODP came in 6.15): nothing to compare with.
 . "$(dirname "$0")/lib.sh"
 here=$(dirname "$0")
 LOG=/tmp/90-odp.$$
+HP=/proc/sys/vm/nr_hugepages
+hp_old=$(cat "$HP")
 cleanup() {
+	echo "$hp_old" > "$HP" 2>/dev/null
 	rdma link delete sroce0 2>/dev/null
 	ip addr del 192.0.2.5/24 dev eth0 2>/dev/null
 	rm -f "$LOG"
 }
 trap cleanup EXIT
 
-CASES=(caps write read send atomic invalidate advise refused unmapped)
+CASES=(caps write read send atomic invalidate advise huge refused unmapped)
 py_case() {
 	sed -n "s/^info $1: //p" "$LOG"	# what the case measured
 	grep -qx "ok $1" "$LOG" && return 0
@@ -37,6 +42,7 @@ ip link set eth0 up
 ip addr add 192.0.2.5/24 dev eth0
 ktap_result "sroce0 on eth0" rdma link add sroce0 type sroce netdev eth0
 sleep 1
+echo $((hp_old + 2)) > "$HP"	# the huge case's two 2 MiB pages
 timeout 180 python3 "$here/odp_verbs.py" sroce0 "${CASES[@]}" > "$LOG" 2>&1
 ktap_result "ODP capabilities: RC send/recv/write/read/atomic/SRQ, not implicit, not UD" \
 	py_case caps
@@ -48,6 +54,12 @@ ktap_result "invalidation: the process' own writes and new data seen, never stal
 	py_case invalidate
 ktap_result "ibv_advise_mr PREFETCH_WRITE: no fault after it; EINVAL for pinned MR, past end" \
 	py_case advise
+if [ "$(cat "$HP")" -ge $((hp_old + 2)) ]; then
+	ktap_result "ODP on huge pages: WRITE across 2 MiB pages, freed pages never seen" \
+		py_case huge
+else
+	ktap_skip "ODP on huge pages" "no two 2 MiB pages free"
+fi
 ktap_result "HUGETLB without ON_DEMAND: EOPNOTSUPP" py_case refused
 ktap_result "unmapped ODP memory: REM_ACCESS_ERR / LOC_PROT_ERR, no endless wait" \
 	py_case unmapped

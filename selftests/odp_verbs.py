@@ -21,6 +21,10 @@ invalidate  WRITE, drop the pages, WRITE again: the process sees the second
             data, never stale pages; a pinned MR would not follow
 advise      ibv_advise_mr PREFETCH_WRITE then WRITE; refused on a pinned MR
             (EINVAL) and past the MR's end (EINVAL)
+huge        an ODP HUGETLB MR on private anonymous 2 MiB pages: WRITE across
+            the huge-page boundary, byte-exact; the pages dropped (freed,
+            the process sees zeros): the next WRITE and READ fault in the
+            new pages and see the process' own bytes, never the freed ones
 refused     HUGETLB without ON_DEMAND: EOPNOTSUPP
 unmapped    an ODP MR whose memory was unmapped: a WRITE into it completes with
             REM_ACCESS_ERR, a WRITE out of it with LOC_PROT_ERR (the fault
@@ -70,6 +74,21 @@ class Buf:
 
     def sge(self, off, n):
         return SGE(self.addr + off, n, self.mr.lkey)
+
+
+HUGE = 2 << 21                  # two 2 MiB pages
+MAP_HUGETLB = 0x40000           # x86
+
+
+class HugeBuf(Buf):
+    """Private anonymous huge pages and an ODP HUGETLB MR on them. A drop
+    frees the pages: what the process touches next are new (zero) pages."""
+
+    def __init__(self, pd):       # pylint: disable=super-init-not-called
+        self.fd = -1
+        self.map = mmap.mmap(-1, HUGE, mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | MAP_HUGETLB)
+        self.addr = ctypes.addressof(ctypes.c_char.from_buffer(self.map))
+        self.mr = MR(pd, HUGE, ODP | e.IBV_ACCESS_HUGETLB, address=self.addr)
 
 
 LIBC = ctypes.CDLL(None, use_errno=True)
@@ -219,6 +238,27 @@ def case(name, dev, ctx, pd, gid):
             if src.get(200, 7) != b'process':
                 raise Fail('round %d: READ returned %r, not what the process wrote' %
                            (k, src.get(200, 7)))
+    elif name == 'huge':
+        h = HugeBuf(pd)
+        off = (1 << 21) - 3 * 4096 + 100     # unaligned, across the huge-page boundary
+        for k in range(2):
+            data = pattern(20 + k, SIZE)
+            src.put(0, data)
+            before = faults(dev)
+            rdma(a, e.IBV_WR_RDMA_WRITE, src, 0, SIZE, h, off, 'WRITE into huge pages %d' % k)
+            if h.get(off, SIZE) != data:
+                raise Fail('round %d: the process does not see the data written' % k)
+            if faults(dev) <= before:
+                raise Fail('round %d: no odp_faults for fresh huge pages' % k)
+            h.drop()
+            if h.get(off, 16) != bytes(16):
+                raise Fail('round %d: MADV_DONTNEED did not free the huge pages' % k)
+            h.put(off + 5000, b'process')
+            rdma(a, e.IBV_WR_RDMA_READ, src, 300, 7, h, off + 5000, 'READ huge round %d' % k)
+            if src.get(300, 7) != b'process':
+                raise Fail('round %d: READ returned %r, not what the process wrote' %
+                           (k, src.get(300, 7)))
+            h.drop()
     elif name == 'advise':
         data = pattern(4, SIZE)
         src.put(0, data)
