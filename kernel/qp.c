@@ -79,15 +79,26 @@ struct ib_qp *sroce_qp_from_qpn(struct sroce_dev *sdev, u32 qpn)
  * @qp: destination QP
  * @iph: the packet's IP header
  * @v6: @iph is IPv6
+ *
+ * Also called without qp->lock (sroce_rcv(), before queueing): the path
+ * is read word by word, so a modify_qp changing it meanwhile may make the
+ * answer stale but never reads torn words; the transport checks again
+ * under the lock.
  */
 bool sroce_qp_peer_ok(struct sroce_qp *qp, const u8 *iph, bool v6)
 {
-	if (v6 != qp->path.ipv6)
+	const struct in6_addr *saddr;
+	int i;
+
+	if (v6 != READ_ONCE(qp->path.ipv6))
 		return false;
 	if (!v6)
-		return ((const struct iphdr *)iph)->saddr == qp->path.daddr4;
-	return ipv6_addr_equal(&((const struct ipv6hdr *)iph)->saddr,
-			       &qp->path.daddr6);
+		return ((const struct iphdr *)iph)->saddr == READ_ONCE(qp->path.daddr4);
+	saddr = &((const struct ipv6hdr *)iph)->saddr;
+	for (i = 0; i < 4; i++)
+		if (saddr->s6_addr32[i] != READ_ONCE(qp->path.daddr6.s6_addr32[i]))
+			return false;
+	return true;
 }
 
 /* May @qp complete to @ibcq? An XRC TGT QP: to the CQ of any XRC SRQ */
@@ -554,7 +565,7 @@ static void sroce_qp_reset_transport(struct sroce_qp *qp)
 	sroce_queue_discard(qp->rq);
 	sroce_responder_reset(qp);
 	/* nothing of the old connection survives: packets, timers, their events */
-	skb_queue_purge(&qp->rxq);
+	sroce_rxq_purge(qp);
 	timer_delete(&qp->retrans_timer);
 	timer_delete(&qp->rnr_timer);
 	/* a kick may be pending from another context: keep it (see sroce_qp_kick()) */

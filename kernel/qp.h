@@ -44,6 +44,11 @@ struct sroce_mr;
 /* expiries without progress that stretch the wait (sroce_retry_wait_ns()) */
 #define SROCE_RETRY_BACKOFF_MAX	3
 #define SROCE_RXQ_MAX		4096	/* received packets queued per QP */
+/*
+ * and their bytes (skb->truesize): a full window of 1024 packets at MTU
+ * 4096 fits, a flood of large packets from a peer cannot pin more
+ */
+#define SROCE_RXQ_BYTES		(8u << 20)
 
 /* qp->events bits: set by timers and kickers, consumed by the transport */
 enum {
@@ -277,6 +282,8 @@ struct sroce_qp {
 
 	struct work_struct work;
 	struct sk_buff_head rxq;
+	atomic_t rxq_bytes;	/* truesize of the packets in @rxq */
+	unsigned int rxq_peak;	/* the most @rxq_bytes was, for debugfs */
 	struct timer_list retrans_timer;
 	struct timer_list rnr_timer;
 	struct timer_list sr_timer;	/* the responder's reordering window */
@@ -400,6 +407,14 @@ void sroce_sched_exit_module(void);
 void sroce_sched_init_qp(struct sroce_qp *qp, enum ib_qp_type type);
 void sroce_sched_stop_qp(struct sroce_qp *qp);
 void sroce_sched_rx(struct sroce_qp *qp, struct sk_buff *skb);
+void sroce_rxq_purge(struct sroce_qp *qp);
+
+/* May @skb not be queued to @qp (SROCE_RXQ_MAX packets, SROCE_RXQ_BYTES)? */
+static inline bool sroce_rxq_full(struct sroce_qp *qp, const struct sk_buff *skb)
+{
+	return skb_queue_len(&qp->rxq) >= SROCE_RXQ_MAX ||
+	       (unsigned int)atomic_read(&qp->rxq_bytes) + skb->truesize > SROCE_RXQ_BYTES;
+}
 void sroce_qp_sched(struct sroce_qp *qp);
 void sroce_qp_kick(struct sroce_qp *qp);
 int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,

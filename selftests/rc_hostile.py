@@ -741,6 +741,112 @@ def case_flush(env):
     flush_once(env, w, 100, w.mr.rkey, w.mr.buf, 64, 0, 2, (ACK, SYN_NAK_ACCESS))
 
 
+# ---- limits: the receive backlog, message length, XRC TGT ---------------
+
+FORGED_SRC = '192.0.2.77'   # an address on the victim's subnet that is nobody's QP path
+
+
+def qp_line(qpn):
+    """The victim QP's line of /sys/kernel/debug/sroce/qps (debugfs is
+    mounted in init's mount namespace: read it through nsenter)."""
+    d = '/sys/kernel/debug'
+    r = subprocess.run(['nsenter', '-t', '1', '-m', 'sh', '-c',
+                        'mountpoint -q %s || mount -t debugfs none %s; cat %s/sroce/qps' %
+                        (d, d, d)], capture_output=True, text=True, timeout=30 * SCALE, check=False)
+    for ln in r.stdout.splitlines():
+        if re.search(r'\bqpn %d\b' % qpn, ln):
+            return ln
+    return 'no line for QP %d (%s)' % (qpn, r.stderr.strip() or '%d lines' %
+                                      len(r.stdout.splitlines()))
+
+
+def case_rx_wrong_peer(env):
+    """Large WRITEs and SENDs in a flood from an address that is not the
+    victim QP's peer (valid ICRC, right QPN and PSN): each is dropped and
+    counted before it is queued to the QP (rx_drop_* grows by the flood,
+    rx_pkts - packets the transport took off the queue - does not), never
+    executed; the next packet from the real peer address is received."""
+    dev, n = env.args.victim, 200
+    v = env.victim()
+    v.connect(env.peer_gid, FAKE_QPN, rq_psn=100, sq_psn=500)
+    v.mr.write(bytes(2 * MTU), 2 * MTU, 0)
+    v.recv(4096, 8192)
+    forged = Wire(FORGED_SRC, env.args.dst)
+    pkts = []
+    for k in range(n // 2):
+        pkts.append(forged.build(bth(WRITE_ONLY, v.qpn, 100, ackreq=True) +
+                                 reth(v.mr.buf, v.mr.rkey, MTU) + b'\xee' * MTU))
+        pkts.append(forged.build(bth(SEND_ONLY, v.qpn, 100, ackreq=True) + b'\xee' * MTU))
+    d0, rx0 = drops(dev), counter(dev, 'rx_pkts')
+    forged.send_raw(pkts)
+    time.sleep(0.5)
+    dropped, rx = drops(dev) - d0, counter(dev, 'rx_pkts') - rx0
+    env.say('%d packets from %s: rx_drop_* +%d, rx_pkts +%d' % (n, FORGED_SRC, dropped, rx))
+    if dropped < n:
+        raise Fail('%d packets from a wrong peer, only %d counted as dropped' % (n, dropped))
+    if rx:
+        raise Fail('%d packets from a wrong peer were queued to the QP (rx_pkts +%d: '
+                   'dequeued by its transport)' % (n, rx))
+    if v.mr.read(2 * MTU, 0) != bytes(2 * MTU):
+        raise Fail('a WRITE from a wrong peer was executed')
+    if v.poll(1, 0.2):
+        raise Fail('a SEND from a wrong peer was received')
+    data = pattern(17, 256)
+    env.wire.send(bth(SEND_ONLY, v.qpn, 100, ackreq=True) + data)
+    wc = expect_wc(v, 'RECV of a SEND from the real peer address after the flood')
+    if wc.byte_len != 256 or v.mr.read(256, 8192) != data:
+        raise Fail('the SEND from the real peer address arrived wrong')
+
+
+def case_rx_backlog(env):
+    """A flood of large packets from the real peer address: the victim QP's
+    receive queue is bounded in bytes (skb truesize; debugfs "rxq N B/CAPB
+    peak PB"): the cap is a few MiB, the peak stays within it (one packet
+    per CPU of slack) and the queue's byte count is back at 0 after."""
+    v = env.victim()
+    v.connect(env.peer_gid, FAKE_QPN, rq_psn=100, sq_psn=500)
+    # PSNs far ahead: each is parsed, queued, NAKed once and dropped
+    pkts = [env.wire.build(bth(SEND_ONLY, v.qpn, 100 + 4096 + k, ackreq=True) + b'\xee' * MTU)
+            for k in range(256)]
+    stop = threading.Event()
+    sent = [0]
+
+    def storm():
+        while not stop.is_set() and sent[0] < 10000:
+            env.wire.send_raw(pkts)
+            sent[0] += len(pkts)
+
+    ts = [threading.Thread(target=storm) for _ in range(2)]
+    for t in ts:
+        t.start()
+    peak = []
+    try:
+        end = time.monotonic() + 3
+        while time.monotonic() < end:
+            ln = qp_line(v.qpn)
+            m = re.search(r'rxq (\d+) (\d+)/(\d+)B peak (\d+)B', ln)
+            if not m:
+                raise Fail('no receive queue byte count in the debugfs QP line: %s' % ln)
+            peak.append(tuple(int(x) for x in m.groups()))
+            time.sleep(0.1)
+    finally:
+        stop.set()
+        for t in ts:
+            t.join()
+    time.sleep(0.5)
+    m = re.search(r'rxq (\d+) (\d+)/(\d+)B peak (\d+)B', qp_line(v.qpn))
+    n, now, cap, top = (int(x) for x in m.groups())
+    env.say('%d packets of %d bytes: queue now %d packets %d bytes, peak %d bytes, cap %d '
+            'bytes, longest seen %d packets' % (sent[0], MTU, n, now, top, cap,
+                                               max(p[0] for p in peak)))
+    if not 1 << 20 <= cap <= 16 << 20:
+        raise Fail('receive queue cap %d bytes: not a few MiB' % cap)
+    if top > cap + os.cpu_count() * 65536:
+        raise Fail('the receive queue held %d bytes, cap %d' % (top, cap))
+    if n or now:
+        raise Fail('after the flood the queue counts %d packets, %d bytes' % (n, now))
+
+
 CASES = {
     'flush': case_flush,
     'write_first_dereg': case_write_first_dereg,
@@ -755,6 +861,8 @@ CASES = {
     'reset_init': case_reset_init,
     'kill_requester': case_kill_requester,
     'kill_responder': case_kill_responder,
+    'rx_wrong_peer': case_rx_wrong_peer,
+    'rx_backlog': case_rx_backlog,
 }
 
 
