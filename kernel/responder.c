@@ -685,6 +685,12 @@ static int sroce_resp_send(struct sroce_qp *qp, struct sk_buff *skb,
 	err = sroce_resp_need_rqe(qp);
 	if (err)
 		return err;
+	/* a message longer than max_msg_sz: a length violation (IBTA 9.7.5.2.4) */
+	if (hdr->payload_len > SROCE_MAX_MSG_SZ - resp->recv_off) {
+		sroce_resp_complete_recv(qp, hdr, IB_WC_LOC_LEN_ERR, resp->recv_off);
+		sroce_resp_fatal(qp, SROCE_NAK_INVALID_REQ);
+		return -EMSGSIZE;
+	}
 	err = sroce_resp_place(qp, resp->recv_off, skb, hdr);
 	if (err == -EAGAIN)
 		return sroce_resp_odp_rnr(qp);
@@ -735,6 +741,11 @@ static int sroce_resp_write(struct sroce_qp *qp, struct sk_buff *skb,
 
 		if (!(qp->attr.qp_access_flags & IB_ACCESS_REMOTE_WRITE))
 			goto access_err;
+		/* longer than max_msg_sz: a length violation, nothing placed */
+		if (hdr->reth.dma_len > SROCE_MAX_MSG_SZ) {
+			sroce_resp_fatal(qp, SROCE_NAK_INVALID_REQ);
+			return -EINVAL;
+		}
 		if (hdr->reth.dma_len) {
 			mr = sroce_rkey_lookup(qp->sdev, hdr->reth.rkey, sroce_resp_pd(qp),
 					       qp->ibqp.qp_num, IB_ACCESS_REMOTE_WRITE,

@@ -10,6 +10,9 @@
 #   rx_backlog     a flood from the real peer address: the QP's receive
 #                  queue is bounded in bytes (debugfs "rxq N B/CAPB peak
 #                  PB"), its byte count back at 0 after
+#   msg_len        WRITE FIRST/ONLY and READ with a DMA length past
+#                  max_msg_sz (2 GiB, 4 GiB - 1): NAK invalid request,
+#                  nothing placed
 # After each case a fresh QP pair carries SEND/WRITE/READ both ways
 # (":health") and the kernel log is clean (":dmesg").
 . "$(dirname "$0")/lib.sh"
@@ -18,7 +21,7 @@
 
 here=$(cd "$(dirname "$0")" && pwd)
 LOG=/tmp/99-hostile-limits.$$
-CASES=(rx_wrong_peer rx_backlog)
+CASES=(rx_wrong_peer rx_backlog msg_len)
 cleanup() {
 	bg_kill_all
 	topo_down_bounded

@@ -847,6 +847,39 @@ def case_rx_backlog(env):
         raise Fail('after the flood the queue counts %d packets, %d bytes' % (n, now))
 
 
+def nak_of(env, v, transport, psn):
+    """Send TRANSPORT to V: the (opcode, syndrome) V answers PSN with, or None."""
+    snif = sniffer(env.args.iface)
+    env.wire.send(transport)
+    time.sleep(1.5)
+    got = [a for a in answers(snif.stop(), env.args.dst) if a[1] == psn]
+    return got[-1][:3:2] if got else None
+
+
+def case_msg_len(env):
+    """Requests longer than max_msg_sz (1 GiB): WRITE FIRST and ONLY with a
+    RETH DMA length of 4 GiB - 1 or 2 GiB, READs of as much. Each is NAKed
+    as an invalid request (a length violation, IBTA 9.7.5.2.4), not as a
+    remote access error, and nothing is placed."""
+    big = [(WRITE_FIRST, 0xffffffff, MTU), (WRITE_FIRST, 0x80000000, MTU),
+           (WRITE_ONLY, 0x80000000, 64), (READ_REQ, 0xffffffff, 0), (READ_REQ, 0x80000000, 0)]
+    for op, length, n in big:
+        v = env.victim()
+        v.connect(env.peer_gid, FAKE_QPN, rq_psn=100, sq_psn=500)
+        v.mr.write(bytes(2 * MTU), 2 * MTU, 0)
+        ans = nak_of(env, v, bth(op, v.qpn, 100, ackreq=True) + reth(v.mr.buf, v.mr.rkey, length) +
+                     b'\xee' * n, 100)
+        env.say('opcode %#x DMA length %#x: answer %s' %
+                (op, length, 'none' if ans is None else 'opcode %#x syndrome %#x' % ans))
+        if ans != (ACK, SYN_NAK_INV):
+            raise Fail('opcode %#x with DMA length %#x: answer %s, expected a NAK invalid '
+                       'request (syndrome %#x)' % (op, length, ans and
+                                                   'syndrome %#x' % ans[1], SYN_NAK_INV))
+        if v.mr.read(2 * MTU, 0) != bytes(2 * MTU):
+            raise Fail('opcode %#x with DMA length %#x: bytes were placed' % (op, length))
+        v.qp.close()
+
+
 CASES = {
     'flush': case_flush,
     'write_first_dereg': case_write_first_dereg,
@@ -863,6 +896,7 @@ CASES = {
     'kill_responder': case_kill_responder,
     'rx_wrong_peer': case_rx_wrong_peer,
     'rx_backlog': case_rx_backlog,
+    'msg_len': case_msg_len,
 }
 
 
