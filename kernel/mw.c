@@ -105,7 +105,7 @@ int sroce_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
 	win->pd = ibmw->pd;
 
 	err = xa_alloc_cyclic(&sdev->mw_xa, &idx, NULL, XA_LIMIT(1, SROCE_MAX_MW),
-			      &sdev->mw_next, GFP_KERNEL);
+			      &sdev->mw_next, GFP_KERNEL_ACCOUNT);
 	if (err < 0) {
 		err = err == -EBUSY ? -ENOMEM : err;
 		goto err_free_win;
@@ -114,7 +114,7 @@ int sroce_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
 	ibmw->rkey = win->key;
 	mw->win = win;
 	/* a reserved entry reads as NULL; this store publishes the window */
-	err = xa_err(xa_store(&sdev->mw_xa, idx, win, GFP_KERNEL));
+	err = xa_err(xa_store(&sdev->mw_xa, idx, win, GFP_KERNEL_ACCOUNT));
 	if (err)
 		goto err_erase;
 	return 0;

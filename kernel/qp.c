@@ -347,13 +347,18 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->sq_shadow = kvcalloc(qp->sq_entries, qp->sq_stride, GFP_KERNEL_ACCOUNT);
 	qp->swqe = kvcalloc(qp->sq_entries, sizeof(*qp->swqe), GFP_KERNEL_ACCOUNT);
 	qp->resp.rqe = kzalloc(qp->rq_stride, GFP_KERNEL_ACCOUNT);
+	qp->resp.reads = kvcalloc(SROCE_MAX_RD_ATOMIC, sizeof(*qp->resp.reads),
+				  GFP_KERNEL_ACCOUNT);
+	qp->resp.atomics = kvcalloc(SROCE_MAX_RD_ATOMIC, sizeof(*qp->resp.atomics),
+				    GFP_KERNEL_ACCOUNT);
 	/*
 	 * An RC QP's one path is routed once; a UD QP's path changes with
 	 * every WQE's AH, so its cache stays unset and every lookup misses.
 	 */
-	if (!qp->sq_shadow || !qp->swqe || !qp->resp.rqe ||
+	if (!qp->sq_shadow || !qp->swqe || !qp->resp.rqe || !qp->resp.reads ||
+	    !qp->resp.atomics ||
 	    (init->qp_type != IB_QPT_UD && init->qp_type != IB_QPT_GSI &&
-	     dst_cache_init(&qp->dst_cache, GFP_KERNEL))) {
+	     dst_cache_init(&qp->dst_cache, GFP_KERNEL_ACCOUNT))) {
 		err = -ENOMEM;
 		goto err_free_shadow;
 	}
@@ -385,7 +390,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	} else {
 		err = xa_alloc_cyclic(&sroce_qp_xa, &qpn, NULL,
 				      XA_LIMIT(SROCE_QPN_MIN, SROCE_QPN_MAX),
-				      &sroce_next_qpn, GFP_KERNEL);
+				      &sroce_next_qpn, GFP_KERNEL_ACCOUNT);
 	}
 	if (err < 0)
 		goto err_free_shadow;
@@ -410,7 +415,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	}
 	if (init->qp_type != IB_QPT_GSI) {
 		/* publish: a reserved entry reads as NULL until this store */
-		err = xa_err(xa_store(&sroce_qp_xa, qpn, qp, GFP_KERNEL));
+		err = xa_err(xa_store(&sroce_qp_xa, qpn, qp, GFP_KERNEL_ACCOUNT));
 		if (err)
 			goto err_release_qpn;
 	}
@@ -423,6 +428,8 @@ err_release_qpn:
 		xa_erase(&sroce_qp_xa, qpn);
 err_free_shadow:
 	dst_cache_destroy(&qp->dst_cache);	/* safe if never initialised */
+	kvfree(qp->resp.atomics);
+	kvfree(qp->resp.reads);
 	kfree(qp->resp.rqe);
 	kvfree(qp->swqe);
 	kvfree(qp->sq_shadow);
@@ -463,6 +470,8 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	sroce_responder_release(qp);
 
 	dst_cache_destroy(&qp->dst_cache);
+	kvfree(qp->resp.atomics);
+	kvfree(qp->resp.reads);
 	kfree(qp->resp.rqe);
 	kvfree(qp->swqe);
 	kvfree(qp->sq_shadow);

@@ -197,6 +197,11 @@ struct sroce_resp_read {	/* one READ (or atomic) being answered */
 	u32 last_psn;		/* PSN of its last response packet */
 };
 
+struct sroce_resp_atomic {	/* an atomic executed: never again */
+	u32 psn;
+	u64 orig;
+};
+
 struct sroce_resp {
 	u32 psn;		/* expected PSN (ePSN) */
 	u32 msn;
@@ -220,14 +225,9 @@ struct sroce_resp {
 	u64 wva;
 	u32 wleft;
 	u32 wlen;
-	/* READ responses */
-	struct sroce_resp_read reads[SROCE_MAX_RD_ATOMIC];
+	/* READ responses: @reads */
 	u32 rd_head, rd_tail;	/* free-running */
-	/* atomics executed, for duplicates: answered again, never re-executed */
-	struct {
-		u32 psn;
-		u64 orig;
-	} atomics[SROCE_MAX_RD_ATOMIC];
+	/* atomics executed (@atomics), for duplicates: answered again */
 	u32 at_count;		/* free-running */
 	/*
 	 * selective repeat (SR peer only): request packets that came up to
@@ -250,8 +250,14 @@ struct sroce_resp {
 	u32 sr_held;		/* slots in use: held skbs and placed packets */
 	u32 sr_bytes;		/* truesize of the held packets */
 	unsigned long sr_gap_since;	/* jiffies: the first packet held after the gap */
-	/* keep last: survives a reset (a copy of the current RQ entry) */
+	/*
+	 * keep last: survive a reset. A copy of the current RQ entry; the
+	 * READ/atomic answer queue and the atomic results, SROCE_MAX_RD_ATOMIC
+	 * each, allocated apart and charged to the QP creator's memory cgroup
+	 */
 	void *rqe;
+	struct sroce_resp_read *reads;
+	struct sroce_resp_atomic *atomics;
 };
 
 struct sroce_qp {

@@ -1247,6 +1247,8 @@ void sroce_responder_reset(struct sroce_qp *qp)
 
 	sroce_responder_release(qp);
 	memset(&qp->resp, 0, offsetof(struct sroce_resp, rqe));
+	memset(qp->resp.reads, 0, SROCE_MAX_RD_ATOMIC * sizeof(*qp->resp.reads));
+	memset(qp->resp.atomics, 0, SROCE_MAX_RD_ATOMIC * sizeof(*qp->resp.atomics));
 }
 
 /* Drop the MR references the responder holds. */
