@@ -1016,7 +1016,7 @@ static int sroce_resp_atomic_write(struct sroce_qp *qp, struct sk_buff *skb,
 		sroce_resp_fatal(qp, SROCE_NAK_INVALID_REQ);
 		return -EINVAL;
 	}
-	mr = sroce_rkey_lookup(qp->sdev, hdr->reth.rkey, qp->ibqp.pd, qp->ibqp.qp_num,
+	mr = sroce_rkey_lookup(qp->sdev, hdr->reth.rkey, sroce_resp_pd(qp), qp->ibqp.qp_num,
 			       IB_ACCESS_REMOTE_WRITE, hdr->reth.va, 8, &gen);
 	if (IS_ERR(mr))
 		goto access_err;
@@ -1072,7 +1072,7 @@ static int sroce_resp_flush(struct sroce_qp *qp, const struct sroce_pkt_hdr *hdr
 		sroce_resp_fatal(qp, SROCE_NAK_REM_ACCESS);
 		return -EACCES;
 	}
-	mr = sroce_rkey_lookup(qp->sdev, hdr->reth.rkey, qp->ibqp.pd, qp->ibqp.qp_num, need,
+	mr = sroce_rkey_lookup(qp->sdev, hdr->reth.rkey, sroce_resp_pd(qp), qp->ibqp.qp_num, need,
 			       hdr->reth.va, sel == SROCE_FETH_SEL_MR ? 0 : hdr->reth.dma_len,
 			       &gen);
 	if (IS_ERR(mr)) {

@@ -13,6 +13,9 @@
 #   msg_len        WRITE FIRST/ONLY and READ with a DMA length past
 #                  max_msg_sz (2 GiB, 4 GiB - 1): NAK invalid request,
 #                  nothing placed
+#   xrc_aw_flush   ATOMIC WRITE and FLUSH (XRC and RC opcodes) to an XRC
+#                  TGT QP: dropped or NAKed, never executed; an XRC SEND
+#                  after them is received
 # After each case a fresh QP pair carries SEND/WRITE/READ both ways
 # (":health") and the kernel log is clean (":dmesg").
 . "$(dirname "$0")/lib.sh"
@@ -21,7 +24,7 @@
 
 here=$(cd "$(dirname "$0")" && pwd)
 LOG=/tmp/99-hostile-limits.$$
-CASES=(rx_wrong_peer rx_backlog msg_len)
+CASES=(rx_wrong_peer rx_backlog msg_len xrc_aw_flush)
 cleanup() {
 	bg_kill_all
 	topo_down_bounded

@@ -880,6 +880,120 @@ def case_msg_len(env):
         v.qp.close()
 
 
+XRC_FLUSH, XRC_ATOMIC_WRITE, XRC_SEND_ONLY = 0xbc, 0xbd, 0xa4
+
+
+def xrceth(srqn):
+    return struct.pack('!I', srqn & 0xffffff)
+
+
+def case_xrc_aw_flush(env):
+    """ATOMIC WRITE and FLUSH to an XRC TGT QP (which has no PD of its
+    own): the XRC opcodes (0xbd, 0xbc, IBTA 1.5) and the RC ones with and
+    without an XRCETH naming a live XRC SRQ. Each is dropped and counted
+    or NAKed, never executed, and the kernel log stays clean; an XRC SEND
+    after them is received on the XRC SRQ."""
+    # pylint: disable=import-outside-toplevel
+    from pyverbs.addr import AHAttr, GlobalRoute
+    from pyverbs.cq import CQ
+    from pyverbs.mr import MR
+    from pyverbs.qp import QP, QPAttr, QPInitAttrEx
+    from pyverbs.srq import SRQ, SrqInitAttrEx
+    from pyverbs.wr import RecvWR, SGE
+    from pyverbs.xrcd import XRCD, XRCDInitAttr
+    import rc_verbs
+    access = rc_verbs.ACCESS | e.IBV_ACCESS_REMOTE_ATOMIC | ACCESS_FLUSH_GLOBAL
+    ctx, pd = env.vctx, env.vpd
+    cq = CQ(ctx, 64)
+    try:
+        mr = MR(pd, 1 << 16, access)
+    except Exception:  # pylint: disable=broad-except
+        access &= ~ACCESS_FLUSH_GLOBAL      # 6.1: no FLUSH
+        mr = MR(pd, 1 << 16, access)
+    mr.write(bytes(8192), 8192, 0)
+    xrcd = XRCD(ctx, XRCDInitAttr(e.IBV_XRCD_INIT_ATTR_FD | e.IBV_XRCD_INIT_ATTR_OFLAGS,
+                                  os.O_CREAT, -1))
+    sa = SrqInitAttrEx(max_wr=16, max_sge=1)
+    sa.srq_type = e.IBV_SRQT_XRC
+    sa.pd, sa.xrcd, sa.cq = pd, xrcd, cq
+    sa.comp_mask = e.IBV_SRQ_INIT_ATTR_TYPE | e.IBV_SRQ_INIT_ATTR_PD | \
+        e.IBV_SRQ_INIT_ATTR_CQ | e.IBV_SRQ_INIT_ATTR_XRCD
+    srq = SRQ(ctx, sa)
+    srq.post_recv(RecvWR(wr_id=5, num_sge=1, sg=[SGE(mr.buf + 4096, 4096, mr.lkey)]))
+    srqn = srq.get_srq_num()
+    tgt = QP(ctx, QPInitAttrEx(qp_type=e.IBV_QPT_XRC_RECV, xrcd=xrcd,
+                               comp_mask=e.IBV_QP_INIT_ATTR_XRCD))
+    a = QPAttr()
+    a.qp_access_flags = access
+    tgt.to_init(a)
+    a = QPAttr()
+    a.qp_access_flags = access
+    a.path_mtu = e.IBV_MTU_1024
+    a.dest_qp_num = FAKE_QPN
+    a.rq_psn = 100
+    a.max_dest_rd_atomic = 16
+    a.min_rnr_timer = 1
+    a.ah_attr = AHAttr(gr=GlobalRoute(dgid=env.peer_gid, sgid_index=rc_verbs.GID_INDEX),
+                       is_global=1, port_num=1)
+    tgt.to_rtr(a)
+    qpn, dev = tgt.qp_num, env.args.victim
+    word = b'\x5a' * 8
+    forged = [('XRC ATOMIC WRITE', bth(XRC_ATOMIC_WRITE, qpn, 100, ackreq=True) + xrceth(srqn) +
+               reth(mr.buf, mr.rkey, 8) + word),
+              ('XRC FLUSH', bth(XRC_FLUSH, qpn, 100, ackreq=True) + xrceth(srqn) + feth(0, 1) +
+               reth(mr.buf, mr.rkey, 64)),
+              ('RC ATOMIC WRITE', bth(0x1d, qpn, 100, ackreq=True) + reth(mr.buf, mr.rkey, 8) +
+               word),
+              ('RC FLUSH', bth(FLUSH, qpn, 100, ackreq=True) + feth(0, 1) +
+               reth(mr.buf, mr.rkey, 64)),
+              ('RC ATOMIC WRITE + XRCETH', bth(0x1d, qpn, 100, ackreq=True) + xrceth(srqn) +
+               reth(mr.buf, mr.rkey, 8) + word),
+              ('RC FLUSH + XRCETH', bth(FLUSH, qpn, 100, ackreq=True) + xrceth(srqn) +
+               feth(0, 1) + reth(mr.buf, mr.rkey, 64))]
+    try:
+        for what, t in forged:
+            d0 = drops(dev)
+            snif = sniffer(env.args.iface)
+            env.wire.send(t)
+            time.sleep(0.3)
+            ans = [x for x in answers(snif.stop(), env.args.dst) if x[1] == 100]
+            dropped = drops(dev) - d0
+            env.say('%s to XRC TGT QP %#x: rx_drop_* +%d, answers %s' %
+                    (what, qpn, dropped, ['opcode %#x syndrome %#x' % x[::2][:2] for x in ans]))
+            if ans and (ans[-1][0] != ACK or not ans[-1][2] >> 5):
+                raise Fail('%s to an XRC TGT QP was executed (answer opcode %#x syndrome %#x)'
+                           % (what, ans[-1][0], ans[-1][2]))
+            if not ans and dropped < 1:
+                raise Fail('%s to an XRC TGT QP: neither dropped nor NAKed' % what)
+            if mr.read(8192, 0)[:4096] != bytes(4096):
+                raise Fail('%s to an XRC TGT QP wrote memory' % what)
+            if tgt.query(e.IBV_QP_STATE)[0].qp_state == e.IBV_QPS_ERR:
+                env.say('the XRC TGT QP is in ERR after the NAK: brought back')
+                a2 = QPAttr()
+                a2.qp_state = e.IBV_QPS_RESET
+                tgt.modify(a2, e.IBV_QP_STATE)
+                a3 = QPAttr()
+                a3.qp_access_flags = access
+                tgt.to_init(a3)
+                tgt.to_rtr(a)
+        data = pattern(19, 512)
+        env.wire.send(bth(XRC_SEND_ONLY, qpn, 100, ackreq=True) + xrceth(srqn) + data)
+        end, wcs = time.monotonic() + 5, []
+        while not wcs and time.monotonic() < end:
+            n, got = cq.poll(num_entries=4)
+            wcs = got[:n]
+            time.sleep(0.01)
+        if not wcs or wcs[0].status != e.IBV_WC_SUCCESS or mr.read(512, 4096) != data:
+            raise Fail('the XRC SEND after the forged requests was not received right: %s' %
+                       [(w.status, w.byte_len) for w in wcs])
+    finally:
+        tgt.close()
+        srq.close()
+        xrcd.close()
+        mr.close()
+        cq.close()
+
+
 CASES = {
     'flush': case_flush,
     'write_first_dereg': case_write_first_dereg,
@@ -897,6 +1011,7 @@ CASES = {
     'rx_wrong_peer': case_rx_wrong_peer,
     'rx_backlog': case_rx_backlog,
     'msg_len': case_msg_len,
+    'xrc_aw_flush': case_xrc_aw_flush,
 }
 
 
