@@ -113,6 +113,9 @@ int sroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 		if (udata->outlen < sizeof(resp))
 			return -EINVAL;
 	}
+	/* a user AH is charged to its creator's memory cgroup */
+	if (udata)
+		gfp |= __GFP_ACCOUNT;
 	info = kzalloc(sizeof(*info), gfp);
 	if (!info)
 		return -ENOMEM;
@@ -124,7 +127,7 @@ int sroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 	xa_lock_irqsave(&sdev->ah_xa, flags);
 	err = __xa_alloc_cyclic(&sdev->ah_xa, &id, info,
 				XA_LIMIT(1, SROCE_MAX_AH), &sdev->ah_next,
-				GFP_ATOMIC);
+				GFP_ATOMIC | (udata ? __GFP_ACCOUNT : 0));
 	xa_unlock_irqrestore(&sdev->ah_xa, flags);
 	if (err < 0) {
 		err = err == -EBUSY ? -ENOMEM : err;

@@ -93,7 +93,7 @@ static int sroce_mr_add(struct sroce_dev *sdev, struct sroce_mr *mr)
 	refcount_set(&mr->ref, 1);
 	/* reserve the index first: the keys depend on it */
 	err = xa_alloc_cyclic(&sdev->mr_xa, &idx, NULL, XA_LIMIT(1, SROCE_MAX_MR),
-			      &sdev->mr_next, GFP_KERNEL);
+			      &sdev->mr_next, GFP_KERNEL_ACCOUNT);
 	if (err < 0)
 		return err == -EBUSY ? -ENOMEM : err;
 	key = (idx << 8) | (get_random_u32() & 0xff);
@@ -101,7 +101,7 @@ static int sroce_mr_add(struct sroce_dev *sdev, struct sroce_mr *mr)
 	mr->ibmr.rkey = key;
 	mr->key = key;
 	/* a reserved entry reads as NULL; this store publishes the MR */
-	err = xa_err(xa_store(&sdev->mr_xa, idx, mr, GFP_KERNEL));
+	err = xa_err(xa_store(&sdev->mr_xa, idx, mr, GFP_KERNEL_ACCOUNT));
 	if (err)
 		xa_erase(&sdev->mr_xa, idx);
 	return err;

@@ -105,7 +105,7 @@ int sroce_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
 	win->pd = ibmw->pd;
 
 	err = xa_alloc_cyclic(&sdev->mw_xa, &idx, NULL, XA_LIMIT(1, SROCE_MAX_MW),
-			      &sdev->mw_next, GFP_KERNEL);
+			      &sdev->mw_next, GFP_KERNEL_ACCOUNT);
 	if (err < 0) {
 		err = err == -EBUSY ? -ENOMEM : err;
 		goto err_free_win;
@@ -114,7 +114,7 @@ int sroce_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
 	ibmw->rkey = win->key;
 	mw->win = win;
 	/* a reserved entry reads as NULL; this store publishes the window */
-	err = xa_err(xa_store(&sdev->mw_xa, idx, win, GFP_KERNEL));
+	err = xa_err(xa_store(&sdev->mw_xa, idx, win, GFP_KERNEL_ACCOUNT));
 	if (err)
 		goto err_erase;
 	return 0;
@@ -177,6 +177,23 @@ static struct sroce_win *sroce_win_find(struct sroce_dev *sdev, u32 key)
 	return xa_load(&sdev->mw_xa, (key >> 8) & ~SROCE_MW_INDEX_BIT);
 }
 
+/*
+ * May @ibqp bind @win as @b says? The window is live and of the QP's PD.
+ * Type 1: named by its current rkey (a key it had before a rebind is
+ * stale). Type 2: free (invalidated or never bound), and bound with a
+ * length; a bound type 2 window belongs to its QP until invalidated.
+ */
+static bool sroce_win_bind_ok(const struct sroce_win *win, const struct ib_qp *ibqp,
+			      const struct sroce_bind *b)
+{
+	lockdep_assert_held(&win->lock);
+	if (win->dead || win->pd != ibqp->pd)
+		return false;
+	if (win->type == IB_MW_TYPE_1)
+		return win->key == b->mw_key;
+	return !win->mr && b->len;
+}
+
 /**
  * sroce_mw_bind() - execute a bind (type 1 or 2) posted on @ibqp
  * @sdev: the device
@@ -185,9 +202,10 @@ static struct sroce_win *sroce_win_find(struct sroce_dev *sdev, u32 key)
  *
  * IBTA 10.6.7.2: the window and the MR belong to the QP's PD, the MR was
  * registered with IB_ACCESS_MW_BIND and holds the whole window, a window
- * granting remote write or atomic access needs an MR with local write, and
- * a type 2 window must be invalid (unbound) to be bound. A type 1 window
- * bound with length 0 is unbound.
+ * granting remote write or atomic access needs an MR with local write, the
+ * new rkey keeps the window's index, a type 1 window is named by its
+ * current rkey, and a type 2 window must be invalid (unbound) to be bound
+ * (sroce_win_bind_ok()). A type 1 window bound with length 0 is unbound.
  *
  * Context: transport (BH disabled). Return: 0 or -EINVAL (the bind
  * completes with IB_WC_MW_BIND_ERR).
@@ -223,8 +241,7 @@ int sroce_mw_bind(struct sroce_dev *sdev, struct ib_qp *ibqp, const struct sroce
 	win = sroce_win_find(sdev, b->mw_key);
 	if (win) {
 		spin_lock_bh(&win->lock);
-		if (!win->dead && win->pd == ibqp->pd &&
-		    (win->type == IB_MW_TYPE_1 || (!win->mr && b->len))) {
+		if (sroce_win_bind_ok(win, ibqp, b)) {
 			old = sroce_win_unbind(win);
 			win->mr = mr;
 			win->va = b->va;
@@ -248,8 +265,8 @@ int sroce_mw_bind(struct sroce_dev *sdev, struct ib_qp *ibqp, const struct sroce
  *	Invalidate) invalidation of a type 2 window
  * @sdev: the device
  * @pd: the PD of the QP asking
- * @qpn: remote invalidation: the QP it arrived on (the window's QP must be
- *	that one); 0 for a local invalidation
+ * @qpn: the QP it arrived on (remote) or was posted on (local): a type 2B
+ *	window is invalidated only through the QP it is bound to
  * @key: the window's current rkey
  *
  * Context: transport (BH disabled). Return: 0 or -EINVAL.
@@ -266,7 +283,7 @@ static int sroce_mw_invalidate(struct sroce_dev *sdev, struct ib_pd *pd, u32 qpn
 	if (win) {
 		spin_lock_bh(&win->lock);
 		if (!win->dead && win->type == IB_MW_TYPE_2 && win->mr &&
-		    win->key == key && win->pd == pd && (!qpn || win->qpn == qpn)) {
+		    win->key == key && win->pd == pd && win->qpn == qpn) {
 			mr = sroce_win_unbind(win);
 			err = 0;
 		}
@@ -336,7 +353,8 @@ static struct sroce_mr *sroce_mw_lookup(struct sroce_dev *sdev, u32 key, struct 
  * sroce_key_invalidate() - LOCAL_INV or SEND with Invalidate of @key
  * @sdev: the device
  * @pd: the PD of the QP asking
- * @qpn: remote invalidation: the QP it arrived on; 0 for a local one
+ * @qpn: the QP it arrived on (SEND with Invalidate) or was posted on
+ *	(LOCAL_INV)
  * @key: a FR MR's key or a type 2 window's rkey
  *
  * Return: 0 or -EINVAL.

@@ -211,8 +211,9 @@ static int sroce_rcv_finish(struct sroce_qp *qp, struct sk_buff *skb, enum sroce
  *
  * Hostile input like any packet: a CNP that is malformed, for no QP, or
  * for a QP that does not do DCQCN (dcqcn.c) or is not connected is counted
- * (rx_drop_cnp) and dropped. The rest is queued to its QP, whose transport
- * checks the sender's address and cuts the rate (sroce_dcqcn_cnp_rx()).
+ * (rx_drop_cnp) and dropped, and so is one from another address than the
+ * QP's peer. The rest is queued to its QP, whose transport checks the
+ * sender's address again and cuts the rate (sroce_dcqcn_cnp_rx()).
  *
  * Context: softirq, or BH disabled. Return: 0, the skb is consumed.
  */
@@ -241,7 +242,7 @@ static int sroce_cnp_rcv(struct net *net, struct sk_buff *skb, const u8 *iph, bo
 	why = SROCE_DROP_CNP;
 	if (!sroce_qpt_connected(qp->ibqp.qp_type) || !READ_ONCE(qp->dcqcn.on) ||
 	    (state != IB_QPS_RTR && state != IB_QPS_RTS && state != IB_QPS_SQD) ||
-	    skb_queue_len(&qp->rxq) >= SROCE_RXQ_MAX)
+	    !sroce_qp_peer_ok(qp, iph, v6) || sroce_rxq_full(qp, skb))
 		goto drop_put;
 	why = SROCE_DROP_MAX;
 drop_put:
@@ -323,7 +324,6 @@ static int sroce_rcv(struct net *net, struct sk_buff *skb, const u8 *iph, bool v
 			goto drop_put;
 		}
 	}
-	/* the sender's address is checked under the QP lock (sroce_rc_rx()) */
 	if (!sroce_rcv_type_ok(qp, hdr.info->flags)) {
 		why = SROCE_DROP_HDR;
 		goto drop_put;
@@ -333,8 +333,16 @@ static int sroce_rcv(struct net *net, struct sk_buff *skb, const u8 *iph, bool v
 		why = SROCE_DROP_QP_STATE;
 		goto drop_put;
 	}
+	/*
+	 * not from the connected peer: never queued (the transport checks
+	 * again under the QP lock, as modify_qp may change the path)
+	 */
+	if (!sroce_qp_peer_ok(qp, iph, v6)) {
+		why = SROCE_DROP_HDR;
+		goto drop_put;
+	}
 	/* bounded: a flood waits for no one (the transport drains in order) */
-	if (skb_queue_len(&qp->rxq) >= SROCE_RXQ_MAX) {
+	if (sroce_rxq_full(qp, skb)) {
 		why = SROCE_DROP_BACKLOG;
 		goto drop_put;
 	}

@@ -79,15 +79,26 @@ struct ib_qp *sroce_qp_from_qpn(struct sroce_dev *sdev, u32 qpn)
  * @qp: destination QP
  * @iph: the packet's IP header
  * @v6: @iph is IPv6
+ *
+ * Also called without qp->lock (sroce_rcv(), before queueing): the path
+ * is read word by word, so a modify_qp changing it meanwhile may make the
+ * answer stale but never reads torn words; the transport checks again
+ * under the lock.
  */
 bool sroce_qp_peer_ok(struct sroce_qp *qp, const u8 *iph, bool v6)
 {
-	if (v6 != qp->path.ipv6)
+	const struct in6_addr *saddr;
+	int i;
+
+	if (v6 != READ_ONCE(qp->path.ipv6))
 		return false;
 	if (!v6)
-		return ((const struct iphdr *)iph)->saddr == qp->path.daddr4;
-	return ipv6_addr_equal(&((const struct ipv6hdr *)iph)->saddr,
-			       &qp->path.daddr6);
+		return ((const struct iphdr *)iph)->saddr == READ_ONCE(qp->path.daddr4);
+	saddr = &((const struct ipv6hdr *)iph)->saddr;
+	for (i = 0; i < 4; i++)
+		if (saddr->s6_addr32[i] != READ_ONCE(qp->path.daddr6.s6_addr32[i]))
+			return false;
+	return true;
 }
 
 /* May @qp complete to @ibcq? An XRC TGT QP: to the CQ of any XRC SRQ */
@@ -341,13 +352,18 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->sq_shadow = kvcalloc(qp->sq_entries, qp->sq_stride, GFP_KERNEL_ACCOUNT);
 	qp->swqe = kvcalloc(qp->sq_entries, sizeof(*qp->swqe), GFP_KERNEL_ACCOUNT);
 	qp->resp.rqe = kzalloc(qp->rq_stride, GFP_KERNEL_ACCOUNT);
+	qp->resp.reads = kvcalloc(SROCE_MAX_RD_ATOMIC, sizeof(*qp->resp.reads),
+				  GFP_KERNEL_ACCOUNT);
+	qp->resp.atomics = kvcalloc(SROCE_MAX_RD_ATOMIC, sizeof(*qp->resp.atomics),
+				    GFP_KERNEL_ACCOUNT);
 	/*
 	 * An RC QP's one path is routed once; a UD QP's path changes with
 	 * every WQE's AH, so its cache stays unset and every lookup misses.
 	 */
-	if (!qp->sq_shadow || !qp->swqe || !qp->resp.rqe ||
+	if (!qp->sq_shadow || !qp->swqe || !qp->resp.rqe || !qp->resp.reads ||
+	    !qp->resp.atomics ||
 	    (init->qp_type != IB_QPT_UD && init->qp_type != IB_QPT_GSI &&
-	     dst_cache_init(&qp->dst_cache, GFP_KERNEL))) {
+	     dst_cache_init(&qp->dst_cache, GFP_KERNEL_ACCOUNT))) {
 		err = -ENOMEM;
 		goto err_free_shadow;
 	}
@@ -379,7 +395,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	} else {
 		err = xa_alloc_cyclic(&sroce_qp_xa, &qpn, NULL,
 				      XA_LIMIT(SROCE_QPN_MIN, SROCE_QPN_MAX),
-				      &sroce_next_qpn, GFP_KERNEL);
+				      &sroce_next_qpn, GFP_KERNEL_ACCOUNT);
 	}
 	if (err < 0)
 		goto err_free_shadow;
@@ -404,7 +420,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	}
 	if (init->qp_type != IB_QPT_GSI) {
 		/* publish: a reserved entry reads as NULL until this store */
-		err = xa_err(xa_store(&sroce_qp_xa, qpn, qp, GFP_KERNEL));
+		err = xa_err(xa_store(&sroce_qp_xa, qpn, qp, GFP_KERNEL_ACCOUNT));
 		if (err)
 			goto err_release_qpn;
 	}
@@ -417,6 +433,8 @@ err_release_qpn:
 		xa_erase(&sroce_qp_xa, qpn);
 err_free_shadow:
 	dst_cache_destroy(&qp->dst_cache);	/* safe if never initialised */
+	kvfree(qp->resp.atomics);
+	kvfree(qp->resp.reads);
 	kfree(qp->resp.rqe);
 	kvfree(qp->swqe);
 	kvfree(qp->sq_shadow);
@@ -457,6 +475,8 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	sroce_responder_release(qp);
 
 	dst_cache_destroy(&qp->dst_cache);
+	kvfree(qp->resp.atomics);
+	kvfree(qp->resp.reads);
 	kfree(qp->resp.rqe);
 	kvfree(qp->swqe);
 	kvfree(qp->sq_shadow);
@@ -559,7 +579,7 @@ static void sroce_qp_reset_transport(struct sroce_qp *qp)
 	sroce_queue_discard(qp->rq);
 	sroce_responder_reset(qp);
 	/* nothing of the old connection survives: packets, timers, their events */
-	skb_queue_purge(&qp->rxq);
+	sroce_rxq_purge(qp);
 	timer_delete(&qp->retrans_timer);
 	timer_delete(&qp->rnr_timer);
 	/* a kick may be pending from another context: keep it (see sroce_qp_kick()) */

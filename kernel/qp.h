@@ -44,6 +44,11 @@ struct sroce_mr;
 /* expiries without progress that stretch the wait (sroce_retry_wait_ns()) */
 #define SROCE_RETRY_BACKOFF_MAX	3
 #define SROCE_RXQ_MAX		4096	/* received packets queued per QP */
+/*
+ * and their bytes (skb->truesize): a full window of 1024 packets at MTU
+ * 4096 fits, a flood of large packets from a peer cannot pin more
+ */
+#define SROCE_RXQ_BYTES		(8u << 20)
 
 /* qp->events bits: set by timers and kickers, consumed by the transport */
 enum {
@@ -192,6 +197,11 @@ struct sroce_resp_read {	/* one READ (or atomic) being answered */
 	u32 last_psn;		/* PSN of its last response packet */
 };
 
+struct sroce_resp_atomic {	/* an atomic executed: never again */
+	u32 psn;
+	u64 orig;
+};
+
 struct sroce_resp {
 	u32 psn;		/* expected PSN (ePSN) */
 	u32 msn;
@@ -215,14 +225,9 @@ struct sroce_resp {
 	u64 wva;
 	u32 wleft;
 	u32 wlen;
-	/* READ responses */
-	struct sroce_resp_read reads[SROCE_MAX_RD_ATOMIC];
+	/* READ responses: @reads */
 	u32 rd_head, rd_tail;	/* free-running */
-	/* atomics executed, for duplicates: answered again, never re-executed */
-	struct {
-		u32 psn;
-		u64 orig;
-	} atomics[SROCE_MAX_RD_ATOMIC];
+	/* atomics executed (@atomics), for duplicates: answered again */
 	u32 at_count;		/* free-running */
 	/*
 	 * selective repeat (SR peer only): request packets that came up to
@@ -245,8 +250,14 @@ struct sroce_resp {
 	u32 sr_held;		/* slots in use: held skbs and placed packets */
 	u32 sr_bytes;		/* truesize of the held packets */
 	unsigned long sr_gap_since;	/* jiffies: the first packet held after the gap */
-	/* keep last: survives a reset (a copy of the current RQ entry) */
+	/*
+	 * keep last: survive a reset. A copy of the current RQ entry; the
+	 * READ/atomic answer queue and the atomic results, SROCE_MAX_RD_ATOMIC
+	 * each, allocated apart and charged to the QP creator's memory cgroup
+	 */
 	void *rqe;
+	struct sroce_resp_read *reads;
+	struct sroce_resp_atomic *atomics;
 };
 
 struct sroce_qp {
@@ -277,6 +288,8 @@ struct sroce_qp {
 
 	struct work_struct work;
 	struct sk_buff_head rxq;
+	atomic_t rxq_bytes;	/* truesize of the packets in @rxq */
+	unsigned int rxq_peak;	/* the most @rxq_bytes was, for debugfs */
 	struct timer_list retrans_timer;
 	struct timer_list rnr_timer;
 	struct timer_list sr_timer;	/* the responder's reordering window */
@@ -402,6 +415,14 @@ void sroce_sched_stop_qp(struct sroce_qp *qp);
 void sroce_sched_rx(struct sroce_qp *qp, struct sk_buff *skb);
 void sroce_sched_local_enter(void);
 void sroce_sched_local_exit(void);
+void sroce_rxq_purge(struct sroce_qp *qp);
+
+/* May @skb not be queued to @qp (SROCE_RXQ_MAX packets, SROCE_RXQ_BYTES)? */
+static inline bool sroce_rxq_full(struct sroce_qp *qp, const struct sk_buff *skb)
+{
+	return skb_queue_len(&qp->rxq) >= SROCE_RXQ_MAX ||
+	       (unsigned int)atomic_read(&qp->rxq_bytes) + skb->truesize > SROCE_RXQ_BYTES;
+}
 void sroce_qp_sched(struct sroce_qp *qp);
 void sroce_qp_kick(struct sroce_qp *qp);
 int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,

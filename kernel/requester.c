@@ -693,7 +693,8 @@ static enum ib_wc_status sroce_req_local_exec(struct sroce_qp *qp,
 		b.access = wqe->wr.bind.access;
 		return sroce_mw_bind(qp->sdev, &qp->ibqp, &b) ? IB_WC_MW_BIND_ERR : IB_WC_SUCCESS;
 	default:	/* LOCAL_INV */
-		return sroce_key_invalidate(qp->sdev, qp->ibqp.pd, 0, (__force u32)wqe->ex) ?
+		return sroce_key_invalidate(qp->sdev, qp->ibqp.pd, qp->ibqp.qp_num,
+					    (__force u32)wqe->ex) ?
 		       IB_WC_LOC_PROT_ERR : IB_WC_SUCCESS;
 	}
 }

@@ -685,6 +685,12 @@ static int sroce_resp_send(struct sroce_qp *qp, struct sk_buff *skb,
 	err = sroce_resp_need_rqe(qp);
 	if (err)
 		return err;
+	/* a message longer than max_msg_sz: a length violation (IBTA 9.7.5.2.4) */
+	if (hdr->payload_len > SROCE_MAX_MSG_SZ - resp->recv_off) {
+		sroce_resp_complete_recv(qp, hdr, IB_WC_LOC_LEN_ERR, resp->recv_off);
+		sroce_resp_fatal(qp, SROCE_NAK_INVALID_REQ);
+		return -EMSGSIZE;
+	}
 	err = sroce_resp_place(qp, resp->recv_off, skb, hdr);
 	if (err == -EAGAIN)
 		return sroce_resp_odp_rnr(qp);
@@ -735,6 +741,11 @@ static int sroce_resp_write(struct sroce_qp *qp, struct sk_buff *skb,
 
 		if (!(qp->attr.qp_access_flags & IB_ACCESS_REMOTE_WRITE))
 			goto access_err;
+		/* longer than max_msg_sz: a length violation, nothing placed */
+		if (hdr->reth.dma_len > SROCE_MAX_MSG_SZ) {
+			sroce_resp_fatal(qp, SROCE_NAK_INVALID_REQ);
+			return -EINVAL;
+		}
 		if (hdr->reth.dma_len) {
 			mr = sroce_rkey_lookup(qp->sdev, hdr->reth.rkey, sroce_resp_pd(qp),
 					       qp->ibqp.qp_num, IB_ACCESS_REMOTE_WRITE,
@@ -1005,7 +1016,7 @@ static int sroce_resp_atomic_write(struct sroce_qp *qp, struct sk_buff *skb,
 		sroce_resp_fatal(qp, SROCE_NAK_INVALID_REQ);
 		return -EINVAL;
 	}
-	mr = sroce_rkey_lookup(qp->sdev, hdr->reth.rkey, qp->ibqp.pd, qp->ibqp.qp_num,
+	mr = sroce_rkey_lookup(qp->sdev, hdr->reth.rkey, sroce_resp_pd(qp), qp->ibqp.qp_num,
 			       IB_ACCESS_REMOTE_WRITE, hdr->reth.va, 8, &gen);
 	if (IS_ERR(mr))
 		goto access_err;
@@ -1061,7 +1072,7 @@ static int sroce_resp_flush(struct sroce_qp *qp, const struct sroce_pkt_hdr *hdr
 		sroce_resp_fatal(qp, SROCE_NAK_REM_ACCESS);
 		return -EACCES;
 	}
-	mr = sroce_rkey_lookup(qp->sdev, hdr->reth.rkey, qp->ibqp.pd, qp->ibqp.qp_num, need,
+	mr = sroce_rkey_lookup(qp->sdev, hdr->reth.rkey, sroce_resp_pd(qp), qp->ibqp.qp_num, need,
 			       hdr->reth.va, sel == SROCE_FETH_SEL_MR ? 0 : hdr->reth.dma_len,
 			       &gen);
 	if (IS_ERR(mr)) {
@@ -1236,6 +1247,8 @@ void sroce_responder_reset(struct sroce_qp *qp)
 
 	sroce_responder_release(qp);
 	memset(&qp->resp, 0, offsetof(struct sroce_resp, rqe));
+	memset(qp->resp.reads, 0, SROCE_MAX_RD_ATOMIC * sizeof(*qp->resp.reads));
+	memset(qp->resp.atomics, 0, SROCE_MAX_RD_ATOMIC * sizeof(*qp->resp.atomics));
 }
 
 /* Drop the MR references the responder holds. */

@@ -112,6 +112,7 @@ static void sroce_qp_drain_rx(struct sroce_qp *qp,
 	lockdep_assert_held(&qp->lock);
 
 	while (budget-- && (skb = skb_dequeue(&qp->rxq))) {
+		atomic_sub(skb->truesize, &qp->rxq_bytes);
 		sroce_stat_inc(qp->sdev, SROCE_STAT_RX_PKTS);
 		/* parsed and checked on arrival; parse again for the fields */
 		if (!sroce_pkt_parse(skb->data + sizeof(struct udphdr),
@@ -345,6 +346,11 @@ void sroce_sched_local_exit(void)
  */
 void sroce_sched_rx(struct sroce_qp *qp, struct sk_buff *skb)
 {
+	/* counted before it is queued: a dequeue never subtracts first */
+	unsigned int bytes = atomic_add_return(skb->truesize, &qp->rxq_bytes);
+
+	if (bytes > READ_ONCE(qp->rxq_peak))
+		WRITE_ONCE(qp->rxq_peak, bytes);
 	skb_queue_tail(&qp->rxq, skb);
 	if (this_cpu_read(sroce_local_depth) > SROCE_LOCAL_DEPTH_MAX) {
 		sroce_stat_inc(qp->sdev, SROCE_STAT_RX_DEFERRED);
@@ -352,6 +358,17 @@ void sroce_sched_rx(struct sroce_qp *qp, struct sk_buff *skb)
 		return;
 	}
 	sroce_qp_kick(qp);
+}
+
+/* Drop every packet queued to @qp, uncounting each. */
+void sroce_rxq_purge(struct sroce_qp *qp)
+{
+	struct sk_buff *skb;
+
+	while ((skb = skb_dequeue(&qp->rxq))) {
+		atomic_sub(skb->truesize, &qp->rxq_bytes);
+		kfree_skb(skb);
+	}
 }
 
 /**
@@ -393,6 +410,8 @@ void sroce_sched_init_qp(struct sroce_qp *qp, enum ib_qp_type type)
 
 	INIT_WORK(&qp->work, connected ? sroce_qp_work : sroce_ud_work);
 	skb_queue_head_init(&qp->rxq);
+	atomic_set(&qp->rxq_bytes, 0);
+	qp->rxq_peak = 0;
 	timer_setup(&qp->retrans_timer, sroce_retrans_timer, 0);
 	timer_setup(&qp->rnr_timer, sroce_rnr_timer, 0);
 	timer_setup(&qp->sr_timer, sroce_sr_timer, 0);
@@ -421,7 +440,7 @@ void sroce_sched_stop_qp(struct sroce_qp *qp)
 	hrtimer_cancel(&qp->poll_timer);
 	sroce_dcqcn_cancel(qp);
 	cancel_work_sync(&qp->work);
-	skb_queue_purge(&qp->rxq);
+	sroce_rxq_purge(qp);
 }
 
 /* ---- doorbells --------------------------------------------------- */

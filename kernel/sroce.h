@@ -205,6 +205,7 @@ struct sroce_dev {
 	/* per CPU: a locked increment per packet showed in the 64 B profile */
 	struct sroce_dev_stats __percpu *stats;
 	atomic_t qp_count;
+	atomic_t pd_count;
 	enum ib_port_state last_port_state;
 	atomic_t cq_count;
 	atomic_t srq_count;

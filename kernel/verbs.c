@@ -190,13 +190,21 @@ static void sroce_disassociate_ucontext(struct ib_ucontext *ibuc)
 {
 }
 
+/* At most SROCE_MAX_PD PDs per device (max_pd), user and kernel alike */
 static int sroce_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
+	struct sroce_dev *sdev = sroce_to_dev(ibpd->device);
+
+	if (atomic_inc_return(&sdev->pd_count) > SROCE_MAX_PD) {
+		atomic_dec(&sdev->pd_count);
+		return -ENOMEM;
+	}
 	return 0;
 }
 
 static int sroce_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
+	atomic_dec(&sroce_to_dev(ibpd->device)->pd_count);
 	return 0;
 }
 

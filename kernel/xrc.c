@@ -62,7 +62,7 @@ int sroce_xrc_srq_reserve(struct sroce_srq *srq)
 
 	err = xa_alloc_cyclic(&sroce_xsrq_xa, &srqn, NULL,
 			      XA_LIMIT(SROCE_XRC_SRQN_MIN, SROCE_XRC_SRQN_MAX),
-			      &sroce_xsrq_next, GFP_KERNEL);
+			      &sroce_xsrq_next, GFP_KERNEL_ACCOUNT);
 	if (err < 0)
 		return err;
 	srq->ibsrq.ext.xrc.srq_num = srqn;

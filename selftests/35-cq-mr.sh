@@ -17,7 +17,7 @@
 cleanup() { rdma link delete sroce0 2>/dev/null; }
 trap cleanup EXIT
 
-NTESTS=20
+NTESTS=21
 ktap_header $NTESTS
 dmesg_mark
 ip link set eth0 up
@@ -84,6 +84,37 @@ def _():
         a = ctx.query_device()
         got = (a.max_cq, a.max_cqe, a.max_mr, a.max_mr_size)
     check(got == (0x10000, (1 << 22) - 1, 0x40000, 1 << 39), 'got %r' % (got,))
+
+
+# ---------------------------------------------------------------- PD
+@test('PD: max_pd per device: the one past it fails with ENOMEM, one '
+      'more succeeds once a PD is freed')
+def _():
+    from pyverbs.device import Context
+    with Context(name='sroce0') as ctx:
+        max_pd = ctx.query_device().max_pd
+    pds, err = [], 0
+    t0 = time.monotonic()
+    try:
+        # the test's own PD (pd) is one of them already
+        while len(pds) < max_pd:
+            try:
+                pds.append(uv.alloc_pd())
+            except OSError as ex:
+                err = ex.errno
+                break
+        n = len(pds) + 1
+        print('# %d PDs allocated of max_pd %d (%.1f s), then %s' % (
+            n, max_pd, time.monotonic() - t0, E.errorcode.get(err, 'no error')))
+        check(err == E.ENOMEM and n <= max_pd,
+              'PD %d of max_pd %d: %s, expected ENOMEM at %d' % (
+                  n + (not err), max_pd, E.errorcode.get(err, 'allocated'), max_pd + 1))
+        uv.dealloc_pd(pds.pop())
+        pds.append(uv.alloc_pd())
+        expect_errno(E.ENOMEM, uv.alloc_pd)
+    finally:
+        for h in pds:
+            uv.dealloc_pd(h)
 
 
 # ---------------------------------------------------------------- MR

@@ -8,13 +8,16 @@
 # refuses complete with MW_BIND_ERR; LOCAL_INV and SEND with Invalidate
 # end a type 2 window (IBV_WC_WITH_INV at the receiver), a type 1 window
 # cannot be invalidated; deallocating a window or deregistering its MR
-# ends remote access.
+# ends remote access. A type 1 bind naming the window by a stale rkey (its
+# key before the last rebind) fails with MW_BIND_ERR; a bound type 2
+# window is bound again or invalidated (LOCAL_INV) by no other QP than its
+# own.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/net-topo.sh"
 here=$(dirname "$0")
 trap topo_down EXIT
 
-CASES="type1 type2 bounds rights other_qp bind_errors invalidate teardown"
+CASES="type1 type2 bounds rights other_qp bind_errors invalidate teardown stale_key other_qp_inv"
 case_ok() { timeout 60 python3 "$here/mw_verbs.py" sroce8 "$1"; }
 caps() {
 	local out
@@ -23,7 +26,7 @@ caps() {
 	grep -q 'MEM_WINDOW' <<< "$out" || { echo "$out" | grep -E 'max_mw|MEM_WINDOW|cap_flags'; return 1; }
 }
 
-ktap_header $((1 + 1 + 8 + 1))
+ktap_header $((1 + 1 + 10 + 1))
 dmesg_mark
 ktap_result "topology up (sroce in two namespaces)" topo_up sroce
 ktap_result "ibv_devinfo: max_mw and MEM_WINDOW advertised" caps

@@ -245,6 +245,60 @@ def case_teardown(w):
     mw.close()
 
 
+def case_stale_key(w):
+    """A type 1 bind names its window by the window's current rkey: a bind
+    that carries the key the window had before its last rebind (stale) is
+    refused with MW_BIND_ERR and leaves the window as it is. (ibv_bind_mw
+    takes the next rkey once the bind is posted, refused or not: 255 posts
+    that the kernel refuses or flushes walk mw.rkey round its 8 bits back
+    to the stale key.)"""
+    a, b = w.pair()
+    mw = MW(w.pd, e.IBV_MW_TYPE_1)
+    status(b.bind1(mw, b.mr, win_addr(b), WIN_LEN, RW), 'type 1 bind', e.IBV_WC_SUCCESS)
+    stale = mw.rkey
+    status(b.bind1(mw, b.mr, win_addr(b), WIN_LEN, RW), 'type 1 rebind', e.IBV_WC_SUCCESS)
+    cur = mw.rkey
+    # refused (a window past its MR): the QP goes to ERR, the rest are flushed
+    status(b.bind1(mw, b.mr, b.mr.buf, MR_SIZE + 1, RW), 'bind past the MR',
+           e.IBV_WC_MW_BIND_ERR)
+    while mw.rkey != stale:
+        wcs = b.bind1(mw, b.mr, b.mr.buf, MR_SIZE + 1, RW)
+        if len(wcs) != 1 or wcs[0].status == e.IBV_WC_SUCCESS:
+            raise Fail('a bind posted to a QP in ERR: %s' % [x.status for x in wcs])
+    a, b = w.pair(b)
+    status(b.bind1(mw, b.mr, b.mr.buf, WIN_OFF, RW), 'bind with the stale rkey %#x '
+           '(window at %#x)' % (stale, cur), e.IBV_WC_MW_BIND_ERR)
+    a, b = w.pair(b)
+    through(a, b, cur, 'the window after a stale bind, under its current rkey')
+    a, b = w.pair(b)
+    refused(a, b, e.IBV_WR_RDMA_WRITE, 64, win_addr(b), stale, 'WRITE with the stale rkey')
+
+
+def case_other_qp_inv(w):
+    """A bound type 2 window belongs to the QP that bound it: another QP of
+    the PD can neither bind it again (MW_BIND_ERR) nor invalidate it with
+    LOCAL_INV (an error completion); the window still serves its QP. Once
+    its own QP invalidates it, the window is free: another QP binds it."""
+    a, b = w.pair()
+    mw = MW(w.pd, e.IBV_MW_TYPE_2)
+    rkey, wcs = b.bind2(mw, b.mr, win_addr(b), WIN_LEN, RW)
+    status(wcs, 'type 2 bind on QP B', e.IBV_WC_SUCCESS)
+    c, d = w.pair(b)
+    _, wcs = d.bind2(mw, d.mr, win_addr(d), WIN_LEN, RW)
+    status(wcs, 'bind from QP D of a window bound on QP B', e.IBV_WC_MW_BIND_ERR)
+    c, d = w.pair(b)
+    wcs = d.local_inv(rkey)
+    if len(wcs) != 1 or wcs[0].status == e.IBV_WC_SUCCESS:
+        raise Fail('LOCAL_INV on QP D of a window bound on QP B: %s' %
+                   ([(x.status, x.opcode) for x in wcs] or 'no completion'))
+    through(a, b, rkey, 'the window on QP B after the other QP\'s attempts')
+    status(b.local_inv(rkey), 'LOCAL_INV on QP B', e.IBV_WC_SUCCESS, e.IBV_WC_LOCAL_INV)
+    c, d = w.pair(b)
+    rkey, wcs = d.bind2(mw, d.mr, win_addr(d), WIN_LEN, RW)
+    status(wcs, 'bind from QP D once QP B invalidated the window', e.IBV_WC_SUCCESS)
+    through(c, d, rkey, 'the window rebound on QP D')
+
+
 class World:
     def __init__(self, dev):
         self.ctx = Context(name=dev)
@@ -264,7 +318,8 @@ class World:
 CASES = {'type1': case_type1, 'type2': case_type2, 'bounds': case_bounds,
          'rights': case_rights, 'other_qp': case_other_qp,
          'bind_errors': case_bind_errors, 'invalidate': case_invalidate,
-         'teardown': case_teardown}
+         'teardown': case_teardown, 'stale_key': case_stale_key,
+         'other_qp_inv': case_other_qp_inv}
 
 
 def main():

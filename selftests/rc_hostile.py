@@ -741,6 +741,259 @@ def case_flush(env):
     flush_once(env, w, 100, w.mr.rkey, w.mr.buf, 64, 0, 2, (ACK, SYN_NAK_ACCESS))
 
 
+# ---- limits: the receive backlog, message length, XRC TGT ---------------
+
+FORGED_SRC = '192.0.2.77'   # an address on the victim's subnet that is nobody's QP path
+
+
+def qp_line(qpn):
+    """The victim QP's line of /sys/kernel/debug/sroce/qps (debugfs is
+    mounted in init's mount namespace: read it through nsenter)."""
+    d = '/sys/kernel/debug'
+    r = subprocess.run(['nsenter', '-t', '1', '-m', 'sh', '-c',
+                        'mountpoint -q %s || mount -t debugfs none %s; cat %s/sroce/qps' %
+                        (d, d, d)], capture_output=True, text=True, timeout=30 * SCALE, check=False)
+    for ln in r.stdout.splitlines():
+        if re.search(r'\bqpn %d\b' % qpn, ln):
+            return ln
+    return 'no line for QP %d (%s)' % (qpn, r.stderr.strip() or '%d lines' %
+                                      len(r.stdout.splitlines()))
+
+
+def case_rx_wrong_peer(env):
+    """Large WRITEs and SENDs in a flood from an address that is not the
+    victim QP's peer (valid ICRC, right QPN and PSN): each is dropped and
+    counted before it is queued to the QP (rx_drop_* grows by the flood,
+    rx_pkts - packets the transport took off the queue - does not), never
+    executed; the next packet from the real peer address is received."""
+    dev, n = env.args.victim, 200
+    v = env.victim()
+    v.connect(env.peer_gid, FAKE_QPN, rq_psn=100, sq_psn=500)
+    v.mr.write(bytes(2 * MTU), 2 * MTU, 0)
+    v.recv(4096, 8192)
+    forged = Wire(FORGED_SRC, env.args.dst)
+    pkts = []
+    for k in range(n // 2):
+        pkts.append(forged.build(bth(WRITE_ONLY, v.qpn, 100, ackreq=True) +
+                                 reth(v.mr.buf, v.mr.rkey, MTU) + b'\xee' * MTU))
+        pkts.append(forged.build(bth(SEND_ONLY, v.qpn, 100, ackreq=True) + b'\xee' * MTU))
+    d0, rx0 = drops(dev), counter(dev, 'rx_pkts')
+    forged.send_raw(pkts)
+    time.sleep(0.5)
+    dropped, rx = drops(dev) - d0, counter(dev, 'rx_pkts') - rx0
+    env.say('%d packets from %s: rx_drop_* +%d, rx_pkts +%d' % (n, FORGED_SRC, dropped, rx))
+    if dropped < n:
+        raise Fail('%d packets from a wrong peer, only %d counted as dropped' % (n, dropped))
+    if rx:
+        raise Fail('%d packets from a wrong peer were queued to the QP (rx_pkts +%d: '
+                   'dequeued by its transport)' % (n, rx))
+    if v.mr.read(2 * MTU, 0) != bytes(2 * MTU):
+        raise Fail('a WRITE from a wrong peer was executed')
+    if v.poll(1, 0.2):
+        raise Fail('a SEND from a wrong peer was received')
+    data = pattern(17, 256)
+    env.wire.send(bth(SEND_ONLY, v.qpn, 100, ackreq=True) + data)
+    wc = expect_wc(v, 'RECV of a SEND from the real peer address after the flood')
+    if wc.byte_len != 256 or v.mr.read(256, 8192) != data:
+        raise Fail('the SEND from the real peer address arrived wrong')
+
+
+def case_rx_backlog(env):
+    """A flood of large packets from the real peer address: the victim QP's
+    receive queue is bounded in bytes (skb truesize; debugfs "rxq N B/CAPB
+    peak PB"): the cap is a few MiB, the peak stays within it (one packet
+    per CPU of slack) and the queue's byte count is back at 0 after."""
+    v = env.victim()
+    v.connect(env.peer_gid, FAKE_QPN, rq_psn=100, sq_psn=500)
+    # PSNs far ahead: each is parsed, queued, NAKed once and dropped
+    pkts = [env.wire.build(bth(SEND_ONLY, v.qpn, 100 + 4096 + k, ackreq=True) + b'\xee' * MTU)
+            for k in range(256)]
+    stop = threading.Event()
+    sent = [0]
+
+    def storm():
+        while not stop.is_set() and sent[0] < 10000:
+            env.wire.send_raw(pkts)
+            sent[0] += len(pkts)
+
+    ts = [threading.Thread(target=storm) for _ in range(2)]
+    for t in ts:
+        t.start()
+    peak = []
+    try:
+        end = time.monotonic() + 3
+        while time.monotonic() < end:
+            ln = qp_line(v.qpn)
+            m = re.search(r'rxq (\d+) (\d+)/(\d+)B peak (\d+)B', ln)
+            if not m:
+                raise Fail('no receive queue byte count in the debugfs QP line: %s' % ln)
+            peak.append(tuple(int(x) for x in m.groups()))
+            time.sleep(0.1)
+    finally:
+        stop.set()
+        for t in ts:
+            t.join()
+    time.sleep(0.5)
+    m = re.search(r'rxq (\d+) (\d+)/(\d+)B peak (\d+)B', qp_line(v.qpn))
+    n, now, cap, top = (int(x) for x in m.groups())
+    env.say('%d packets of %d bytes: queue now %d packets %d bytes, peak %d bytes, cap %d '
+            'bytes, longest seen %d packets' % (sent[0], MTU, n, now, top, cap,
+                                               max(p[0] for p in peak)))
+    if not 1 << 20 <= cap <= 16 << 20:
+        raise Fail('receive queue cap %d bytes: not a few MiB' % cap)
+    if top > cap + os.cpu_count() * 65536:
+        raise Fail('the receive queue held %d bytes, cap %d' % (top, cap))
+    if n or now:
+        raise Fail('after the flood the queue counts %d packets, %d bytes' % (n, now))
+
+
+def nak_of(env, v, transport, psn):
+    """Send TRANSPORT to V: the (opcode, syndrome) V answers PSN with, or None."""
+    snif = sniffer(env.args.iface)
+    env.wire.send(transport)
+    time.sleep(1.5)
+    got = [a for a in answers(snif.stop(), env.args.dst) if a[1] == psn]
+    return got[-1][:3:2] if got else None
+
+
+def case_msg_len(env):
+    """Requests longer than max_msg_sz (1 GiB): WRITE FIRST and ONLY with a
+    RETH DMA length of 4 GiB - 1 or 2 GiB, READs of as much. Each is NAKed
+    as an invalid request (a length violation, IBTA 9.7.5.2.4), not as a
+    remote access error, and nothing is placed."""
+    big = [(WRITE_FIRST, 0xffffffff, MTU), (WRITE_FIRST, 0x80000000, MTU),
+           (WRITE_ONLY, 0x80000000, 64), (READ_REQ, 0xffffffff, 0), (READ_REQ, 0x80000000, 0)]
+    for op, length, n in big:
+        v = env.victim()
+        v.connect(env.peer_gid, FAKE_QPN, rq_psn=100, sq_psn=500)
+        v.mr.write(bytes(2 * MTU), 2 * MTU, 0)
+        ans = nak_of(env, v, bth(op, v.qpn, 100, ackreq=True) + reth(v.mr.buf, v.mr.rkey, length) +
+                     b'\xee' * n, 100)
+        env.say('opcode %#x DMA length %#x: answer %s' %
+                (op, length, 'none' if ans is None else 'opcode %#x syndrome %#x' % ans))
+        if ans != (ACK, SYN_NAK_INV):
+            raise Fail('opcode %#x with DMA length %#x: answer %s, expected a NAK invalid '
+                       'request (syndrome %#x)' % (op, length, ans and
+                                                   'syndrome %#x' % ans[1], SYN_NAK_INV))
+        if v.mr.read(2 * MTU, 0) != bytes(2 * MTU):
+            raise Fail('opcode %#x with DMA length %#x: bytes were placed' % (op, length))
+        v.qp.close()
+
+
+XRC_FLUSH, XRC_ATOMIC_WRITE, XRC_SEND_ONLY = 0xbc, 0xbd, 0xa4
+
+
+def xrceth(srqn):
+    return struct.pack('!I', srqn & 0xffffff)
+
+
+def case_xrc_aw_flush(env):
+    """ATOMIC WRITE and FLUSH to an XRC TGT QP (which has no PD of its
+    own): the XRC opcodes (0xbd, 0xbc, IBTA 1.5) and the RC ones with and
+    without an XRCETH naming a live XRC SRQ. Each is dropped and counted
+    or NAKed, never executed, and the kernel log stays clean; an XRC SEND
+    after them is received on the XRC SRQ."""
+    # pylint: disable=import-outside-toplevel
+    from pyverbs.addr import AHAttr, GlobalRoute
+    from pyverbs.cq import CQ
+    from pyverbs.mr import MR
+    from pyverbs.qp import QP, QPAttr, QPInitAttrEx
+    from pyverbs.srq import SRQ, SrqInitAttrEx
+    from pyverbs.wr import RecvWR, SGE
+    from pyverbs.xrcd import XRCD, XRCDInitAttr
+    import rc_verbs
+    access = rc_verbs.ACCESS | e.IBV_ACCESS_REMOTE_ATOMIC | ACCESS_FLUSH_GLOBAL
+    ctx, pd = env.vctx, env.vpd
+    cq = CQ(ctx, 64)
+    try:
+        mr = MR(pd, 1 << 16, access)
+    except Exception:  # pylint: disable=broad-except
+        access &= ~ACCESS_FLUSH_GLOBAL      # 6.1: no FLUSH
+        mr = MR(pd, 1 << 16, access)
+    mr.write(bytes(8192), 8192, 0)
+    xrcd = XRCD(ctx, XRCDInitAttr(e.IBV_XRCD_INIT_ATTR_FD | e.IBV_XRCD_INIT_ATTR_OFLAGS,
+                                  os.O_CREAT, -1))
+    sa = SrqInitAttrEx(max_wr=16, max_sge=1)
+    sa.srq_type = e.IBV_SRQT_XRC
+    sa.pd, sa.xrcd, sa.cq = pd, xrcd, cq
+    sa.comp_mask = e.IBV_SRQ_INIT_ATTR_TYPE | e.IBV_SRQ_INIT_ATTR_PD | \
+        e.IBV_SRQ_INIT_ATTR_CQ | e.IBV_SRQ_INIT_ATTR_XRCD
+    srq = SRQ(ctx, sa)
+    srq.post_recv(RecvWR(wr_id=5, num_sge=1, sg=[SGE(mr.buf + 4096, 4096, mr.lkey)]))
+    srqn = srq.get_srq_num()
+    tgt = QP(ctx, QPInitAttrEx(qp_type=e.IBV_QPT_XRC_RECV, xrcd=xrcd,
+                               comp_mask=e.IBV_QP_INIT_ATTR_XRCD))
+    a = QPAttr()
+    a.qp_access_flags = access
+    tgt.to_init(a)
+    a = QPAttr()
+    a.qp_access_flags = access
+    a.path_mtu = e.IBV_MTU_1024
+    a.dest_qp_num = FAKE_QPN
+    a.rq_psn = 100
+    a.max_dest_rd_atomic = 16
+    a.min_rnr_timer = 1
+    a.ah_attr = AHAttr(gr=GlobalRoute(dgid=env.peer_gid, sgid_index=rc_verbs.GID_INDEX),
+                       is_global=1, port_num=1)
+    tgt.to_rtr(a)
+    qpn, dev = tgt.qp_num, env.args.victim
+    word = b'\x5a' * 8
+    forged = [('XRC ATOMIC WRITE', bth(XRC_ATOMIC_WRITE, qpn, 100, ackreq=True) + xrceth(srqn) +
+               reth(mr.buf, mr.rkey, 8) + word),
+              ('XRC FLUSH', bth(XRC_FLUSH, qpn, 100, ackreq=True) + xrceth(srqn) + feth(0, 1) +
+               reth(mr.buf, mr.rkey, 64)),
+              ('RC ATOMIC WRITE', bth(0x1d, qpn, 100, ackreq=True) + reth(mr.buf, mr.rkey, 8) +
+               word),
+              ('RC FLUSH', bth(FLUSH, qpn, 100, ackreq=True) + feth(0, 1) +
+               reth(mr.buf, mr.rkey, 64)),
+              ('RC ATOMIC WRITE + XRCETH', bth(0x1d, qpn, 100, ackreq=True) + xrceth(srqn) +
+               reth(mr.buf, mr.rkey, 8) + word),
+              ('RC FLUSH + XRCETH', bth(FLUSH, qpn, 100, ackreq=True) + xrceth(srqn) +
+               feth(0, 1) + reth(mr.buf, mr.rkey, 64))]
+    try:
+        for what, t in forged:
+            d0 = drops(dev)
+            snif = sniffer(env.args.iface)
+            env.wire.send(t)
+            time.sleep(0.3)
+            ans = [x for x in answers(snif.stop(), env.args.dst) if x[1] == 100]
+            dropped = drops(dev) - d0
+            env.say('%s to XRC TGT QP %#x: rx_drop_* +%d, answers %s' %
+                    (what, qpn, dropped, ['opcode %#x syndrome %#x' % x[::2][:2] for x in ans]))
+            if ans and (ans[-1][0] != ACK or not ans[-1][2] >> 5):
+                raise Fail('%s to an XRC TGT QP was executed (answer opcode %#x syndrome %#x)'
+                           % (what, ans[-1][0], ans[-1][2]))
+            if not ans and dropped < 1:
+                raise Fail('%s to an XRC TGT QP: neither dropped nor NAKed' % what)
+            if mr.read(8192, 0)[:4096] != bytes(4096):
+                raise Fail('%s to an XRC TGT QP wrote memory' % what)
+            if tgt.query(e.IBV_QP_STATE)[0].qp_state == e.IBV_QPS_ERR:
+                env.say('the XRC TGT QP is in ERR after the NAK: brought back')
+                a2 = QPAttr()
+                a2.qp_state = e.IBV_QPS_RESET
+                tgt.modify(a2, e.IBV_QP_STATE)
+                a3 = QPAttr()
+                a3.qp_access_flags = access
+                tgt.to_init(a3)
+                tgt.to_rtr(a)
+        data = pattern(19, 512)
+        env.wire.send(bth(XRC_SEND_ONLY, qpn, 100, ackreq=True) + xrceth(srqn) + data)
+        end, wcs = time.monotonic() + 5, []
+        while not wcs and time.monotonic() < end:
+            n, got = cq.poll(num_entries=4)
+            wcs = got[:n]
+            time.sleep(0.01)
+        if not wcs or wcs[0].status != e.IBV_WC_SUCCESS or mr.read(512, 4096) != data:
+            raise Fail('the XRC SEND after the forged requests was not received right: %s' %
+                       [(w.status, w.byte_len) for w in wcs])
+    finally:
+        tgt.close()
+        srq.close()
+        xrcd.close()
+        mr.close()
+        cq.close()
+
+
 CASES = {
     'flush': case_flush,
     'write_first_dereg': case_write_first_dereg,
@@ -755,6 +1008,10 @@ CASES = {
     'reset_init': case_reset_init,
     'kill_requester': case_kill_requester,
     'kill_responder': case_kill_responder,
+    'rx_wrong_peer': case_rx_wrong_peer,
+    'rx_backlog': case_rx_backlog,
+    'msg_len': case_msg_len,
+    'xrc_aw_flush': case_xrc_aw_flush,
 }
 
 
