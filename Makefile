@@ -133,7 +133,8 @@ GROUPS ?= nvme srp
 check-blktests: deps
 	@test -n "$(BLKTESTS)" || { echo "make check-blktests BLKTESTS=/path/to/blktests [GROUPS=...]"; exit 2; }
 	@$(MAKE) --no-print-directory modules provider userspace
-	@scripts/check-blktests --blktests "$(BLKTESTS)" --groups "$(GROUPS)" --kernels "$(KERNELS)"
+	@scripts/check-blktests --blktests "$(BLKTESTS)" --groups "$(GROUPS)" --kernels "$(KERNELS)" \
+		--config "$(BLKTESTS_CONFIG)"
 
 # Opt-in, not part of check: the 92-*/97-* client scripts with
 # SROCE_CLIENT_IMPL=rxe (selftests/run --impl rxe); a failure there is
