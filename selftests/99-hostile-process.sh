@@ -13,6 +13,9 @@
 #                  in a ring and in a chain, every SEND published without a
 #                  doorbell and then all doorbells rung: the kernel survives
 #   local-fanin    63 RC QPs sending to one: the kernel survives
+#   mcast-lid      a UD QP attached to one group twice (LIDs 0 and 0xc001):
+#                  both detaches succeed and the QP can be destroyed; again
+#                  attached twice and left to the exit (which must not warn)
 #   fuzz           HOSTILE_OPS (default 20000; the full run uses 1000000
 #                  and a larger HOSTILE_SECS) operations of 4 threads with
 #                  seed HOSTILE_SEED (default 1), at most HOSTILE_SECS
@@ -22,7 +25,7 @@
 # Then: no object of the tool is left (rdma resource), slab grew less than
 # 8 MiB, sroce8 and sroce9 (srpeer) still pass traffic, and the kernel log
 # has no report (oops, WARN, soft lockup, RCU stall, hung task).
-# HOSTILE_CASES picks the targeted cases (default: all four; "" for none),
+# HOSTILE_CASES picks the targeted cases (default: all five; "" for none),
 # HOSTILE_FUZZ_ARGS adds arguments to the fuzz run (e.g. "--avoid producer").
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/net-topo.sh"
@@ -34,7 +37,7 @@ HOSTILE=$TOP/build/userspace/sroce-hostile
 OPS=${HOSTILE_OPS:-20000}
 SEED=${HOSTILE_SEED:-1}
 SECS=${HOSTILE_SECS:-90}
-read -r -a CASES <<< "${HOSTILE_CASES-advise-dereg sq-prod-back local-chain local-fanin}"
+read -r -a CASES <<< "${HOSTILE_CASES-advise-dereg sq-prod-back local-chain local-fanin mcast-lid}"
 LOG=/tmp/99-hostile-process.$$
 cleanup() {
 	bg_kill_all
