@@ -11,6 +11,13 @@
  * QPN 0xFFFFFF is then handed to every QP of the device attached to the
  * group it was sent to (net.c). Attachments are one module-wide list,
  * read under RCU on receive, changed under sroce_mc_mutex.
+ *
+ * Every successful attach is undone by exactly one successful detach: the
+ * core counts both in the QP's usecnt and refuses to destroy a QP whose
+ * count is not back to zero, also when the process exits. uverbs keeps one
+ * attachment per (GID, LID) and calls us for each, and on RoCE the LID
+ * means nothing: attaching a QP to a group it is in already (another LID)
+ * takes a reference on its attachment, and detaching drops one.
  */
 #include <linux/igmp.h>
 #include <linux/inetdevice.h>
@@ -29,6 +36,7 @@
  * @sdev: the QP's device
  * @mgid: the group
  * @qp: the QP (its lifetime: destroy_qp detaches it first)
+ * @refs: successful attaches not detached yet (under sroce_mc_mutex)
  */
 struct sroce_mc_att {
 	struct list_head node;
@@ -36,6 +44,7 @@ struct sroce_mc_att {
 	struct sroce_dev *sdev;
 	union ib_gid mgid;
 	struct sroce_qp *qp;
+	unsigned int refs;
 };
 
 static LIST_HEAD(sroce_mc_list);
@@ -46,17 +55,27 @@ static bool sroce_mgid_v4(const union ib_gid *mgid)
 	return ipv6_addr_v4mapped((const struct in6_addr *)mgid->raw);
 }
 
-/* Attachments of @sdev to @mgid (@qp: only that QP's), under the mutex. */
-static int sroce_mc_count(struct sroce_dev *sdev, const union ib_gid *mgid,
-			  struct sroce_qp *qp)
+/* @qp's attachment to @mgid, or NULL; under the mutex. */
+static struct sroce_mc_att *sroce_mc_find(struct sroce_qp *qp, const union ib_gid *mgid)
+{
+	struct sroce_mc_att *a;
+
+	lockdep_assert_held(&sroce_mc_mutex);
+	list_for_each_entry(a, &sroce_mc_list, node)
+		if (a->qp == qp && !memcmp(&a->mgid, mgid, sizeof(*mgid)))
+			return a;
+	return NULL;
+}
+
+/* Attachments of @sdev (to @mgid, or to any group), under the mutex. */
+static int sroce_mc_count(struct sroce_dev *sdev, const union ib_gid *mgid)
 {
 	struct sroce_mc_att *a;
 	int n = 0;
 
 	lockdep_assert_held(&sroce_mc_mutex);
 	list_for_each_entry(a, &sroce_mc_list, node)
-		if (a->sdev == sdev && (!mgid || !memcmp(&a->mgid, mgid, sizeof(*mgid))) &&
-		    (!qp || a->qp == qp))
+		if (a->sdev == sdev && (!mgid || !memcmp(&a->mgid, mgid, sizeof(*mgid))))
 			n++;
 	return n;
 }
@@ -95,14 +114,15 @@ out_unlock:
  * @gid: the group
  * @lid: unused on RoCE
  *
- * Return: 0 (also when already attached), -ENOMEM past the device's
- * limits, or the IP layer's error joining the group.
+ * Return: 0 (also when already attached: one more reference, one more
+ * detach to leave), -ENOMEM past the device's limits, or the IP layer's
+ * error joining the group.
  */
 int sroce_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 {
 	struct sroce_qp *qp = sroce_to_qp(ibqp);
 	struct sroce_dev *sdev = qp->sdev;
-	struct sroce_mc_att *a;
+	struct sroce_mc_att *a, *old;
 	int in_grp, err = 0;
 
 	if (ibqp->qp_type != IB_QPT_UD)
@@ -113,13 +133,21 @@ int sroce_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 	a->sdev = sdev;
 	a->mgid = *gid;
 	a->qp = qp;
+	a->refs = 1;
 
 	mutex_lock(&sroce_mc_mutex);
-	if (sroce_mc_count(sdev, gid, qp))
-		goto out_free;		/* IBTA: attaching twice is no error */
-	in_grp = sroce_mc_count(sdev, gid, NULL);
+	old = sroce_mc_find(qp, gid);
+	if (old) {
+		/* IBTA: attaching twice is no error; uverbs: another LID */
+		if (old->refs == UINT_MAX)
+			err = -ENOMEM;
+		else
+			old->refs++;
+		goto out_free;
+	}
+	in_grp = sroce_mc_count(sdev, gid);
 	if (in_grp >= SROCE_MAX_MCAST_QP_ATTACH ||
-	    sroce_mc_count(sdev, NULL, NULL) >= SROCE_MAX_TOTAL_MCAST_QP_ATTACH) {
+	    sroce_mc_count(sdev, NULL) >= SROCE_MAX_TOTAL_MCAST_QP_ATTACH) {
 		err = -ENOMEM;
 		goto out_free;
 	}
@@ -138,23 +166,14 @@ out_free:
 	return err;
 }
 
-/* Remove attachments of @qp (to @gid, or all); leave emptied IP groups. */
-static int sroce_mc_remove(struct sroce_qp *qp, const union ib_gid *gid)
+/* Unlink attachment @a; leave its IP group if it was the last one. */
+static void sroce_mc_remove(struct sroce_mc_att *a)
 {
-	struct sroce_mc_att *a, *tmp;
-	int removed = 0;
-
 	lockdep_assert_held(&sroce_mc_mutex);
-	list_for_each_entry_safe(a, tmp, &sroce_mc_list, node) {
-		if (a->qp != qp || (gid && memcmp(&a->mgid, gid, sizeof(*gid))))
-			continue;
-		list_del_rcu(&a->node);
-		if (!sroce_mc_count(qp->sdev, &a->mgid, NULL))
-			sroce_mc_ip(qp->sdev, &a->mgid, false);
-		kfree_rcu(a, rcu);
-		removed++;
-	}
-	return removed;
+	list_del_rcu(&a->node);
+	if (!sroce_mc_count(a->sdev, &a->mgid))
+		sroce_mc_ip(a->sdev, &a->mgid, false);
+	kfree_rcu(a, rcu);
 }
 
 /**
@@ -163,28 +182,42 @@ static int sroce_mc_remove(struct sroce_qp *qp, const union ib_gid *gid)
  * @gid: the group
  * @lid: unused on RoCE
  *
+ * Drops one reference; the last one leaves the group.
+ *
  * Return: 0, or -EINVAL when @ibqp is not attached to @gid.
  */
 int sroce_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 {
-	int removed;
+	struct sroce_mc_att *a;
+	int err = 0;
 
 	mutex_lock(&sroce_mc_mutex);
-	removed = sroce_mc_remove(sroce_to_qp(ibqp), gid);
+	a = sroce_mc_find(sroce_to_qp(ibqp), gid);
+	if (!a)
+		err = -EINVAL;
+	else if (!--a->refs)
+		sroce_mc_remove(a);
 	mutex_unlock(&sroce_mc_mutex);
-	return removed ? 0 : -EINVAL;
+	return err;
 }
 
 /**
  * sroce_mc_qp_gone() - detach a QP being destroyed from every group
  * @qp: the QP, unpublished; an RCU grace period follows before it is freed
+ *
+ * Normally there is none left: the core refuses to destroy a QP whose
+ * attaches were not all undone (and detaches a user QP's at close).
  */
 void sroce_mc_qp_gone(struct sroce_qp *qp)
 {
+	struct sroce_mc_att *a, *tmp;
+
 	if (qp->ibqp.qp_type != IB_QPT_UD)
 		return;
 	mutex_lock(&sroce_mc_mutex);
-	sroce_mc_remove(qp, NULL);
+	list_for_each_entry_safe(a, tmp, &sroce_mc_list, node)
+		if (a->qp == qp)
+			sroce_mc_remove(a);
 	mutex_unlock(&sroce_mc_mutex);
 }
 

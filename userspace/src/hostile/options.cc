@@ -21,6 +21,7 @@ void usage(std::FILE *f)
 		"  sq-prod-back   SQ producer moved back below what the kernel fetched\n"
 		"  local-chain    QPs sending to each other in a ring and a chain\n"
 		"  local-fanin    QPs all sending to one QP\n"
+		"  mcast-lid      a UD QP attached to one group with two LIDs, detached\n"
 		"Exit: 0 ok, 1 failure, 2 usage, 4 skipped (the reason on the last line).\n",
 		f);
 }
