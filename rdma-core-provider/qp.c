@@ -71,6 +71,25 @@ static void sroce_qp_free(struct sroce_qp *qp)
 	free(qp);
 }
 
+/* A zeroed QP with its two ring locks (sroce_qp_free() undoes it) */
+static struct sroce_qp *sroce_qp_alloc(void)
+{
+	struct sroce_qp *qp = calloc(1, sizeof(*qp));
+
+	if (!qp)
+		return NULL;
+	if (pthread_spin_init(&qp->sq.lock, PTHREAD_PROCESS_PRIVATE)) {
+		free(qp);
+		return NULL;
+	}
+	if (pthread_spin_init(&qp->rq.lock, PTHREAD_PROCESS_PRIVATE)) {
+		pthread_spin_destroy(&qp->sq.lock);
+		free(qp);
+		return NULL;
+	}
+	return qp;
+}
+
 struct ibv_qp *sroce_create_qp_ex(struct ibv_context *ibctx,
 				  struct ibv_qp_init_attr_ex *attr)
 {
@@ -123,18 +142,9 @@ struct ibv_qp *sroce_create_qp_ex(struct ibv_context *ibctx,
 		}
 	}
 
-	qp = calloc(1, sizeof(*qp));
+	qp = sroce_qp_alloc();
 	if (!qp)
 		return NULL;
-	if (pthread_spin_init(&qp->sq.lock, PTHREAD_PROCESS_PRIVATE)) {
-		free(qp);
-		return NULL;
-	}
-	if (pthread_spin_init(&qp->rq.lock, PTHREAD_PROCESS_PRIVATE)) {
-		pthread_spin_destroy(&qp->sq.lock);
-		free(qp);
-		return NULL;
-	}
 
 	memset(&cmd, 0, sizeof(cmd));
 	memset(&resp, 0, sizeof(resp));
@@ -261,18 +271,9 @@ struct ibv_qp *sroce_open_qp(struct ibv_context *ibctx, struct ibv_qp_open_attr 
 	struct sroce_qp *qp;
 	int ret;
 
-	qp = calloc(1, sizeof(*qp));
+	qp = sroce_qp_alloc();
 	if (!qp)
 		return NULL;
-	if (pthread_spin_init(&qp->sq.lock, PTHREAD_PROCESS_PRIVATE)) {
-		free(qp);
-		return NULL;
-	}
-	if (pthread_spin_init(&qp->rq.lock, PTHREAD_PROCESS_PRIVATE)) {
-		pthread_spin_destroy(&qp->sq.lock);
-		free(qp);
-		return NULL;
-	}
 	ret = ibv_cmd_open_qp(ibctx, &qp->vqp, sizeof(qp->vqp), attr, &cmd, sizeof(cmd),
 			      &resp, sizeof(resp));
 	if (ret) {
