@@ -49,6 +49,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/net-topo.sh"
 . "$(dirname "$0")/bounded.sh"
+. "$(dirname "$0")/hostile-lib.sh"
 
 here=$(cd "$(dirname "$0")" && pwd)
 VERIFY=${SROCE_TOP:-$here/..}/build/userspace/sroce-verify
@@ -89,30 +90,7 @@ ktap_header $((1 + 3 * ${#CASES[@]} + 3))
 dmesg_mark
 ktap_result "topology sroce8 <-> sroce9" topo_up sroce
 
-# The driver runs every case in a child of its own, bounded; the bound
-# here only catches the driver itself.
-drv=
-bg_start drv 480 "$LOG" ip netns exec srpeer python3 "$here/rc_hostile.py" \
-	sroce8 sroce9 srB 192.0.2.2 192.0.2.1 "${CASES[@]}"
-bg_wait "$drv" "rc_hostile.py"
-drc=$?
-declare -A seen=()
-while IFS= read -r line; do
-	case "$line" in
-	"# "*) ktap_diag "${line#\# }" ;;
-	"ok "*) name=${line#ok }; seen[$name]=1; ktap_ok "$name" ;;
-	"not ok "*)
-		name=${line#not ok }; name=${name%% \#*}; seen[$name]=1
-		ktap_fail "$name" "$name: ${line#* \# }" ;;
-	*) [ -z "$line" ] || ktap_diag "$line" ;;
-	esac
-done < "$LOG"
-for c in "${CASES[@]}"; do
-	for k in "" :health :dmesg; do
-		[ -n "${seen[$c$k]:-}" ] ||
-			ktap_fail "$c$k" "$c$k: no result: rc_hostile.py ended with status $drc first"
-	done
-done
+rc_hostile_cases 480 "$LOG" "${CASES[@]}"
 
 ktap_result "ibv_rc_pingpong --chk sroce8 <-> sroce9 after the hostile cases" pingpong
 ktap_result "sroce-verify --depth 8 sroce8 <-> sroce9 after the hostile cases" verify
