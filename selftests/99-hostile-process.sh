@@ -33,6 +33,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/net-topo.sh"
 . "$(dirname "$0")/bounded.sh"
+. "$(dirname "$0")/hostile-lib.sh"
 
 here=$(cd "$(dirname "$0")" && pwd)
 TOP=${SROCE_TOP:-$here/..}
@@ -111,15 +112,7 @@ no_leftovers() {
 	return 1
 }
 
-pingpong() {
-	local s c
-	bg_start s 60 "$LOG.s" ip netns exec srpeer ibv_rc_pingpong -d sroce9 -g 1 --chk -s 65536 -n 50
-	wait_listening peer 18515 "$s"
-	bg_start c 55 "$LOG.c" ibv_rc_pingpong -d sroce8 -g 1 --chk -s 65536 -n 50 192.0.2.2
-	bg_wait_both "$c" "$s" "ibv_rc_pingpong client" "ibv_rc_pingpong server"
-	tail -n 1 "$LOG.c"
-	[ "$BG_RC_A" -eq 0 ] && [ "$BG_RC_B" -eq 0 ]
-}
+pingpong() { pingpong_check 50 "$LOG"; }
 
 # what dmesg_clean_since_mark checks, and soft lockups, stalls, hung tasks
 kernel_log_clean() {

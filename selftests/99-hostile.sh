@@ -68,15 +68,7 @@ python3 -c 'import scapy, pyverbs' 2>/dev/null || ktap_skip_all "python3-scapy o
 [ -x "$VERIFY" ] || ktap_skip_all "$VERIFY not built"
 
 # after_all: the two devices still talk (ibv_rc_pingpong, sroce-verify)
-pingpong() {
-	local s c
-	bg_start s 60 "$LOG.s" ip netns exec srpeer ibv_rc_pingpong -d sroce9 -g 1 --chk -s 65536 -n 20
-	wait_listening peer 18515 "$s"
-	bg_start c 55 "$LOG.c" ibv_rc_pingpong -d sroce8 -g 1 --chk -s 65536 -n 20 192.0.2.2
-	bg_wait_both "$c" "$s" "ibv_rc_pingpong client" "ibv_rc_pingpong server"
-	tail -n 1 "$LOG.c"
-	[ "$BG_RC_A" -eq 0 ] && [ "$BG_RC_B" -eq 0 ]
-}
+pingpong() { pingpong_check 20 "$LOG"; }
 verify() {
 	local s c
 	bg_start s 90 "$LOG.s" ip netns exec srpeer "$VERIFY" -d sroce9 -g 1

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
-# selftests/hostile-lib.sh - the driver loop shared by 99-hostile and
-# 99-hostile-limits (sourced after lib.sh, net-topo.sh and bounded.sh).
+# selftests/hostile-lib.sh - pieces shared by the 99-hostile* scripts
+# (sourced after lib.sh, net-topo.sh and bounded.sh).
 #
 #   rc_hostile_cases SECS LOG CASE...
 #       runs rc_hostile.py (scapy and pyverbs in the peer namespace srpeer,
@@ -36,4 +36,17 @@ rc_hostile_cases() {
 				ktap_fail "$c$k" "$c$k: no result: rc_hostile.py ended with status $drc first"
 		done
 	done
+}
+
+#   pingpong_check N LOG
+#       ibv_rc_pingpong --chk, 64 KiB x N, sroce9 (srpeer) serving sroce8:
+#       the two devices still talk after a hostile test (both bounded)
+pingpong_check() {
+	local n=$1 log=$2 s c
+	bg_start s 60 "$log.s" ip netns exec srpeer ibv_rc_pingpong -d sroce9 -g 1 --chk -s 65536 -n "$n"
+	wait_listening peer 18515 "$s"
+	bg_start c 55 "$log.c" ibv_rc_pingpong -d sroce8 -g 1 --chk -s 65536 -n "$n" 192.0.2.2
+	bg_wait_both "$c" "$s" "ibv_rc_pingpong client" "ibv_rc_pingpong server"
+	tail -n 1 "$log.c"
+	[ "$BG_RC_A" -eq 0 ] && [ "$BG_RC_B" -eq 0 ]
 }
