@@ -626,7 +626,7 @@ static int sroce_resp_need_rqe(struct sroce_qp *qp)
 	err = sroce_resp_get_rqe(qp);
 	if (err == -EAGAIN && sroce_qp_is_uc(qp)) {
 		/* UC: no RNR; the message is lost */
-		atomic64_inc(&sroce_rx_drops[SROCE_DROP_NO_RQE]);
+		sroce_drop_count(SROCE_DROP_NO_RQE, qp->ibqp.qp_num);
 		sroce_uc_drop_msg(qp);
 	} else if (err == -EAGAIN) {
 		sroce_stat_inc(qp->sdev, SROCE_STAT_RNR_NAKS_SENT);

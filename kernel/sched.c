@@ -88,7 +88,7 @@ static void sroce_rc_cnp(struct sroce_qp *qp, struct sk_buff *skb)
 	const u8 *iph = skb_network_header(skb);
 
 	if (!qp->dcqcn.on || !sroce_qp_peer_ok(qp, iph, (iph[0] >> 4) == 6)) {
-		atomic64_inc(&sroce_rx_drops[SROCE_DROP_CNP]);
+		sroce_drop_count(SROCE_DROP_CNP, qp->ibqp.qp_num);
 		return;
 	}
 	sroce_dcqcn_cnp_rx(qp, skb);
@@ -131,7 +131,7 @@ static void sroce_rc_rx(struct sroce_qp *qp, struct sk_buff *skb,
 
 	/* qp->path changes under qp->lock (modify_qp): check it here */
 	if (!sroce_qp_peer_ok(qp, iph, (iph[0] >> 4) == 6)) {
-		atomic64_inc(&sroce_rx_drops[SROCE_DROP_HDR]);
+		sroce_drop_count(SROCE_DROP_HDR, qp->ibqp.qp_num);
 		return;
 	}
 	sroce_qp_icrc_learn(qp, skb);

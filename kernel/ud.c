@@ -184,7 +184,7 @@ struct sroce_qp *sroce_ud_accept(struct net *net, struct sk_buff *skb,
 		return qp;
 	if (qp)
 		sroce_qp_put(qp);
-	atomic64_inc(&sroce_rx_drops[why]);
+	sroce_drop_count(why, dqpn);
 	kfree_skb(skb);
 	return NULL;
 }
@@ -260,12 +260,12 @@ void sroce_ud_rx(struct sroce_qp *qp, struct sk_buff *skb,
 	}
 	if (!(hdr->info->flags & SROCE_OPF_UD) ||
 	    hdr->deth.qkey != qp->attr.qkey) {
-		atomic64_inc(&sroce_rx_drops[SROCE_DROP_QKEY]);
+		sroce_drop_count(SROCE_DROP_QKEY, qp->ibqp.qp_num);
 		return;
 	}
 	err = sroce_recv_take(qp, rqe);
 	if (err == -EAGAIN) {
-		atomic64_inc(&sroce_rx_drops[SROCE_DROP_NO_RQE]);
+		sroce_drop_count(SROCE_DROP_NO_RQE, qp->ibqp.qp_num);
 		return;
 	}
 	if (err == -EOVERFLOW) {
