@@ -26,6 +26,7 @@
 #include "qp.h"
 #include "sroce_icrc.h"
 #include "sroce_wire.h"
+#include "trace.h"
 
 /**
  * struct sroce_udp - per-network-namespace socket state
@@ -61,7 +62,7 @@ static DEFINE_MUTEX(sroce_udp_lock);
 atomic64_t sroce_rx_drops[SROCE_DROP_MAX];
 
 /**
- * sroce_drop_count() - count a received packet dropped
+ * sroce_drop_count() - count (and trace) a received packet dropped
  * @why: the reason
  * @qpn: the destination QP, SROCE_DROP_NO_QPN when not known
  *
@@ -70,6 +71,7 @@ atomic64_t sroce_rx_drops[SROCE_DROP_MAX];
 void sroce_drop_count(enum sroce_drop why, u32 qpn)
 {
 	atomic64_inc(&sroce_rx_drops[why]);
+	trace_sroce_drop(qpn, why);
 }
 
 /* Drop a received packet: the receive path's one exit for them. */
@@ -1061,6 +1063,7 @@ int sroce_pkt_xmit(struct sroce_qp *qp, struct sk_buff *skb, u32 payload)
 	struct net *net = dev_net(qp->sdev->ndev);
 	struct udphdr *uh;
 
+	trace_sroce_pkt_tx(qp, skb->data, payload);
 	/* a packet with fragments has its pad and ICRC field in the last one */
 	if (!skb_shinfo(skb)->nr_frags)
 		skb_put_zero(skb, sroce_pad_len(payload) + SROCE_ICRC_LEN);

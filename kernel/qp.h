@@ -490,10 +490,11 @@ void sroce_responder_release(struct sroce_qp *qp);
 int sroce_send_ack(struct sroce_qp *qp, u8 syndrome, u32 psn);
 
 /*
- * net.c: why a received packet was dropped. One list for the enum and the
- * rx_drop_* counters (counters.c): X(NAME, name) for SROCE_DROP_NAME,
- * counted as rx_drop_name; the last one is Y(NAME, name), for lists that
- * must end without a comma.
+ * net.c: why a received packet was dropped. One list for the enum, the
+ * rx_drop_* counters (counters.c) and the sroce_drop tracepoint's names
+ * (trace.h): X(NAME, name) for SROCE_DROP_NAME, counted as rx_drop_name;
+ * the last one is Y(NAME, name), for lists that must end without a comma
+ * (a __print_symbolic() table).
  *  LEN       runt or unlinearisable datagram
  *  HDR       bad IP/transport header, wrong QP type/peer
  *  ICRC      ICRC mismatch

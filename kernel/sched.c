@@ -23,6 +23,7 @@
 #include "qp.h"
 #include "queue.h"
 #include "srq.h"
+#include "trace.h"
 
 struct workqueue_struct *sroce_wq;
 static struct workqueue_struct *sroce_kwq;
@@ -116,10 +117,14 @@ static void sroce_qp_drain_rx(struct sroce_qp *qp,
 		sroce_stat_inc(qp->sdev, SROCE_STAT_RX_PKTS);
 		/* parsed and checked on arrival; parse again for the fields */
 		if (!sroce_pkt_parse(skb->data + sizeof(struct udphdr),
-				     skb->len - sizeof(struct udphdr), &hdr))
+				     skb->len - sizeof(struct udphdr), &hdr)) {
+			trace_sroce_pkt_rx(qp, skb->data + sizeof(struct udphdr),
+					   hdr.payload_len);
 			rx(qp, skb, &hdr);
-		else if (skb->data[sizeof(struct udphdr)] == SROCE_OP_CNP)
+		} else if (skb->data[sizeof(struct udphdr)] == SROCE_OP_CNP) {
+			trace_sroce_pkt_rx(qp, skb->data + sizeof(struct udphdr), 0);
 			sroce_rc_cnp(qp, skb);	/* checked by sroce_cnp_rcv() */
+		}
 		kfree_skb(skb);
 	}
 }

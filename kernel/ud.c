@@ -31,6 +31,7 @@
 #include "qp.h"
 #include "queue.h"
 #include "srq.h"
+#include "trace.h"
 
 #define SROCE_GRH_LEN		40
 #define SROCE_UD_RXQ_MAX	1024	/* packets queued to one QP */
@@ -426,6 +427,7 @@ void sroce_ud_send(struct sroce_qp *qp)
 		if (READ_ONCE(qp->state) == IB_QPS_SQD)
 			return;
 		status = sroce_ud_send_one(qp, req->comp_idx);
+		trace_sroce_wqe_fetch(qp, req->comp_idx, status);
 		sroce_stat_inc(qp->sdev, SROCE_STAT_SQ_WQES);
 		/*
 		 * Free the slot before the completion is visible: a poster
