@@ -33,6 +33,7 @@
 #include "sroce.h"
 #include "odp.h"
 #include "qp.h"
+#include "trace.h"
 
 static struct sroce_mr *sroce_odp_to_mr(struct sroce_odp *odp)
 {
@@ -208,6 +209,7 @@ static void sroce_odp_fault_work(struct work_struct *w)
 			odp->bad_start = odp->bad_end = 0;
 		}
 		spin_unlock_bh(&odp->lock);
+		trace_sroce_odp_fault_done(mr->ibmr.lkey, start, end, failed);
 		if (failed)
 			sroce_stat_inc(sdev, SROCE_STAT_ODP_FAULT_ERRS);
 	}
@@ -227,6 +229,7 @@ static int sroce_odp_miss(struct sroce_mr *mr, u64 uva, u64 len)
 	spin_lock_bh(&odp->lock);
 	if (uva >= odp->bad_start && uva < odp->bad_end) {
 		spin_unlock_bh(&odp->lock);
+		trace_sroce_odp_fault(mr->ibmr.lkey, uva, len, -EFAULT);
 		return -EFAULT;		/* faulting it in failed already */
 	}
 	odp->start = min(odp->start, uva);
@@ -236,6 +239,7 @@ static int sroce_odp_miss(struct sroce_mr *mr, u64 uva, u64 len)
 	if (!queue_work(sroce_odp_wq, &odp->fault_work))
 		sroce_mr_put(mr);	/* already queued: it takes the new range too */
 	sroce_stat_inc(sroce_to_dev(mr->ibmr.device), SROCE_STAT_ODP_FAULTS);
+	trace_sroce_odp_fault(mr->ibmr.lkey, uva, len, -EAGAIN);
 	return -EAGAIN;
 }
 

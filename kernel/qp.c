@@ -16,6 +16,7 @@
 #include "srq.h"
 #include "mcast.h"
 #include "sroce_psn.h"
+#include "trace.h"
 
 #define SROCE_QPN_MIN		16
 #define SROCE_QPN_MAX		0xffffff
@@ -206,6 +207,7 @@ void sroce_qp_set_error(struct sroce_qp *qp)
 	spin_lock_irqsave(&qp->state_lock, flags);
 	changed = qp->state != IB_QPS_ERR && qp->state != IB_QPS_RESET;
 	if (changed) {
+		trace_sroce_qp_state(qp->ibqp.qp_num, qp->state, IB_QPS_ERR);
 		qp->state = IB_QPS_ERR;
 		qp->attr.qp_state = IB_QPS_ERR;
 	}
@@ -453,6 +455,7 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	if (ibqp->qp_type == IB_QPT_UD)
 		sroce_ud_send_posted(qp);
 	spin_lock_irq(&qp->state_lock);
+	trace_sroce_qp_state(ibqp->qp_num, qp->state, IB_QPS_RESET);
 	qp->state = IB_QPS_RESET;
 	spin_unlock_irq(&qp->state_lock);
 
@@ -716,6 +719,7 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		default:
 			break;
 		}
+		trace_sroce_qp_state(ibqp->qp_num, cur, next);
 		qp->state = next;
 		qp->attr.qp_state = next;
 		qp->attr.cur_qp_state = next;

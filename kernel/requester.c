@@ -15,6 +15,7 @@
 #include "qp.h"
 #include "queue.h"
 #include "xrc.h"
+#include "trace.h"
 
 static bool sroce_wqe_is_read(const struct sroce_send_wqe *wqe)
 {
@@ -531,6 +532,7 @@ void sroce_req_complete(struct sroce_qp *qp, u32 idx, enum ib_wc_status status)
 
 	lockdep_assert_held(&qp->lock);
 
+	trace_sroce_wqe_complete(qp, idx, status);
 	if (status == IB_WC_SUCCESS && !qp->sig_all &&
 	    !(wqe->send_flags & SROCE_SEND_SIGNALED))
 		return;
@@ -650,6 +652,7 @@ static int sroce_req_fetch(struct sroce_qp *qp)
 		req->poll_until = 0;	/* a post: the next idle starts a new grace */
 	for (; req->fetched != prod; req->fetched++) {
 		sroce_swqe(qp, req->fetched)->bad = sroce_fetch_wqe(qp, req->fetched);
+		trace_sroce_wqe_fetch(qp, req->fetched, sroce_swqe(qp, req->fetched)->bad);
 		sroce_stat_inc(qp->sdev, SROCE_STAT_SQ_WQES);
 	}
 	return 0;

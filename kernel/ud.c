@@ -31,6 +31,7 @@
 #include "qp.h"
 #include "queue.h"
 #include "srq.h"
+#include "trace.h"
 
 #define SROCE_GRH_LEN		40
 #define SROCE_UD_RXQ_MAX	1024	/* packets queued to one QP */
@@ -184,7 +185,7 @@ struct sroce_qp *sroce_ud_accept(struct net *net, struct sk_buff *skb,
 		return qp;
 	if (qp)
 		sroce_qp_put(qp);
-	atomic64_inc(&sroce_rx_drops[why]);
+	sroce_drop_count(why, dqpn);
 	kfree_skb(skb);
 	return NULL;
 }
@@ -260,12 +261,12 @@ void sroce_ud_rx(struct sroce_qp *qp, struct sk_buff *skb,
 	}
 	if (!(hdr->info->flags & SROCE_OPF_UD) ||
 	    hdr->deth.qkey != qp->attr.qkey) {
-		atomic64_inc(&sroce_rx_drops[SROCE_DROP_QKEY]);
+		sroce_drop_count(SROCE_DROP_QKEY, qp->ibqp.qp_num);
 		return;
 	}
 	err = sroce_recv_take(qp, rqe);
 	if (err == -EAGAIN) {
-		atomic64_inc(&sroce_rx_drops[SROCE_DROP_NO_RQE]);
+		sroce_drop_count(SROCE_DROP_NO_RQE, qp->ibqp.qp_num);
 		return;
 	}
 	if (err == -EOVERFLOW) {
@@ -426,6 +427,7 @@ void sroce_ud_send(struct sroce_qp *qp)
 		if (READ_ONCE(qp->state) == IB_QPS_SQD)
 			return;
 		status = sroce_ud_send_one(qp, req->comp_idx);
+		trace_sroce_wqe_fetch(qp, req->comp_idx, status);
 		sroce_stat_inc(qp->sdev, SROCE_STAT_SQ_WQES);
 		/*
 		 * Free the slot before the completion is visible: a poster
