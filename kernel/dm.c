@@ -117,6 +117,7 @@ struct ib_dm *sroce_alloc_dm(struct ib_device *ibdev, struct ib_ucontext *ibuc,
 	dm->buf = sroce_mmap_buf_create(ibuc, npages << PAGE_SHIFT, &dm->entry);
 	if (IS_ERR(dm->buf)) {
 		err = PTR_ERR(dm->buf);
+		sroce_dbg_dev(ibdev, "alloc_dm: buffer of %lu pages: error %d", npages, err);
 		goto err_free_dm;
 	}
 	off = rdma_user_mmap_get_offset(dm->entry);
@@ -124,8 +125,10 @@ struct ib_dm *sroce_alloc_dm(struct ib_device *ibdev, struct ib_ucontext *ibuc,
 	if (!err)
 		err = sroce_dm_put_u64(attrs, SROCE_ATTR_ALLOC_DM_RESP_MMAP_LEN,
 				       (u64)npages << PAGE_SHIFT);
-	if (err)
+	if (err) {
+		sroce_dbg_dev(ibdev, "alloc_dm: mmap offset and length not writable (%d)", err);
 		goto err_remove_entry;
+	}
 	return &dm->ibdm;
 
 err_remove_entry:
