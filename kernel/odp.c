@@ -484,10 +484,14 @@ int sroce_advise_mr(struct ib_pd *pd, enum ib_uverbs_advise_mr_advice advice, u3
 		need = IB_ACCESS_LOCAL_WRITE;
 		break;
 	default:
+		sroce_dbg_dev(pd->device, "advise_mr: advice %d not supported", advice);
 		return -EOPNOTSUPP;
 	}
-	if (flags & ~IB_UVERBS_ADVISE_MR_FLAG_FLUSH)
+	if (flags & ~IB_UVERBS_ADVISE_MR_FLAG_FLUSH) {
+		sroce_dbg_dev(pd->device, "advise_mr: flags 0x%x: unknown bits 0x%x", flags,
+			      flags & ~IB_UVERBS_ADVISE_MR_FLAG_FLUSH);
 		return -EOPNOTSUPP;
+	}
 	for (i = 0; i < num_sge; i++) {
 		struct sroce_mr *mr;
 		u32 gen;
@@ -495,12 +499,24 @@ int sroce_advise_mr(struct ib_pd *pd, enum ib_uverbs_advise_mr_advice advice, u3
 
 		mr = sroce_mr_lookup(sdev, sg_list[i].lkey, pd, need, sg_list[i].addr,
 				     sg_list[i].length, &gen);
-		if (IS_ERR(mr))
+		if (IS_ERR(mr)) {
+			sroce_dbg_dev(pd->device,
+				      "advise_mr: sge %u: lkey 0x%x: no MR of this PD%s covering [0x%llx, +%u) (error %ld)",
+				      i, sg_list[i].lkey, need ? " with LOCAL_WRITE" : "",
+				      sg_list[i].addr, sg_list[i].length, PTR_ERR(mr));
 			return -EINVAL;
+		}
 		err = !mr->odp.umem ? -EINVAL :
 		      !sg_list[i].length ? 0 :
 		      sroce_odp_map(mr, sroce_odp_uva(mr, sg_list[i].addr), sg_list[i].length,
 				    advice != IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT);
+		if (err)
+			sroce_dbg_mr(mr, "advise_mr: sge %u [0x%llx, +%u): %s (error %d)", i,
+				     sg_list[i].addr, sg_list[i].length,
+				     !mr->odp.umem ? "not an ODP MR" :
+				     err == -ENOENT ? "deregistered meanwhile" :
+				     err == -EINTR ? "killed" : "faulting the pages in failed",
+				     err);
 		sroce_mr_put(mr);
 		/* -ENOENT: deregistered meanwhile, a bad lkey */
 		if (err == -EINTR || err == -EINVAL || err == -ENOENT)

@@ -441,7 +441,9 @@ int sroce_kpost_recv(struct sroce_qp *qp, const struct ib_recv_wr *wr,
 		     const struct ib_recv_wr **bad_wr);
 
 /* ah.c */
-int sroce_path_from_ah_attr(const struct rdma_ah_attr *ah, struct sroce_path *path);
+const char *sroce_qp_state_name(enum ib_qp_state state);
+int sroce_path_from_ah_attr(const struct rdma_ah_attr *ah, struct sroce_path *path,
+			    const char **why);
 u32 sroce_ah_id(struct ib_ah *ibah);
 bool sroce_ah_path(struct sroce_dev *sdev, struct ib_pd *pd, u32 id,
 		   struct sroce_path *path);

@@ -463,12 +463,15 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 
 	/* an XRC TGT QP has no queues: its SRQs take the receives */
 	if (wr && ibqp->qp_type == IB_QPT_XRC_TGT) {
+		sroce_dbg_qp_rl(qp, "post_send: an XRC TGT QP has no SQ");
 		*bad_wr = wr;
 		return -EINVAL;
 	}
 	if (wr && !qp->sq->mmap)
 		return sroce_kpost_send(qp, wr, bad_wr);
 	if (wr) {
+		sroce_dbg_qp_rl(qp,
+				"post_send: work requests of a user QP go into its SQ ring (only a doorbell with none)");
 		*bad_wr = wr;
 		return -EOPNOTSUPP;
 	}
@@ -486,12 +489,15 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 
 	/* XRC QPs have no RQ: INI only sends, TGT receives into XRC SRQs */
 	if (wr && sroce_qp_is_xrc(qp)) {
+		sroce_dbg_qp_rl(qp, "post_recv: an XRC QP has no RQ");
 		*bad_wr = wr;
 		return -EINVAL;
 	}
 	if (wr && !qp->rq->mmap)
 		return sroce_kpost_recv(qp, wr, bad_wr);
 	if (wr) {
+		sroce_dbg_qp_rl(qp,
+				"post_recv: work requests of a user QP go into its RQ ring (only a doorbell with none)");
 		*bad_wr = wr;
 		return -EOPNOTSUPP;
 	}

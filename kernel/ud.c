@@ -334,17 +334,26 @@ static enum ib_wc_status sroce_ud_send_one(struct sroce_qp *qp, u32 idx)
 	memset(sw, 0, sizeof(*sw));
 
 	if (wqe->opcode != IB_UVERBS_WR_SEND &&
-	    wqe->opcode != IB_UVERBS_WR_SEND_WITH_IMM)
+	    wqe->opcode != IB_UVERBS_WR_SEND_WITH_IMM) {
+		sroce_dbg_qp_rl(qp, "SQ entry %u: opcode %u on a UD QP (SEND only)", idx,
+				wqe->opcode);
 		return IB_WC_LOC_QP_OP_ERR;
+	}
 	status = sroce_wqe_len(qp, wqe, &len);
 	if (status != IB_WC_SUCCESS)
 		return status;
-	if (len > sroce_ud_mtu(qp))
+	if (len > sroce_ud_mtu(qp)) {
+		sroce_dbg_qp_rl(qp, "SQ entry %u: datagram of %llu bytes > the port MTU %u", idx,
+				len, sroce_ud_mtu(qp));
 		return IB_WC_LOC_LEN_ERR;
+	}
 	sw->length = len;
 
-	if (!sroce_ah_path(qp->sdev, qp->ibqp.pd, wqe->wr.ud.ah, &path))
+	if (!sroce_ah_path(qp->sdev, qp->ibqp.pd, wqe->wr.ud.ah, &path)) {
+		sroce_dbg_qp_rl(qp, "SQ entry %u: AH id %u names no AH of the QP's PD", idx,
+				wqe->wr.ud.ah);
 		return IB_WC_LOC_QP_OP_ERR;
+	}
 	dqpn = wqe->wr.ud.remote_qpn & SROCE_QPN_MASK;
 	/* a Q_Key with the high bit set means the QP's own (IBTA 10.2.4) */
 	qkey = wqe->wr.ud.remote_qkey;
@@ -384,6 +393,9 @@ static enum ib_wc_status sroce_ud_send_one(struct sroce_qp *qp, u32 idx)
 				     0, skb_put(skb, len), len, SROCE_COPY_FROM_MR);
 	}
 	if (err) {
+		sroce_dbg_qp_rl(qp,
+				"SQ entry %u: its local memory (lkey, range, rights) refused: error %d",
+				idx, err);
 		kfree_skb(skb);
 		return IB_WC_LOC_PROT_ERR;
 	}

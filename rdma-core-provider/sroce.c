@@ -7,7 +7,6 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -158,20 +157,16 @@ static struct verbs_context *sroce_alloc_context(struct ibv_device *ibdev,
 	ret = ibv_cmd_get_context(&ctx->vctx, &cmd.ibv_cmd, sizeof(cmd),
 				  &resp.ibv_resp, sizeof(resp));
 	if (ret) {
+		sroce_dbg(&ctx->vctx.context, "alloc_context: the kernel refused: %s", strerror(ret));
 		errno = ret;
 		goto err;
 	}
 
 	if (resp.abi_version != SROCE_UVERBS_ABI_VERSION) {
-		/*
-		 * Printed unconditionally, like libibverbs' own ABI warnings:
-		 * a mismatched kernel module is a setup error the user must
-		 * see, not a debug detail.
-		 */
-		fprintf(stderr,
-			"sroce: %s: kernel returned uverbs ABI version %u, this provider supports only %u; rebuild/reload sroce.ko and libsroce together\n",
-			ibdev->name, resp.abi_version,
-			SROCE_UVERBS_ABI_VERSION);
+		/* a setup error: logged as an error (VERBS_LOG_LEVEL >= 1) */
+		sroce_err(&ctx->vctx.context,
+			  "kernel returned uverbs ABI version %u, this provider supports only %u; rebuild/reload sroce.ko and libsroce together",
+			  resp.abi_version, SROCE_UVERBS_ABI_VERSION);
 		errno = EPROTONOSUPPORT;
 		goto err;
 	}
@@ -205,6 +200,7 @@ static struct verbs_context *sroce_import_context(struct ibv_device *ibdev,
 		return NULL;
 	ret = ibv_cmd_query_context(&ctx->vctx.context, NULL);
 	if (ret) {
+		sroce_dbg(&ctx->vctx.context, "import_context: the kernel refused: %s", strerror(ret));
 		verbs_uninit_context(&ctx->vctx);
 		free(ctx);
 		errno = ret;
