@@ -96,7 +96,10 @@ static u32 sroce_res_ring_prod(const struct sroce_queue *q)
 	return READ_ONCE(q->hdr->producer);
 }
 
-/* A connected QP's transport, under qp->lock (and qp->state_lock) */
+/*
+ * A QP's state and transport, copied under qp->lock (the state under
+ * qp->state_lock too, taken in the order sroce_modify_qp() takes them)
+ */
 struct sroce_res_qp {
 	enum ib_qp_state state;
 	u32 sq_prod, sq_cons, sq_flags, rq_prod, rq_cons;

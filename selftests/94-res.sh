@@ -12,6 +12,8 @@
 SROCE=$SROCE_TOP/build/userspace/sroce
 HELPER_PY=$(dirname "$0")/res_qps.py
 T=$(mktemp -d)
+# bounds below are for the stock kernels; a debug kernel scales them
+SCALE=${SROCE_TIMEOUT_SCALE:-1}
 HELPER=
 PP=
 cleanup() {
@@ -33,7 +35,8 @@ dev_up() {
 # res_qps.py hold's two lines (what to expect, as JSON and as NAME=VALUE
 # words) within 60 s
 helper_ready() {
-	for _ in $(seq 600); do
+	local end=$((SECONDS + 60 * SCALE))
+	while [ "$SECONDS" -lt "$end" ]; do
 		if [ "$(grep -c '' "$T/helper")" -ge 2 ] && grep -q '^{' "$T/helper"; then
 			head -n 1 "$T/helper"
 			return 0
@@ -102,14 +105,15 @@ srq_verdict() {
 # the helper, told to stop, closes everything and ends within 30 s; only
 # QP1 is left
 helper_gone() {
-	timeout 30 tail --pid="$HELPER" -f /dev/null
+	timeout $((30 * SCALE)) tail --pid="$HELPER" -f /dev/null
 	grep -qx closed "$T/helper" || { cat "$T/helper"; return 1; }
 	[ "$("$SROCE" show qp sroce0 | awk '{ printf "%s ", $3 }')" = "1 " ]
 }
 
 # ibv_rc_pingpong's two QPs on sroce0 in RTS within 30 s
 pingpong_ready() {
-	for _ in $(seq 300); do
+	local end=$((SECONDS + 30 * SCALE))
+	while [ "$SECONDS" -lt "$end" ]; do
 		[ "$(rdma resource show qp link sroce0 -dd | grep -c 'type RC state RTS .*drv_qp_state RTS')" = 2 ] &&
 			return 0
 		sleep 0.1
@@ -136,11 +140,11 @@ dumps_under_traffic() {
 	echo "SQ producers: $p0 -> $p1"
 	[ "$p1" -gt "$p0" ]
 }
-# pingpong [SERVER]: ibv_rc_pingpong loopback on sroce0 for up to 60 s,
+# pingpong [SERVER]: ibv_rc_pingpong loopback on sroce0 for up to 90 s,
 # in the background (PP: their PIDs); niced and waiting for completion
 # events, not polling, so the guest has CPU left for the dumps
 pingpong() {
-	timeout 60 nice -n 19 ibv_rc_pingpong -d sroce0 -g 1 -e -n 100000000 "$@" > /dev/null 2>&1 &
+	timeout $((90 * SCALE)) nice -n 19 ibv_rc_pingpong -d sroce0 -g 1 -e -n 100000000 "$@" > /dev/null 2>&1 &
 	PP="$PP $!"
 }
 stop_all() {
@@ -155,7 +159,7 @@ stop_all() {
 ktap_header 16
 dmesg_mark
 ktap_result "sroce0 on a dummy netdev" dev_up
-timeout 120 python3 "$HELPER_PY" hold sroce0 "$T/stop" > "$T/helper" 2>&1 &
+timeout $((240 * SCALE)) python3 "$HELPER_PY" hold sroce0 "$T/stop" $((120 * SCALE)) > "$T/helper" 2>&1 &
 HELPER=$!
 ktap_result "two RC QPs moved data and stay in RTS (res_qps.py)" helper_ready
 load_expected
@@ -172,8 +176,8 @@ ktap_result "sroce show qp --json: QPNs, state RTS, PSNs, owner" verdict sroce-q
 touch "$T/stop"
 ktap_result "the helper's QPs are gone with it" helper_gone
 pingpong
-for _ in $(seq 150); do
-	ss -Hltn 'sport = :18515' | grep -q . && break
+end=$((SECONDS + 15 * SCALE))
+until ss -Hltn 'sport = :18515' | grep -q . || [ "$SECONDS" -ge "$end" ]; do
 	sleep 0.1
 done
 pingpong 198.51.100.1

@@ -1,13 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0
 """selftests/94-res.sh's objects and checks.
 
-hold DEV STOPFILE: objects for `rdma resource show -dd` to show: two
+hold DEV STOPFILE SECS: objects for `rdma resource show -dd` to show: two
 connected RC QPs on one device that have moved data (a SEND, a WRITE and
 a READ of 16 KiB at MTU 1024: 48 PSNs from A's sq_psn 100), three
 receives left posted on B, and an SRQ with five receives and its limit
 armed at 2. Prints one JSON line with the QPNs and the values the checks
 expect (and the same as NAME=VALUE words), then holds everything until
-STOPFILE exists (at most 120 s), closes it all and prints "closed".
+STOPFILE exists (at most SECS seconds), closes it all and prints
+"closed".
 
 check DIR: checks the dumps the test saved in DIR (NAME.json, see
 CHECKS) against DIR/helper, what `hold` printed; prints one line per
@@ -26,7 +27,7 @@ EXTRA_RECV = 3          # receives left posted on B
 SRQ_RECV, SRQ_LIMIT = 5, 2
 
 
-def hold(dev, stopfile):
+def hold(dev, stopfile, secs):
     # pyverbs only here: the checks run without it (quicker under TCG)
     import pyverbs.enums as e
     from pyverbs.device import Context
@@ -64,7 +65,7 @@ def hold(dev, stopfile):
     print(json.dumps(exp))
     print(' '.join('%s=%d' % kv for kv in exp.items()), flush=True)
 
-    end = time.monotonic() + 120
+    end = time.monotonic() + secs
     while not os.path.exists(stopfile) and time.monotonic() < end:
         time.sleep(0.1)
     srq.close()
@@ -186,8 +187,8 @@ CHECKS = {'rdma-qp': rdma_qp, 'rdma-plain': rdma_plain, 'rdma-cq': rdma_cq,
 
 
 def main():
-    if len(sys.argv) == 4 and sys.argv[1] == 'hold':
-        hold(sys.argv[2], sys.argv[3])
+    if len(sys.argv) == 5 and sys.argv[1] == 'hold':
+        hold(sys.argv[2], sys.argv[3], float(sys.argv[4]))
         return 0
     if len(sys.argv) == 3 and sys.argv[1] == 'check':
         d = sys.argv[2]
