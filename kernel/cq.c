@@ -347,11 +347,13 @@ int sroce_cq_post(struct sroce_cq *cq, const struct sroce_cqe *cqe,
 	spin_lock_irqsave(&cq->lock, flags);
 	q = cq->queue;
 	if (cq->overflow) {
+		cq->overflows++;
 		err = -ENOSPC;
 		goto out_unlock;
 	}
 	if (sroce_queue_free(q) <= 0) {
 		cq->overflow = true;
+		cq->overflows++;
 		raise = true;
 		nent = q->num_entries;
 		err = -ENOSPC;

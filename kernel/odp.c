@@ -205,6 +205,7 @@ static void sroce_odp_fault_work(struct work_struct *w)
 		if (failed) {
 			odp->bad_start = start;
 			odp->bad_end = end;
+			odp->fault_errs++;
 		} else if (start < odp->bad_end && odp->bad_start < end) {
 			odp->bad_start = odp->bad_end = 0;
 		}
@@ -234,6 +235,7 @@ static int sroce_odp_miss(struct sroce_mr *mr, u64 uva, u64 len)
 	}
 	odp->start = min(odp->start, uva);
 	odp->end = max(odp->end, uva + len);
+	odp->faults++;
 	spin_unlock_bh(&odp->lock);
 	refcount_inc(&mr->ref);
 	if (!queue_work(sroce_odp_wq, &odp->fault_work))
@@ -270,6 +272,8 @@ int sroce_odp_mr_init(struct sroce_mr *mr, struct ib_device *ibdev, u64 start, u
 	mr->odp.end = 0;
 	mr->odp.bad_start = 0;
 	mr->odp.bad_end = 0;
+	mr->odp.faults = 0;
+	mr->odp.fault_errs = 0;
 	mutex_lock(&umem->umem_mutex);
 	umem->private = mr;
 	mutex_unlock(&umem->umem_mutex);

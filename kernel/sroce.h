@@ -293,6 +293,7 @@ struct sroce_queue;
  * @notify: armed state: 0, IB_CQ_SOLICITED or IB_CQ_NEXT_COMP
  * @overflow: the ring overflowed (or its consumer index was corrupt): the
  *	CQ is in error, IB_EVENT_CQ_ERR was raised, posts fail
+ * @overflows: completions lost to the overflow (for resource dumps)
  * @user: the ring is mmapped by user space (polled there, not by poll_cq)
  */
 struct sroce_cq {
@@ -302,6 +303,7 @@ struct sroce_cq {
 	u8 notify;
 	bool overflow;
 	bool user;
+	u32 overflows;
 };
 
 static inline struct sroce_cq *sroce_to_cq(struct ib_cq *ibcq)

@@ -20,6 +20,7 @@
 #include "mw.h"
 #include "mcast.h"
 #include "dm.h"
+#include "restrack.h"
 
 /**
  * sroce_port_state() - IB port state derived from the netdev
@@ -439,6 +440,10 @@ const struct ib_device_ops sroce_dev_ops = {
 	.destroy_srq = sroce_destroy_srq,
 	.detach_mcast = sroce_detach_mcast,
 	.device_group = &sroce_dev_attr_group,
+	.fill_res_cq_entry = sroce_fill_res_cq_entry,
+	.fill_res_mr_entry = sroce_fill_res_mr_entry,
+	.fill_res_qp_entry = sroce_fill_res_qp_entry,
+	SROCE_FILL_RES_SRQ_OP
 	.get_dma_mr = sroce_get_dma_mr,
 	.get_hw_stats = sroce_get_hw_stats,
 	.get_link_layer = sroce_get_link_layer,
