@@ -7,6 +7,7 @@
 # of two RC QPs implies (res_qps.py: PSNs, ring indices, retry budgets,
 # CQ heads, MR pages, SRQ receives and limit); then dumps run while
 # ibv_rc_pingpong moves data.
+# shellcheck disable=SC2154 # exp_*: set by load_expected
 . "$(dirname "$0")/lib.sh"
 
 SROCE=$SROCE_TOP/build/userspace/sroce
@@ -50,6 +51,7 @@ helper_ready() {
 # exp_NAME=VALUE for every word of that second line
 load_expected() {
 	local kv
+	# shellcheck disable=SC2013 # one line of words
 	for kv in $(sed -n 2p "$T/helper"); do
 		[[ $kv =~ ^[a-z_]+=[0-9]+$ ]] && declare -g "exp_$kv"
 	done
