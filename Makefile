@@ -171,10 +171,12 @@ deb:
 	@scripts/deps --deb --rdma-core
 	@scripts/deb
 
-# Opt-in, not part of check (~10 min, the Debian archive): the packages
+# Opt-in, not part of check (~12 min, the Debian archive): the packages
 # installed into a fresh debootstrapped Debian root (cached in
 # build/deb-test), DKMS building the module for each kernel of KERNELS,
 # then in the VM that module, the installed provider and tools.
+# KERNELS="6.1 6.12 newest" adds a trixie root for the newest kernel.
+# See Documentation/packaging.rst.
 check-deb: deb
 	@scripts/deps --kernels "$(KERNELS)"
 	@scripts/check-deb --kernels "$(KERNELS)"
