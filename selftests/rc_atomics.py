@@ -21,7 +21,7 @@ from pyverbs.pd import PD
 from pyverbs.qp import QP, QPCap, QPEx, QPInitAttr, QPInitAttrEx
 from pyverbs.wr import SendWR, SGE
 
-from rc_verbs import Fail, connect_qp
+from rc_verbs import Fail, connect_qp, run_cases
 
 DATA = e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE | e.IBV_ACCESS_REMOTE_READ
 ATOMIC = DATA | e.IBV_ACCESS_REMOTE_ATOMIC
@@ -233,15 +233,7 @@ def main():
     ctx = Context(name=dev)
     pd = PD(ctx)
     gid = ctx.query_gid(1, gid_index)
-    failed = 0
-    for name in cases:
-        try:
-            case(name, ctx, pd, gid, gid_index)
-            print('ok %s' % name, flush=True)
-        except Exception as ex:      # pylint: disable=broad-except
-            failed += 1
-            print('not ok %s: %s' % (name, ex), flush=True)
-    sys.exit(1 if failed else 0)
+    run_cases(cases, lambda name: case(name, ctx, pd, gid, gid_index))
 
 
 main()

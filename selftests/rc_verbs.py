@@ -7,6 +7,7 @@ import errno
 import json
 import random
 import subprocess
+import sys
 import time
 
 import pyverbs.enums as e
@@ -178,6 +179,20 @@ class Rc:
             else:
                 time.sleep(0.001)
         return got
+
+
+def run_cases(names, run):
+    """Runs RUN(NAME) for each of NAMES and prints "ok NAME", or "not ok
+    NAME: why" for one that raised; exits 1 if any did, else 0."""
+    failed = 0
+    for name in names:
+        try:
+            run(name)
+            print('ok %s' % name, flush=True)
+        except Exception as ex:      # pylint: disable=broad-except
+            failed += 1
+            print('not ok %s: %s' % (name, ex), flush=True)
+    sys.exit(1 if failed else 0)
 
 
 def pattern(seed, n):

@@ -80,15 +80,7 @@ def main():
     ctx = Context(name=dev)
     pd = PD(ctx)
     gid = ctx.query_gid(1, rc_verbs.GID_INDEX)
-    failed = 0
-    for name in cases:
-        try:
-            case(name, dev, ctx, pd, gid)
-            print('ok %s' % name, flush=True)
-        except Exception as ex:      # pylint: disable=broad-except
-            failed += 1
-            print('not ok %s: %s' % (name, ex), flush=True)
-    sys.exit(1 if failed else 0)
+    rc_verbs.run_cases(cases, lambda name: case(name, dev, ctx, pd, gid))
 
 
 main()

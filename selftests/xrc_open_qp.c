@@ -24,27 +24,14 @@
 
 #include <infiniband/verbs.h>
 
+#include "verbs_dev.h"
+
 #define XRC_FILE "/tmp/xrc_open_qp.domain"
 
 static int fail(const char *what, int err)
 {
 	printf("FAIL: %s: %s\n", what, strerror(err));
 	return 1;
-}
-
-static struct ibv_context *open_dev(const char *name)
-{
-	struct ibv_device **list;
-	struct ibv_context *ctx = NULL;
-	int i, n;
-
-	list = ibv_get_device_list(&n);
-	for (i = 0; list && i < n; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			ctx = ibv_open_device(list[i]);
-	if (list)
-		ibv_free_device_list(list);
-	return ctx;
 }
 
 static struct ibv_xrcd *open_domain(struct ibv_context *ctx, int *fd)
