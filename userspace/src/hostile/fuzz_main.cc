@@ -109,8 +109,14 @@ int fuzz_main(const Options &o)
 	}
 	const double secs = std::chrono::duration<double>(clock::now() - t0).count();
 	std::string sigs;
-	for (const auto &[sig, n] : deaths)
-		sigs += " " + std::to_string(n) + "x" + sigabbrev_np(sig);
+	for (const auto &[sig, n] : deaths) {
+		// appended piece by piece: gcc 12's -Wrestrict misfires at -O3
+		// on a chain of std::string operator+ (GCC PR 105329)
+		sigs += ' ';
+		sigs += std::to_string(n);
+		sigs += 'x';
+		sigs += sigabbrev_np(sig);
+	}
 	std::printf("seed %llu: %llu ops in %.1f s, %u children (died of a signal:%s), "
 		    "%llu forks, %llu reopens\n",
 		    static_cast<unsigned long long>(o.seed),
