@@ -624,14 +624,31 @@ static u8 *sroce_pkt_frag_add(struct sk_buff *skb, u32 len)
 	return buf;
 }
 
-/* Append @len bytes and the pad and ICRC field of @payload as a fragment */
+/*
+ * Append @len bytes and the pad and ICRC field of @payload: one fragment,
+ * or two when they do not fit in a page together (a full 4096-byte MTU
+ * payload). 7.x's page-fragment allocator serves no fragment larger than
+ * a page once its cache page is used up: one 4100-byte fragment a packet
+ * failed every packet after the 7th (a UC stream stopped there).
+ */
 static u8 *sroce_pkt_frag_tail(struct sk_buff *skb, u32 len, u32 payload)
 {
 	u32 trailer = sroce_pad_len(payload) + SROCE_ICRC_LEN;
-	u8 *buf = sroce_pkt_frag_add(skb, len + trailer);
+	u8 *buf, *tail;
 
-	if (buf)
-		memset(buf + len, 0, trailer);
+	if (len + trailer <= PAGE_SIZE) {
+		buf = sroce_pkt_frag_add(skb, len + trailer);
+		if (buf)
+			memset(buf + len, 0, trailer);
+		return buf;
+	}
+	buf = sroce_pkt_frag_add(skb, len);
+	if (!buf)
+		return NULL;
+	tail = sroce_pkt_frag_add(skb, trailer);
+	if (!tail)
+		return NULL;	/* the caller frees @skb, fragments and all */
+	memset(tail, 0, trailer);
 	return buf;
 }
 
