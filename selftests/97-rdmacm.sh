@@ -3,7 +3,8 @@
 # rdma_cm over sroce: QP1 (the GSI QP) carries the CM MADs, UD QPs and
 # address handles carry udaddy's datagrams. rping with data verification
 # (several sizes and counts, IPv4 and IPv6), ucmatose and udaddy between two
-# sroce devices in two namespaces, then against rdma_rxe in both roles.
+# sroce devices in two namespaces, then against rdma_rxe in both roles;
+# rdma_xserver/rdma_xclient (RC and XRC through rdma_cm) between sroce.
 # UD on one device: GRH area, immediate, Q_Key and buffer checks, AH
 # references of another PD or context refused. Hand-made hostile UD
 # datagrams (bad Q_Key, DETH, P_Key, QPN, pad, length, ICRC, garbage MADs)
@@ -14,17 +15,18 @@
 here=$(cd "$(dirname "$0")" && pwd)
 trap topo_down EXIT
 
-# cm SERVER_NS(init|peer) TOOL "SERVER ARGS" "CLIENT ARGS": server in one
-# namespace, client in the other; both must exit 0
+# cm SERVER_NS(init|peer) TOOL "SERVER ARGS" "CLIENT ARGS" [CLIENT_TOOL]:
+# server in one namespace, client (TOOL, or CLIENT_TOOL) in the other; both
+# must exit 0
 cm() {
-	local sns=$1 tool=$2 sargs=$3 cargs=$4 srun=() crun=() s rc
+	local sns=$1 tool=$2 sargs=$3 cargs=$4 ctool=${5:-$2} srun=() crun=() s rc
 	if [ "$sns" = peer ]; then srun=(ip netns exec srpeer); else crun=(ip netns exec srpeer); fi
 	# shellcheck disable=SC2086
 	timeout 120 "${srun[@]}" "$tool" $sargs > /tmp/cms.$$ 2>&1 &
 	s=$!
 	sleep 1
 	# shellcheck disable=SC2086
-	timeout 120 "${crun[@]}" "$tool" $cargs > /tmp/cmc.$$ 2>&1
+	timeout 120 "${crun[@]}" "$ctool" $cargs > /tmp/cmc.$$ 2>&1
 	rc=$?
 	wait "$s" || rc=1
 	[ $rc -eq 0 ] || tail -n 3 /tmp/cmc.$$ /tmp/cms.$$
@@ -54,10 +56,10 @@ wire_cases="qkey reserved_qpn unknown_qpn pkey short_deth bad_pad odd_len too_lo
 n_ud=$(echo $ud_cases | wc -w)
 n_wire=$(echo $wire_cases | wc -w)
 
-require_cmd rping ucmatose udaddy || ktap_skip_all "librdmacm-utils missing"
+require_cmd rping ucmatose udaddy rdma_xserver rdma_xclient || ktap_skip_all "librdmacm-utils missing"
 require_module rdma_ucm >/dev/null || ktap_skip_all "rdma_ucm missing"
 
-ktap_header $((2 + 8 + 1 + n_ud + n_wire + 1 + 9 + 1))
+ktap_header $((2 + 8 + 1 + 2 + n_ud + n_wire + 1 + 9 + 1))
 dmesg_mark
 
 ktap_result "topology sroce8 <-> sroce9" topo_up sroce
@@ -65,6 +67,10 @@ ktap_result "QP1 exists (rdma resource shows a GSI QP)" \
 	sh -c 'rdma resource show qp link sroce8/1 | grep -q "lqpn 1 .*type GSI"'
 cm_suite sroce
 ktap_result "sroce: rping -V over IPv6, server sroce9" rping_v peer 2001:db8:5::2 2000 10
+# librdmacm's own XRC users: rdma_create_ep() with IBV_QPT_XRC_SEND on the
+# client, an XRC TGT QP and XRC SRQ (rdma_create_srq_ex) on the server
+ktap_result "sroce: rdma_xserver/rdma_xclient RC, server sroce9" cm peer rdma_xserver "-c r" "-s 192.0.2.2 -c r" rdma_xclient
+ktap_result "sroce: rdma_xserver/rdma_xclient XRC, server sroce9" cm peer rdma_xserver "-c x" "-s 192.0.2.2 -c x" rdma_xclient
 for c in $ud_cases; do
 	ktap_result "UD verbs: $c" python3 "$here/ud_verbs.py" sroce8 1 "$c"
 done
