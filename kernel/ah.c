@@ -6,7 +6,7 @@
  * An AH is the destination of UD sends: a RoCEv2 source GID and a
  * destination GID, both IPv4-mapped or both IPv6, resolved once into a
  * struct sroce_path (addresses, traffic class, hop limit, flow label). The
- * route itself is looked up per packet by net.c, as for RC.
+ * route itself is looked up per packet by xmit.c, as for RC.
  *
  * Every AH gets a small id in the device's AH table. A UD WQE names its AH
  * by that id (user space cannot hand the kernel a pointer), and the send

@@ -6,7 +6,7 @@
  * Opt-in per device (sysfs dcqcn_enable, off by default); each connected
  * QP copies the device's switch and parameters when it moves to RTR and
  * keeps them for the connection's lifetime. A QP doing DCQCN
- *  - sends its packets ECN-capable, ECT(0) (net.c),
+ *  - sends its packets ECN-capable, ECT(0) (xmit.c),
  *  - as notification point (NP): answers packets that arrive CE-marked
  *    with a CNP to the peer QP, at most one per cnp_interval_us,
  *  - as reaction point (RP): cuts its rate on each CNP and recovers it by
@@ -16,7 +16,7 @@
  *    bucket has credit.
  * Peers that do not do DCQCN (rdma_rxe) ignore ECN marks and CNPs never
  * reach them unless their own packets are ECN-capable; a CNP that reaches
- * a sroce QP not doing DCQCN is counted and dropped (net.c).
+ * a sroce QP not doing DCQCN is counted and dropped (recv.c).
  *
  * Timers K and T run lazily: elapsed periods are applied when the QP
  * next sends or gets a CNP, so an idle or full-rate QP costs nothing.

@@ -9,7 +9,7 @@
  * netdev so the network stack delivers the group's datagrams to our UDP
  * socket (and loops back the ones we send). A datagram for destination
  * QPN 0xFFFFFF is then handed to every QP of the device attached to the
- * group it was sent to (net.c). Attachments are one module-wide list,
+ * group it was sent to (recv.c). Attachments are one module-wide list,
  * read under RCU on receive, changed under sroce_mc_mutex.
  *
  * Every successful attach is undone by exactly one successful detach: the

@@ -829,7 +829,7 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 				qp->sr = ibqp->qp_type == IB_QPT_RC &&
 					 READ_ONCE(qp->sdev->sr);
 				qp->sr_peer = false;
-				/* likewise the transmit burst (net.c) */
+				/* likewise the transmit burst (xmit.c) */
 				qp->tx_gso = READ_ONCE(qp->sdev->tx_gso);
 				/* likewise DCQCN (dcqcn.c) */
 				sroce_dcqcn_start(qp);

@@ -302,13 +302,13 @@ struct sroce_qp {
 	bool sq_drained_sent;
 	bool comm_est_sent;	/* IB_EVENT_COMM_EST raised (first packet in RTR) */
 	bool odp_waiting;	/* on sdev->odp_waiters (odp.c) */
-	bool icrc_skip;		/* connected QP: sdev->icrc_skip at RTR (net.c) */
+	bool icrc_skip;		/* connected QP: sdev->icrc_skip at RTR (xmit.c, recv.c) */
 	bool icrc_peer;		/* the peer advertised ICRC skip (under lock) */
 	bool sr;		/* RC QP: sdev->sr at RTR (selective repeat offered) */
 	bool sr_peer;		/* the peer offers it too: selective repeat on (under lock) */
-	bool tx_gso;		/* connected QP: sdev->tx_gso at RTR (net.c) */
+	bool tx_gso;		/* connected QP: sdev->tx_gso at RTR (xmit.c) */
 	/*
-	 * the transmit burst (net.c, sroce_txb_*()): packets of this QP held
+	 * the transmit burst (xmit.c, sroce_txb_*()): packets of this QP held
 	 * back while sroce_rc_process() sends, to go as one UDP GSO packet
 	 */
 	struct sroce_txb {
@@ -492,7 +492,7 @@ void sroce_responder_release(struct sroce_qp *qp);
 int sroce_send_ack(struct sroce_qp *qp, u8 syndrome, u32 psn);
 
 /*
- * net.c: why a received packet was dropped. One list for the enum, the
+ * recv.c: why a received packet was dropped. One list for the enum, the
  * rx_drop_* counters (counters.c) and the sroce_drop tracepoint's names
  * (trace.h): X(NAME, name) for SROCE_DROP_NAME, counted as rx_drop_name;
  * the last one is Y(NAME, name), for lists that must end without a comma
@@ -540,7 +540,7 @@ void sroce_txb_begin(struct sroce_qp *qp);
 void sroce_txb_end(struct sroce_qp *qp);
 
 /*
- * Opt-in ICRC skip between two sroce peers (net.c, Documentation/
+ * Opt-in ICRC skip between two sroce peers (xmit.c and recv.c, Documentation/
  * transport.rst): two reserved bits of the BTH's Resv8a byte, which the
  * ICRC masks and other implementations ignore. ADV: the sender's QP skips
  * the ICRC when its peer does; NONE: this packet carries no ICRC.

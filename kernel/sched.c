@@ -13,7 +13,7 @@
  * Layering: the network receive path and the verbs entry points call the
  * scheduler; the scheduler calls the roles (requester, responder,
  * completer, ud); the roles use the objects (qp, mr, cq, srq, queue) and
- * transmit through net.c. A role never schedules: it fails a QP with
+ * transmit through xmit.c. A role never schedules: it fails a QP with
  * sroce_qp_set_error() and asks for another round with sroce_qp_yield(),
  * and the scheduler acts on both when the round ends.
  */
@@ -83,7 +83,7 @@ static void sroce_sr_timer(struct timer_list *t)
 	sroce_qp_sched(qp);
 }
 
-/* A CNP for a QP doing DCQCN (net.c checked the rest): from its peer? */
+/* A CNP for a QP doing DCQCN (recv.c checked the rest): from its peer? */
 static void sroce_rc_cnp(struct sroce_qp *qp, struct sk_buff *skb)
 {
 	const u8 *iph = skb_network_header(skb);
@@ -160,7 +160,7 @@ static void sroce_rc_process(struct sroce_qp *qp, int budget)
 {
 	lockdep_assert_held(&qp->lock);
 
-	/* what the roles send in this round may leave as UDP GSO bursts (net.c) */
+	/* what the roles send in this round may leave as UDP GSO bursts (xmit.c) */
 	sroce_txb_begin(qp);
 	sroce_qp_drain_rx(qp, sroce_rc_rx);
 	sroce_responder_flush_acks(qp);
@@ -307,7 +307,7 @@ void sroce_qp_kick(struct sroce_qp *qp)
 }
 
 /*
- * Local delivery (net.c's sroce_xmit_local()) receives a packet inside the
+ * Local delivery (xmit.c's sroce_xmit_local()) receives a packet inside the
  * round of the QP that sent it, so the destination QP's round would run
  * nested in the sender's, and whatever that one sends locally one level
  * deeper still. A symmetric pair stops at two (the sender's lock is held,

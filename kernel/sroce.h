@@ -192,7 +192,7 @@ struct sroce_dev_stats {
  * @tx_gso: the administrator lets connected QPs hand runs of equal-sized
  *	packets to the IP stack as one UDP GSO (fraglist) packet where the
  *	route's device takes those whole (sysfs ``tx_gso``, off by default;
- *	sampled at RTR, net.c)
+ *	sampled at RTR, xmit.c and recv.c)
  */
 struct sroce_dev {
 	struct ib_device ib_dev;

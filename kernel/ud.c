@@ -156,7 +156,7 @@ enum sroce_drop sroce_ud_check(struct sroce_qp *qp, const struct sroce_pkt_hdr *
  * sroce_ud_accept() - find and check the QP a UD packet is for
  * @net: namespace of the receiving socket
  * @skb: the datagram, data at the UDP header (after the ICRC and header
- *	checks in net.c)
+ *	checks in recv.c)
  * @hdr: its parsed transport header (a UD opcode)
  * @iph: its IP header
  * @v6: @iph is IPv6

@@ -287,7 +287,7 @@ static ssize_t sroce_dev_bool_store(struct device *device,
 
 /*
  * icrc_skip: 1 lets the device's connected QPs skip the ICRC with a peer
- * that allows it too (net.c, sroce_qp_icrc_learn()); QPs sample it at RTR.
+ * that allows it too (xmit.c, sroce_qp_icrc_learn()); QPs sample it at RTR.
  */
 SROCE_DEV_BOOL_ATTR(icrc_skip, icrc_skip);
 /*
@@ -304,7 +304,7 @@ SROCE_DEV_BOOL_ATTR(selective_repeat, sr);
 SROCE_DEV_BOOL_ATTR(dcqcn_enable, dcqcn);
 /*
  * tx_gso: 1 lets the device's connected QPs send runs of equal-sized
- * packets as one UDP GSO packet (net.c, sroce_txb_*()); QPs sample it at RTR.
+ * packets as one UDP GSO packet (xmit.c, sroce_txb_*()); QPs sample it at RTR.
  */
 SROCE_DEV_BOOL_ATTR(tx_gso, tx_gso);
 
