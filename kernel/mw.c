@@ -15,7 +15,7 @@
  * after an RCU grace period; a bound window holds a reference on its MR,
  * and a remote access through it takes one more for the transfer, exactly
  * as an MR lookup does, so deregistering the MR or deallocating the window
- * never waits for a transfer (its next copy fails, see mr.c).
+ * never waits for a transfer (its next copy fails, see mr_copy.c).
  */
 #include <linux/random.h>
 #include <linux/overflow.h>
