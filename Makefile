@@ -6,6 +6,7 @@
 #                            (KERNELS="6.1 6.12 newest" adds the newest)
 #   make bench               sroce vs rdma_rxe vs TCP on every kernel (build/bench)
 #   make sparse              module under sparse (C=2) for every kernel
+#   make format-check        C++ sources match userspace/.clang-format
 #   make check-debug         selftests on a KASAN/lockdep/kmemleak 6.1 kernel
 #                            built from source (opt-in; TESTS=... to choose)
 #   make check-blktests BLKTESTS=DIR [GROUPS="nvme srp"]
@@ -36,12 +37,12 @@ MODSRC := $(TOP)/kernel
 MODFILES := $(MODSRC)/Kbuild $(wildcard $(MODSRC)/*.c $(MODSRC)/*.h $(MODSRC)/*.sh $(MODSRC)/proto/*.c $(MODSRC)/proto/*.h $(MODSRC)/uapi/*.h)
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps module module-host modules provider userspace run check check-debug check-clients-rxe check-blktests bench sparse install deb check-deb clean help
+.PHONY: all deps module module-host modules provider userspace run check check-debug check-clients-rxe check-blktests bench sparse format-check install deb check-deb clean help
 
 all: deps module provider userspace
 
 help:
-	@sed -n '2,23p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,24p' Makefile | sed 's/^# \{0,1\}//'
 
 # scripts/deps is idempotent and quiet when everything is present; it
 # refreshes the kernels of KERNELS (newest: a newer release in the archive)
@@ -88,6 +89,12 @@ module: module-$(KERNEL)
 modules: $(foreach k,$(KERNELS),module-$(k))
 
 sparse: $(foreach k,$(KERNELS),sparse-$(k))
+
+# the C++ sources against userspace/.clang-format: lists the files that differ
+format-check:
+	@cd userspace && bad=$$(for f in $$(git ls-files '*.cc' '*.h'); do \
+		clang-format --style=file "$$f" | cmp -s - "$$f" || echo "$$f"; done); \
+	[ -z "$$bad" ] || { echo "differ from userspace/.clang-format (clang-format -i them):"; echo "$$bad"; exit 1; }
 
 clean:
 	rm -rf $(B)/kernel $(B)/provider $(B)/userspace $(MODSRC)/sroce.ko

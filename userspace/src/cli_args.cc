@@ -7,7 +7,10 @@ namespace sroce::cli {
 
 namespace {
 
-UsageError err(std::string msg) { return UsageError{std::move(msg)}; }
+UsageError err(std::string msg)
+{
+	return UsageError{std::move(msg)};
+}
 
 std::variant<Command, UsageError> parse_link(std::span<const std::string_view> a)
 {

@@ -15,18 +15,18 @@ namespace sroce {
 
 struct GidView {
 	unsigned index = 0;
-	std::string gid;                   // sysfs form
-	std::optional<std::string> type;   // "RoCE v2", ...
-	std::optional<std::string> ipv4;   // for IPv4-mapped GIDs
+	std::string gid;		  // sysfs form
+	std::optional<std::string> type;  // "RoCE v2", ...
+	std::optional<std::string> ipv4;  // for IPv4-mapped GIDs
 };
 
 struct DeviceView {
 	std::string name;
-	std::uint32_t index = 0;           // RDMA device index
-	std::string node_guid;             // "5054:00ff:fe12:3456"
+	std::uint32_t index = 0;  // RDMA device index
+	std::string node_guid;	  // "5054:00ff:fe12:3456"
 	std::uint32_t port = 1;
-	std::string state;                 // "ACTIVE", ...
-	std::string physical_state;        // "LINK_UP", ...
+	std::string state;	     // "ACTIVE", ...
+	std::string physical_state;  // "LINK_UP", ...
 	std::optional<std::string> netdev;
 	std::optional<std::uint32_t> netdev_index;
 	std::optional<unsigned> netdev_mtu;

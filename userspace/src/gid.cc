@@ -27,8 +27,7 @@ std::string format_gid(std::span<const std::uint8_t, 16> gid)
 	out.reserve(39);
 	for (std::size_t i = 0; i < gid.size(); i += 2) {
 		char group[6];
-		std::snprintf(group, sizeof(group), "%s%02x%02x", i ? ":" : "",
-			      gid[i], gid[i + 1]);
+		std::snprintf(group, sizeof(group), "%s%02x%02x", i ? ":" : "", gid[i], gid[i + 1]);
 		out += group;
 	}
 	return out;
@@ -78,11 +77,10 @@ std::optional<std::string> gid_ipv4(std::span<const std::uint8_t, 16> gid)
 std::string format_guid(std::uint64_t guid)
 {
 	char buf[20];
-	std::snprintf(buf, sizeof(buf), "%04x:%04x:%04x:%04x",
-		      static_cast<unsigned>(guid >> 48 & 0xffff),
-		      static_cast<unsigned>(guid >> 32 & 0xffff),
-		      static_cast<unsigned>(guid >> 16 & 0xffff),
-		      static_cast<unsigned>(guid & 0xffff));
+	std::snprintf(
+		buf, sizeof(buf), "%04x:%04x:%04x:%04x", static_cast<unsigned>(guid >> 48 & 0xffff),
+		static_cast<unsigned>(guid >> 32 & 0xffff),
+		static_cast<unsigned>(guid >> 16 & 0xffff), static_cast<unsigned>(guid & 0xffff));
 	return buf;
 }
 

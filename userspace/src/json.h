@@ -27,8 +27,7 @@ public:
 	JsonWriter &value(std::string_view s);
 	JsonWriter &value(const char *s) { return value(std::string_view(s)); }
 	template <std::integral T>
-		requires(!std::same_as<T, bool>)
-	JsonWriter &value(T n)
+	requires(!std::same_as<T, bool>) JsonWriter &value(T n)
 	{
 		if constexpr (std::is_unsigned_v<T>)
 			return unsigned_integer(static_cast<std::uint64_t>(n));
@@ -37,8 +36,10 @@ public:
 	}
 	JsonWriter &value(bool b);
 	JsonWriter &null();
-	template <typename T>
-	JsonWriter &value(const std::optional<T> &v) { return v ? value(*v) : null(); }
+	template <typename T> JsonWriter &value(const std::optional<T> &v)
+	{
+		return v ? value(*v) : null();
+	}
 
 	// The document so far; complete once every begin_* has its end_*.
 	const std::string &str() const { return out_; }

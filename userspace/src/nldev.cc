@@ -50,11 +50,9 @@ int put_string(nl_msg *msg, int attr, std::string_view s)
 // Parses `nlh` (expected type `cmd`, or `alt_cmd` when >= 0) into `tb`,
 // validating `required`.
 template <std::size_t N>
-int parse(const nlmsghdr &nlh, int cmd, AttrTable &tb, const int (&required)[N],
-	  int alt_cmd = -1)
+int parse(const nlmsghdr &nlh, int cmd, AttrTable &tb, const int (&required)[N], int alt_cmd = -1)
 {
-	if (nlh.nlmsg_type != msg_type(cmd) &&
-	    (alt_cmd < 0 || nlh.nlmsg_type != msg_type(alt_cmd)))
+	if (nlh.nlmsg_type != msg_type(cmd) && (alt_cmd < 0 || nlh.nlmsg_type != msg_type(alt_cmd)))
 		return EPROTO;
 	tb.fill(nullptr);
 	// libnl takes a non-const header but only reads it.
@@ -174,8 +172,13 @@ std::string_view port_state_name(std::uint8_t state)
 std::string_view phys_state_name(std::uint8_t phys_state)
 {
 	static constexpr std::string_view names[] = {
-		"UNKNOWN", "SLEEP", "POLLING", "DISABLED",
-		"PORT_CONFIGURATION_TRAINING", "LINK_UP", "LINK_ERROR_RECOVERY",
+		"UNKNOWN",
+		"SLEEP",
+		"POLLING",
+		"DISABLED",
+		"PORT_CONFIGURATION_TRAINING",
+		"LINK_UP",
+		"LINK_ERROR_RECOVERY",
 		"PHY_TEST",
 	};
 	return phys_state < std::size(names) ? names[phys_state] : "UNKNOWN";

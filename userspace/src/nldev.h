@@ -18,7 +18,7 @@ namespace sroce::nldev {
 // The link type sroce.ko registers with rdma_link_register().
 inline constexpr std::string_view kLinkType = "sroce";
 // Name limits the kernel's nldev policy enforces (NUL excluded).
-inline constexpr std::size_t kDevNameMax = 63;     // IB_DEVICE_NAME_MAX - 1
+inline constexpr std::size_t kDevNameMax = 63;	   // IB_DEVICE_NAME_MAX - 1
 inline constexpr std::size_t kNetdevNameMax = 15;  // IFNAMSIZ - 1
 
 constexpr std::uint16_t msg_type(int cmd)
@@ -48,7 +48,7 @@ struct Port {
 	std::uint32_t dev_index = 0;
 	std::string dev_name;
 	std::uint32_t port = 0;
-	std::uint8_t state = 0;       // enum ib_port_state
+	std::uint8_t state = 0;	      // enum ib_port_state
 	std::uint8_t phys_state = 0;  // enum ib_port_phys_state
 	std::optional<std::uint32_t> ndev_index;
 	std::optional<std::string> ndev_name;

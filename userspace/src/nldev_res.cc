@@ -33,8 +33,8 @@ const nla_policy *policy()
 			p[a].type = NLA_U8;
 		for (int a : {RDMA_NLDEV_ATTR_DEV_NAME, RDMA_NLDEV_ATTR_RES_KERN_NAME})
 			p[a].type = NLA_STRING;
-		for (int a : {RDMA_NLDEV_ATTR_RES_QP, RDMA_NLDEV_ATTR_RES_QP_ENTRY,
-			      RDMA_NLDEV_ATTR_DRIVER})
+		for (int a :
+		     {RDMA_NLDEV_ATTR_RES_QP, RDMA_NLDEV_ATTR_RES_QP_ENTRY, RDMA_NLDEV_ATTR_DRIVER})
 			p[a].type = NLA_NESTED;
 		return p;
 	}();
@@ -48,16 +48,21 @@ std::string attr_string(const nlattr &a)
 	return std::string(p, ::strnlen(p, static_cast<std::size_t>(nla_len(&a))));
 }
 
-template <typename T>
-std::optional<T> opt(const nlattr *a, T (*get)(const nlattr *))
+template <typename T> std::optional<T> opt(const nlattr *a, T (*get)(const nlattr *))
 {
 	if (!a)
 		return std::nullopt;
 	return get(a);
 }
 
-std::uint32_t get_u32(const nlattr *a) { return nla_get_u32(const_cast<nlattr *>(a)); }
-std::uint8_t get_u8(const nlattr *a) { return nla_get_u8(const_cast<nlattr *>(a)); }
+std::uint32_t get_u32(const nlattr *a)
+{
+	return nla_get_u32(const_cast<nlattr *>(a));
+}
+std::uint8_t get_u8(const nlattr *a)
+{
+	return nla_get_u8(const_cast<nlattr *>(a));
+}
 
 Result<QpEntry> parse_entry(nlattr &nest, std::uint32_t dev_index, const std::string &dev_name)
 {
@@ -135,7 +140,8 @@ Result<std::vector<DriverAttr>> parse_driver_attrs(const nlattr &table)
 	};
 	const nlattr *a;
 	int rem;
-	nla_for_each_nested(a, &table, rem) {
+	nla_for_each_nested(a, &table, rem)
+	{
 		const int len = nla_len(a);
 		const void *data = nla_data(a);
 		switch (nla_type(a)) {
@@ -175,8 +181,7 @@ Result<std::vector<DriverAttr>> parse_driver_attrs(const nlattr &table)
 				emit(v);
 			continue;
 		}
-		default:
-			continue;  // RDMA_NLDEV_ATTR_PAD and what a newer kernel adds
+		default: continue;  // RDMA_NLDEV_ATTR_PAD and what a newer kernel adds
 		}
 	}
 	if (name)
@@ -199,7 +204,8 @@ Result<std::vector<QpEntry>> parse_res_qp(const nlmsghdr &nlh)
 		return out;
 	nlattr *e;
 	int rem;
-	nla_for_each_nested(e, tb[RDMA_NLDEV_ATTR_RES_QP], rem) {
+	nla_for_each_nested(e, tb[RDMA_NLDEV_ATTR_RES_QP], rem)
+	{
 		if (nla_type(e) != RDMA_NLDEV_ATTR_RES_QP_ENTRY)
 			continue;
 		auto q = parse_entry(*e, index, name);
@@ -213,8 +219,8 @@ Result<std::vector<QpEntry>> parse_res_qp(const nlmsghdr &nlh)
 std::string_view qp_type_name(std::uint8_t type)
 {
 	static constexpr std::string_view names[] = {
-		"SMI", "GSI", "RC", "UC", "UD", "RAW_IPV6", "RAW_ETHERTYPE",
-		"UNKNOWN", "RAW_PACKET", "XRC_INI", "XRC_TGT",
+		"SMI",		 "GSI",	    "RC",	  "UC",	     "UD",	"RAW_IPV6",
+		"RAW_ETHERTYPE", "UNKNOWN", "RAW_PACKET", "XRC_INI", "XRC_TGT",
 	};
 	return type < std::size(names) ? names[type] : "UNKNOWN";
 }

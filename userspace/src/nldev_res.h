@@ -43,8 +43,8 @@ struct QpEntry {
 	std::optional<std::uint8_t> state;  // enum ib_qp_state
 	std::optional<std::uint32_t> sq_psn;
 	std::optional<std::uint32_t> rq_psn;
-	std::optional<std::uint32_t> pid;        // a user QP's process
-	std::optional<std::string> kern_name;    // a kernel QP's owner
+	std::optional<std::uint32_t> pid;      // a user QP's process
+	std::optional<std::string> kern_name;  // a kernel QP's owner
 	std::vector<DriverAttr> driver;
 
 	// The driver attribute `name`, if the entry has it.

@@ -9,7 +9,8 @@ std::string render_human(std::span<const DeviceView> devices)
 {
 	std::string out;
 	for (const auto &d : devices) {
-		out += std::to_string(d.index) + ": " + d.name + ": node_guid " + d.node_guid + "\n";
+		out += std::to_string(d.index) + ": " + d.name + ": node_guid " + d.node_guid +
+		       "\n";
 		out += "    link " + d.name + "/" + std::to_string(d.port) + " state " + d.state +
 		       " physical_state " + d.physical_state;
 		if (d.netdev) {

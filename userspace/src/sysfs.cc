@@ -22,8 +22,7 @@ fs::path ib_dir(const fs::path &root, std::string_view dev)
 	return root / "class" / "infiniband" / std::string(dev);
 }
 
-template <typename T>
-std::optional<T> to_number(std::string_view s)
+template <typename T> std::optional<T> to_number(std::string_view s)
 {
 	T v{};
 	auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
@@ -73,8 +72,8 @@ bool is_sroce_device(const fs::path &root, std::string_view dev)
 
 Result<unsigned> netdev_mtu(const fs::path &root, std::string_view ifname)
 {
-	if (ifname.empty() || ifname.find('/') != std::string_view::npos ||
-	    ifname == "." || ifname == "..")
+	if (ifname.empty() || ifname.find('/') != std::string_view::npos || ifname == "." ||
+	    ifname == "..")
 		return Errno{EINVAL};
 	auto r = read_attr(root / "class" / "net" / std::string(ifname) / "mtu");
 	if (!r)

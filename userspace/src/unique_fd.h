@@ -16,7 +16,12 @@ public:
 
 	int get() const { return fd_; }
 	bool valid() const { return fd_ >= 0; }
-	int release() { int fd = fd_; fd_ = -1; return fd; }
+	int release()
+	{
+		int fd = fd_;
+		fd_ = -1;
+		return fd;
+	}
 
 private:
 	int fd_ = -1;

@@ -17,8 +17,7 @@ std::variant<Command, UsageError> parse(std::initializer_list<std::string_view> 
 	return parse_args(v);
 }
 
-template <typename T>
-const T *as(const std::variant<Command, UsageError> &r)
+template <typename T> const T *as(const std::variant<Command, UsageError> &r)
 {
 	const auto *cmd = std::get_if<Command>(&r);
 	return cmd ? std::get_if<T>(cmd) : nullptr;
@@ -58,7 +57,8 @@ TEST(CliArgs, LinkAddUsageErrors)
 	const std::string long_if(16, 'e'), long_dev(64, 'd');
 	EXPECT_TRUE(usage_error(parse({"link", "add", "sroce0", "netdev", long_if})));
 	EXPECT_TRUE(usage_error(parse({"link", "add", long_dev, "netdev", "eth0"})));
-	EXPECT_TRUE(as<LinkAdd>(parse({"link", "add", long_dev.substr(1), "netdev", long_if.substr(1)})));
+	EXPECT_TRUE(as<LinkAdd>(
+		parse({"link", "add", long_dev.substr(1), "netdev", long_if.substr(1)})));
 }
 
 TEST(CliArgs, LinkDel)

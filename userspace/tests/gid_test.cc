@@ -7,7 +7,7 @@ namespace {
 
 using sroce::Gid;
 
-const Gid kLinkLocal = {0xfe, 0x80, 0, 0, 0, 0, 0, 0,
+const Gid kLinkLocal = {0xfe, 0x80, 0,	  0,	0,    0,    0,	  0,
 			0x50, 0x54, 0x00, 0xff, 0xfe, 0x12, 0x34, 0x56};
 const Gid kMapped = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 192, 168, 1, 20};
 

@@ -51,21 +51,32 @@ TEST(JsonWriter, NestedValuesAndCommas)
 	JsonWriter w;
 	w.begin_array();
 	w.begin_object()
-		.key("s").value("x\"y")
-		.key("n").value(42)
-		.key("neg").value(-1)
-		.key("u").value(4294967295u)
-		.key("t").value(true)
-		.key("z").null()
-		.key("a").begin_array().value(1).value(2).end_array()
-		.key("o").begin_object().end_object()
+		.key("s")
+		.value("x\"y")
+		.key("n")
+		.value(42)
+		.key("neg")
+		.value(-1)
+		.key("u")
+		.value(4294967295u)
+		.key("t")
+		.value(true)
+		.key("z")
+		.null()
+		.key("a")
+		.begin_array()
+		.value(1)
+		.value(2)
+		.end_array()
+		.key("o")
+		.begin_object()
+		.end_object()
 		.end_object();
 	w.value(std::optional<int>{}).value(std::optional<int>{7});
 	w.value(std::optional<std::string>{"k"});
 	w.end_array();
-	EXPECT_EQ(w.str(),
-		  R"([{"s":"x\"y","n":42,"neg":-1,"u":4294967295,"t":true,"z":null,)"
-		  R"("a":[1,2],"o":{}},null,7,"k"])");
+	EXPECT_EQ(w.str(), R"([{"s":"x\"y","n":42,"neg":-1,"u":4294967295,"t":true,"z":null,)"
+			   R"("a":[1,2],"o":{}},null,7,"k"])");
 }
 
 TEST(JsonWriter, KeysAreEscaped)

@@ -33,7 +33,8 @@ Message getlink(int flags, int ifindex)
 std::string ifname_of(const nlmsghdr &nlh)
 {
 	nlattr *tb[IFLA_MAX + 1] = {};
-	if (nlmsg_parse(const_cast<nlmsghdr *>(&nlh), sizeof(ifinfomsg), tb, IFLA_MAX, nullptr) < 0 ||
+	if (nlmsg_parse(const_cast<nlmsghdr *>(&nlh), sizeof(ifinfomsg), tb, IFLA_MAX, nullptr) <
+		    0 ||
 	    !tb[IFLA_IFNAME])
 		return {};
 	return nla_get_string(tb[IFLA_IFNAME]);
@@ -109,7 +110,7 @@ TEST(RdmaSocket, OpensOrFailsWithErrno)
 {
 	auto s = Socket::open_rdma();
 	if (!s) {
-		EXPECT_EQ(s.error(), EPROTONOSUPPORT);  // host kernel without ib_core
+		EXPECT_EQ(s.error(), EPROTONOSUPPORT);	// host kernel without ib_core
 	}
 }
 

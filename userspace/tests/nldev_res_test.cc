@@ -117,12 +117,9 @@ TEST(NldevResDecode, RcEntryWithDriverAttributes)
 	EXPECT_EQ(nldev::qp_state_name(*q.state), "RTS");
 
 	const std::vector<nldev::DriverAttr> want = {
-		{"qp_state", std::string("RTS")},
-		{"sq_prod", std::uint64_t{3}},
-		{"sq_flags", std::uint64_t{0x1f}, true},
-		{"next_psn", std::uint64_t{148}},
-		{"odp_faults", std::uint64_t{1} << 40},
-		{"sr", std::string("off")},
+		{"qp_state", std::string("RTS")},	 {"sq_prod", std::uint64_t{3}},
+		{"sq_flags", std::uint64_t{0x1f}, true}, {"next_psn", std::uint64_t{148}},
+		{"odp_faults", std::uint64_t{1} << 40},	 {"sr", std::string("off")},
 	};
 	EXPECT_EQ(q.driver, want);
 	ASSERT_NE(q.find_driver("sq_flags"), nullptr);
@@ -179,8 +176,8 @@ TEST(NldevResDecode, SignedValues)
 	auto qps = parse_ok(m);
 	ASSERT_EQ(qps.size(), 1u);
 	ASSERT_EQ(qps[0].driver.size(), 2u);
-	EXPECT_EQ(qps[0].driver[0].value, (std::variant<std::uint64_t, std::int64_t, std::string>(
-						  std::int64_t{-2})));
+	EXPECT_EQ(qps[0].driver[0].value,
+		  (std::variant<std::uint64_t, std::int64_t, std::string>(std::int64_t{-2})));
 	EXPECT_EQ(qps[0].driver[0].text(), "-2");
 	EXPECT_EQ(qps[0].driver[1].text(), "-5");
 }
@@ -228,12 +225,14 @@ TEST(NldevResDecode, MalformedDriverTables)
 		  }),
 		  EINVAL);
 	// values of the wrong size
+	EXPECT_EQ(
+		driver_table_error([](WireMsg &m) {
+			m.str(RDMA_NLDEV_ATTR_DRIVER_STRING, "x").u8(RDMA_NLDEV_ATTR_DRIVER_U32, 1);
+		}),
+		EINVAL);
 	EXPECT_EQ(driver_table_error([](WireMsg &m) {
-			  m.str(RDMA_NLDEV_ATTR_DRIVER_STRING, "x").u8(RDMA_NLDEV_ATTR_DRIVER_U32, 1);
-		  }),
-		  EINVAL);
-	EXPECT_EQ(driver_table_error([](WireMsg &m) {
-			  m.str(RDMA_NLDEV_ATTR_DRIVER_STRING, "x").u32(RDMA_NLDEV_ATTR_DRIVER_U64, 1);
+			  m.str(RDMA_NLDEV_ATTR_DRIVER_STRING, "x")
+				  .u32(RDMA_NLDEV_ATTR_DRIVER_U64, 1);
 		  }),
 		  EINVAL);
 	// well formed: no error
@@ -272,7 +271,9 @@ TEST(NldevResDecode, RejectsOtherMessagesAndMissingFields)
 	EXPECT_EQ(nldev::parse_res_qp(hdr(b)).error(), EINVAL);
 
 	auto short_qpn = reply_head();
-	short_qpn.begin_nest(RDMA_NLDEV_ATTR_RES_QP_ENTRY).u8(RDMA_NLDEV_ATTR_RES_LQPN, 2).end_nest();
+	short_qpn.begin_nest(RDMA_NLDEV_ATTR_RES_QP_ENTRY)
+		.u8(RDMA_NLDEV_ATTR_RES_LQPN, 2)
+		.end_nest();
 	short_qpn.end_nest();
 	b = short_qpn.bytes();
 	EXPECT_EQ(nldev::parse_res_qp(hdr(b)).error(), EINVAL);

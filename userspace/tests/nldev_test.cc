@@ -23,8 +23,8 @@ constexpr std::uint16_t kTypeNewlink = 0x1403;
 constexpr std::uint16_t kTypeDellink = 0x1404;
 constexpr std::uint16_t kTypePortGet = 0x1405;
 
-using sroce::test::WireMsg;
 using sroce::test::hdr;
+using sroce::test::WireMsg;
 
 // All attributes of a libnl-built request, by type (no policy).
 std::vector<nlattr *> attrs_of(nl_msg *msg)
@@ -39,8 +39,7 @@ int attr_count(nl_msg *msg)
 	nlmsghdr *h = nlmsg_hdr(msg);
 	int n = 0, rem;
 	nlattr *a;
-	nla_for_each_attr(a, nlmsg_attrdata(h, 0), nlmsg_attrlen(h, 0), rem)
-		n++;
+	nla_for_each_attr(a, nlmsg_attrdata(h, 0), nlmsg_attrlen(h, 0), rem) n++;
 	return n;
 }
 

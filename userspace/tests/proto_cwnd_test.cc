@@ -63,14 +63,14 @@ TEST(Cwnd, TimeoutRestartsAtTheFloor)
 TEST(Cwnd, DoublesPerWindowAcknowledged)
 {
 	sroce_cwnd c = fresh();
-	sroce_cwnd_loss(&c, true);			// 16
+	sroce_cwnd_loss(&c, true);  // 16
 	sroce_cwnd_acked(&c, 16);
 	EXPECT_EQ(c.cwnd, 32u);
 	EXPECT_EQ(c.ack_mask + 1, 2u);
 	sroce_cwnd_acked(&c, 32);
 	EXPECT_EQ(c.cwnd, 64u);
 	EXPECT_EQ(c.ack_mask + 1, 4u);
-	sroce_cwnd_acked(&c, 5000);			// never past the maximum
+	sroce_cwnd_acked(&c, 5000);  // never past the maximum
 	EXPECT_EQ(c.cwnd, SROCE_CWND_MAX);
 	EXPECT_EQ(c.ack_mask, SROCE_CWND_ACK_MAX - 1);
 }

@@ -84,7 +84,7 @@ TEST(IbMtu, TinyAndHugeValues)
 	EXPECT_EQ(sroce_ib_mtu_from_netdev_mtu(1), 0);
 	EXPECT_EQ(sroce_ib_mtu_from_netdev_mtu(SROCE_MAX_OVERHEAD - 1), 0);
 	EXPECT_EQ(sroce_ib_mtu_from_netdev_mtu(SROCE_MAX_OVERHEAD), 0);
-	EXPECT_EQ(sroce_ib_mtu_from_netdev_mtu(68), 0);  // IPv4 minimum MTU
+	EXPECT_EQ(sroce_ib_mtu_from_netdev_mtu(68), 0);	 // IPv4 minimum MTU
 	EXPECT_EQ(sroce_ib_mtu_from_netdev_mtu(65535), SROCE_IB_MTU_4096);
 	EXPECT_EQ(sroce_ib_mtu_from_netdev_mtu(UINT_MAX), SROCE_IB_MTU_4096);
 }

@@ -30,8 +30,8 @@ struct Frame {
 	Bytes bytes;
 	bool ipv6 = false;
 	size_t ip_off = 0, ip_len = 0;
-	size_t udp_off = 0, udp_len = 0;	// UDP header .. ICRC
-	size_t bth_off = 0, bth_len = 0;	// BTH .. ICRC
+	size_t udp_off = 0, udp_len = 0;  // UDP header .. ICRC
+	size_t bth_off = 0, bth_len = 0;  // BTH .. ICRC
 
 	const std::uint8_t *ip() const { return bytes.data() + ip_off; }
 	const std::uint8_t *udp() const { return bytes.data() + udp_off; }
@@ -59,7 +59,7 @@ Frame split(Bytes b)
 	if (ethertype == 0x0800) {
 		f.ip_len = (p[14] & 0xf) * 4u;
 		ip_total = p[16] << 8 | p[17];
-		EXPECT_EQ(p[14 + 9], 17);	// UDP
+		EXPECT_EQ(p[14 + 9], 17);  // UDP
 	} else {
 		EXPECT_EQ(ethertype, 0x86ddu);
 		f.ipv6 = true;
@@ -94,7 +94,10 @@ const std::vector<Frame> &golden()
 }
 
 // Frames 1, 3: RC SEND Only; 2, 4: RC RDMA WRITE Only with Immediate.
-bool is_write_imm(size_t i) { return i % 2 == 1; }
+bool is_write_imm(size_t i)
+{
+	return i % 2 == 1;
+}
 
 TEST(Golden, FourFrames)
 {
@@ -160,8 +163,7 @@ TEST(Icrc, IncrementalEqualsContiguous)
 			std::uint32_t crc;
 			ASSERT_EQ(sroce_icrc_start(&crc, f.ip(), f.ip_len, f.udp(), split), 0);
 			crc = sroce_icrc_update(crc, f.udp() + split, len - split);
-			EXPECT_TRUE(sroce_icrc_final(crc) ==
-				    sroce_icrc_get(f.udp() + len));
+			EXPECT_TRUE(sroce_icrc_final(crc) == sroce_icrc_get(f.udp() + len));
 		}
 	}
 }
@@ -170,7 +172,7 @@ TEST(Icrc, IncrementalEqualsContiguous)
 TEST(Icrc, CoverageAndMasking)
 {
 	for (const Frame &f : golden()) {
-		std::set<size_t> masked;	// offsets into the IP header / UDP datagram
+		std::set<size_t> masked;  // offsets into the IP header / UDP datagram
 		if (f.ipv6)
 			masked = {1, 2, 3, 7};	// (byte 0 low nibble tested below)
 		else
@@ -184,14 +186,14 @@ TEST(Icrc, CoverageAndMasking)
 					       : (udp_at == 6 || udp_at == 7 || udp_at == 12);
 			g.bytes[at] ^= 0x01;
 			if (in_ip && off == 0)
-				g.bytes[at] ^= f.ipv6 ? 0x09 : 0x00;	// v6: net ^0x08, a TC bit
+				g.bytes[at] ^= f.ipv6 ? 0x09 : 0x00;  // v6: net ^0x08, a TC bit
 			bool ok = sroce_icrc_verify(g.ip(), g.ip_len, g.udp(), g.udp_len);
 			if (in_ip && off == 0 && !f.ipv6) {
-				EXPECT_FALSE(ok);	// IHL changed: header length mismatch
+				EXPECT_FALSE(ok);  // IHL changed: header length mismatch
 				continue;
 			}
 			if (in_ip && off == 0 && f.ipv6) {
-				EXPECT_TRUE(ok);	// Traffic Class high nibble is masked
+				EXPECT_TRUE(ok);  // Traffic Class high nibble is masked
 				continue;
 			}
 			EXPECT_EQ(ok, is_masked) << "offset " << off;
@@ -288,7 +290,7 @@ TEST(Wire, GoldenBuildFromScratch)
 	h.reth = {0x1122334455667788ull, 0x5678, 5};
 	h.immdt = 0xfecaad0b;
 
-	Bytes pkt(f.bytes.begin(), f.bytes.begin() + f.bth_off);	// Eth/IP/UDP
+	Bytes pkt(f.bytes.begin(), f.bytes.begin() + f.bth_off);  // Eth/IP/UDP
 	std::uint8_t hdrs[SROCE_HDR_MAX_LEN];
 	int n = sroce_pkt_build_hdrs(hdrs, sizeof(hdrs), &h);
 	ASSERT_EQ(n, 32);
@@ -297,8 +299,9 @@ TEST(Wire, GoldenBuildFromScratch)
 		pkt.push_back(static_cast<std::uint8_t>(0x41 + k));
 	pkt.insert(pkt.end(), h.bth.pad, 0);
 	std::uint32_t icrc;
-	ASSERT_EQ(sroce_icrc_compute(&icrc, pkt.data() + f.ip_off, f.ip_len,
-				     pkt.data() + f.udp_off, pkt.size() - f.udp_off), 0);
+	ASSERT_EQ(sroce_icrc_compute(&icrc, pkt.data() + f.ip_off, f.ip_len, pkt.data() + f.udp_off,
+				     pkt.size() - f.udp_off),
+		  0);
 	pkt.resize(pkt.size() + 4);
 	sroce_icrc_put(pkt.data() + pkt.size() - 4, icrc);
 	EXPECT_EQ(pkt, f.bytes);
@@ -306,7 +309,10 @@ TEST(Wire, GoldenBuildFromScratch)
 
 // --- opcode table ------------------------------------------------------------
 
-unsigned popcount(std::uint32_t v) { return static_cast<unsigned>(__builtin_popcount(v)); }
+unsigned popcount(std::uint32_t v)
+{
+	return static_cast<unsigned>(__builtin_popcount(v));
+}
 
 TEST(Opcode, ExactlyTheIbtaSet)
 {
@@ -315,8 +321,8 @@ TEST(Opcode, ExactlyTheIbtaSet)
 		expect.insert(op);
 	expect.insert(0x16);
 	expect.insert(0x17);
-	expect.insert(0x1c);	// FLUSH (IBTA 1.5)
-	expect.insert(0x1d);	// ATOMIC WRITE (IBTA 1.5)
+	expect.insert(0x1c);  // FLUSH (IBTA 1.5)
+	expect.insert(0x1d);  // ATOMIC WRITE (IBTA 1.5)
 	for (unsigned op = 0x20; op <= 0x2b; op++)
 		expect.insert(op);
 	expect.insert(0x64);
@@ -394,7 +400,7 @@ TEST(Opcode, Invariants)
 			  (fl & SROCE_OPF_RELIABLE) && (fl & SROCE_OPF_REQ));
 		EXPECT_EQ((fl & SROCE_OPF_PAYLOAD) != 0,
 			  (fl & (SROCE_OPF_SEND | SROCE_OPF_WRITE | SROCE_OPF_ATOMIC_WRITE)) ||
-			  (fl & SROCE_OPF_RESP));
+				  (fl & SROCE_OPF_RESP));
 		EXPECT_EQ((fl & SROCE_OPF_FETH) != 0, (fl & SROCE_OPF_FLUSH) != 0);
 		if (fl & (SROCE_OPF_FLUSH | SROCE_OPF_ATOMIC_WRITE)) {
 			EXPECT_TRUE((fl & SROCE_OPF_RC) && (fl & SROCE_OPF_ONLY) &&
@@ -433,8 +439,9 @@ TEST(Opcode, Invariants)
 		EXPECT_EQ((fl & SROCE_OPF_ATMACK) != 0,
 			  (fl & SROCE_OPF_ATOMIC) && (fl & SROCE_OPF_ACK));
 		if (fl & SROCE_OPF_MIDDLE) {
-			EXPECT_EQ(info->hdr_len, SROCE_HDR_BTH_LEN +
-				  ((fl & SROCE_OPF_XRCETH) ? SROCE_HDR_XRCETH_LEN : 0));
+			EXPECT_EQ(info->hdr_len,
+				  SROCE_HDR_BTH_LEN +
+					  ((fl & SROCE_OPF_XRCETH) ? SROCE_HDR_XRCETH_LEN : 0));
 		}
 		if ((fl & SROCE_OPF_READ) && (fl & SROCE_OPF_REQ)) {
 			EXPECT_TRUE((fl & SROCE_OPF_RETH) && !(fl & SROCE_OPF_PAYLOAD));
@@ -450,8 +457,8 @@ TEST(Opcode, UcMirrorsRc)
 		const sroce_opcode_info *rc = sroce_opcode(static_cast<std::uint8_t>(low));
 		const sroce_opcode_info *uc = sroce_opcode(static_cast<std::uint8_t>(0x20 | low));
 		ASSERT_TRUE(rc && uc);
-		EXPECT_EQ(uc->flags, (rc->flags & ~(SROCE_OPF_RC | SROCE_OPF_NEEDS_ACK)) |
-			  SROCE_OPF_UC);
+		EXPECT_EQ(uc->flags,
+			  (rc->flags & ~(SROCE_OPF_RC | SROCE_OPF_NEEDS_ACK)) | SROCE_OPF_UC);
 		EXPECT_EQ(uc->hdr_len, rc->hdr_len);
 		EXPECT_EQ(std::string(uc->name).substr(3), std::string(rc->name).substr(3));
 	}
@@ -473,8 +480,9 @@ TEST(Opcode, XrcMirrorsRc)
 		if (!rc)
 			continue;
 		const bool req = rc->flags & SROCE_OPF_REQ;
-		EXPECT_EQ(xrc->flags, (rc->flags & ~SROCE_OPF_RC) | SROCE_OPF_XRC |
-			  (req ? static_cast<std::uint32_t>(SROCE_OPF_XRCETH) : 0u));
+		EXPECT_EQ(xrc->flags,
+			  (rc->flags & ~SROCE_OPF_RC) | SROCE_OPF_XRC |
+				  (req ? static_cast<std::uint32_t>(SROCE_OPF_XRCETH) : 0u));
 		EXPECT_EQ(xrc->hdr_len, rc->hdr_len + (req ? SROCE_HDR_XRCETH_LEN : 0));
 		EXPECT_EQ(std::string(xrc->name).substr(4), std::string(rc->name).substr(3));
 	}
@@ -487,23 +495,23 @@ TEST(Wire, XrcethLayout)
 	sroce_pkt_hdr h{};
 	h.bth.opcode = SROCE_OP_XRC_WRITE_ONLY_IMM;
 	h.bth.dqpn = 0x123;
-	h.xrc_srqn = 0xffabcdef;	// wider than 24 bits: truncated
+	h.xrc_srqn = 0xffabcdef;  // wider than 24 bits: truncated
 	h.reth = {0x1122334455667788ull, 0x5678, 4};
 	h.immdt = 0xdeadbeef;
 	std::uint8_t b[SROCE_HDR_MAX_LEN];
 	std::memset(b, 0xaa, sizeof(b));
 	ASSERT_EQ(sroce_pkt_build_hdrs(b, sizeof(b), &h), 36);
 	EXPECT_EQ(b[0], 0xab);
-	EXPECT_EQ(b[12], 0);	// reserved
+	EXPECT_EQ(b[12], 0);  // reserved
 	EXPECT_EQ(sroce_get_be24(b + 13), 0xabcdefu);
 	EXPECT_EQ(sroce_get_be64(b + 16), 0x1122334455667788ull);
 	EXPECT_EQ(sroce_get_be32(b + 24), 0x5678u);
 	EXPECT_EQ(sroce_get_be32(b + 28), 4u);
 	EXPECT_EQ(sroce_get_be32(b + 32), 0xdeadbeefu);
 
-	Bytes p(36 + 4 + SROCE_PKT_ICRC_LEN, 0);	// headers, payload, ICRC
+	Bytes p(36 + 4 + SROCE_PKT_ICRC_LEN, 0);  // headers, payload, ICRC
 	std::memcpy(p.data(), b, 36);
-	p[12] = 0xff;			// reserved bits are ignored
+	p[12] = 0xff;  // reserved bits are ignored
 	for (int k = 0; k < 4; k++)
 		p[36 + k] = static_cast<std::uint8_t>(k + 1);
 	sroce_pkt_hdr out{};
@@ -534,15 +542,14 @@ TEST(Opcode, SpotChecks)
 	EXPECT_EQ(sroce_opcode(SROCE_OP_RC_ATOMIC_ACKNOWLEDGE)->hdr_len, 24);
 	EXPECT_EQ(sroce_opcode(SROCE_OP_UD_SEND_ONLY_IMM)->hdr_len, 24);
 	EXPECT_EQ(sroce_opcode(SROCE_OP_RC_READ_REQUEST)->hdr_len, 28);
-	EXPECT_EQ(sroce_opcode(SROCE_OP_RC_SEND_ONLY_INV)->flags & SROCE_OPF_IETH,
-		  SROCE_OPF_IETH);
+	EXPECT_EQ(sroce_opcode(SROCE_OP_RC_SEND_ONLY_INV)->flags & SROCE_OPF_IETH, SROCE_OPF_IETH);
 	EXPECT_EQ(sroce_opcode(SROCE_OP_RC_FLUSH)->hdr_len, 32);
 	EXPECT_EQ(sroce_opcode(SROCE_OP_RC_ATOMIC_WRITE)->hdr_len, 28);
 	EXPECT_EQ(sroce_opcode(0x15), nullptr);
 	EXPECT_EQ(sroce_opcode(0x1b), nullptr);
 	EXPECT_EQ(sroce_opcode(0x1e), nullptr);
 	EXPECT_EQ(sroce_opcode(0x2c), nullptr);
-	EXPECT_EQ(sroce_opcode(0x40), nullptr);	// RD: not implemented
+	EXPECT_EQ(sroce_opcode(0x40), nullptr);	 // RD: not implemented
 	EXPECT_EQ(sroce_opcode(0xff), nullptr);
 }
 
@@ -553,7 +560,7 @@ TEST(Psn, Wrap)
 	EXPECT_EQ(sroce_psn_add(0xffffff, 1), 0u);
 	EXPECT_EQ(sroce_psn_inc(0xffffff), 0u);
 	EXPECT_EQ(sroce_psn_add(0xfffff0, 0x20), 0x10u);
-	EXPECT_EQ(sroce_psn_add(5, 0xffffff), 4u);	// + (2^24 - 1) == - 1
+	EXPECT_EQ(sroce_psn_add(5, 0xffffff), 4u);  // + (2^24 - 1) == - 1
 }
 
 TEST(Psn, Diff)
@@ -582,7 +589,7 @@ TEST(Aeth, Syndromes)
 	EXPECT_EQ(sroce_aeth_syn_ack(SROCE_AETH_CREDITS_INVALID), 0x1f);
 	EXPECT_EQ(sroce_aeth_syn_ack(0), 0x00);
 	EXPECT_EQ(sroce_aeth_syn_rnr(14), 0x2e);
-	EXPECT_EQ(sroce_aeth_syn_rnr(0xff), 0x3f);	// only 5 bits
+	EXPECT_EQ(sroce_aeth_syn_rnr(0xff), 0x3f);  // only 5 bits
 	EXPECT_EQ(sroce_aeth_syn_nak(SROCE_NAK_PSN_SEQ_ERR), 0x60);
 	EXPECT_EQ(sroce_aeth_syn_nak(SROCE_NAK_INVALID_REQ), 0x61);
 	EXPECT_EQ(sroce_aeth_syn_nak(SROCE_NAK_REM_ACCESS), 0x62);
@@ -633,10 +640,10 @@ TEST(Timers, RnrCodeFromUsecs)
 
 TEST(Timers, LocalAckTimeout)
 {
-	EXPECT_EQ(sroce_local_ack_timeout_ns(0), 0u);	// infinite
+	EXPECT_EQ(sroce_local_ack_timeout_ns(0), 0u);  // infinite
 	EXPECT_EQ(sroce_local_ack_timeout_ns(1), 8192u);
-	EXPECT_EQ(sroce_local_ack_timeout_ns(14), 67108864u);	// ~67 ms
-	EXPECT_EQ(sroce_local_ack_timeout_ns(31), 4096ull << 31);	// ~2.4 h
+	EXPECT_EQ(sroce_local_ack_timeout_ns(14), 67108864u);	   // ~67 ms
+	EXPECT_EQ(sroce_local_ack_timeout_ns(31), 4096ull << 31);  // ~2.4 h
 	EXPECT_EQ(sroce_local_ack_timeout_ns(51), 1ull << 63);
 	EXPECT_EQ(sroce_local_ack_timeout_ns(52), UINT64_MAX);
 	EXPECT_EQ(sroce_local_ack_timeout_ns(255), UINT64_MAX);
@@ -647,7 +654,7 @@ TEST(Timers, RetryWaitBackoff)
 	// timeout 0 stays infinite whatever the backoff
 	EXPECT_EQ(sroce_retry_wait_ns(0, 3), 0u);
 	// a short timeout doubles per expiry without progress
-	const std::uint64_t t14 = sroce_local_ack_timeout_ns(14);	// ~67 ms
+	const std::uint64_t t14 = sroce_local_ack_timeout_ns(14);  // ~67 ms
 	for (unsigned b = 0; b <= 3; b++)
 		EXPECT_EQ(sroce_retry_wait_ns(14, b), t14 << b) << b;
 	// the doubling that would cross 1 s ends at 1 s
@@ -666,8 +673,10 @@ TEST(Timers, RetryWaitBackoff)
 	// never shorter than the timeout, never longer than max(timeout, 1 s)
 	for (unsigned t = 1; t < 64; t++)
 		for (unsigned b = 0; b <= 8; b++) {
-			const std::uint64_t base = sroce_local_ack_timeout_ns(static_cast<std::uint8_t>(t));
-			const std::uint64_t w = sroce_retry_wait_ns(static_cast<std::uint8_t>(t), b);
+			const std::uint64_t base =
+				sroce_local_ack_timeout_ns(static_cast<std::uint8_t>(t));
+			const std::uint64_t w =
+				sroce_retry_wait_ns(static_cast<std::uint8_t>(t), b);
 			EXPECT_GE(w, base);
 			EXPECT_LE(w, std::max<std::uint64_t>(base, SROCE_RETRY_WAIT_CEIL_NS));
 		}
@@ -760,9 +769,9 @@ TEST(Parse, Rules)
 	EXPECT_EQ(parse(make_pkt(SROCE_OP_UD_SEND_ONLY_IMM, 8, 1)), SROCE_PKT_OK);
 
 	Bytes ack = make_pkt(SROCE_OP_RC_ACKNOWLEDGE, 0, 0);
-	ack[12] = 0x41;	// reserved AETH type
+	ack[12] = 0x41;	 // reserved AETH type
 	EXPECT_EQ(parse(ack), SROCE_PKT_EAETH);
-	ack[12] = 0x65;	// reserved NAK code
+	ack[12] = 0x65;	 // reserved NAK code
 	EXPECT_EQ(parse(ack), SROCE_PKT_EAETH);
 	ack[12] = 0x80;
 	EXPECT_EQ(parse(ack), SROCE_PKT_EAETH);
@@ -886,7 +895,8 @@ TEST(Build, RoundTripEveryOpcode)
 			}
 			// and re-encoding gives the same bytes
 			Bytes again(info->hdr_len);
-			ASSERT_EQ(sroce_pkt_build_hdrs(again.data(), again.size(), &out), info->hdr_len);
+			ASSERT_EQ(sroce_pkt_build_hdrs(again.data(), again.size(), &out),
+				  info->hdr_len);
 			EXPECT_TRUE(std::equal(again.begin(), again.end(), pkt.begin()));
 		}
 	}
@@ -896,14 +906,14 @@ TEST(Build, ReservedBitsZeroAndIgnored)
 {
 	sroce_pkt_hdr h{};
 	h.bth.opcode = SROCE_OP_UD_SEND_ONLY;
-	h.bth.dqpn = 0xffffffff;	// wider than 24 bits: truncated
+	h.bth.dqpn = 0xffffffff;  // wider than 24 bits: truncated
 	h.bth.psn = 0xffffffff;
 	h.deth = {0x80000000u, 0xffffffff};
 	std::uint8_t b[20];
 	ASSERT_EQ(sroce_pkt_build_hdrs(b, sizeof(b), &h), 20);
-	EXPECT_EQ(b[4], 0);	// Resv6
-	EXPECT_EQ(b[8], 0);	// Resv7
-	EXPECT_EQ(b[16], 0);	// DETH reserved byte
+	EXPECT_EQ(b[4], 0);   // Resv6
+	EXPECT_EQ(b[8], 0);   // Resv7
+	EXPECT_EQ(b[16], 0);  // DETH reserved byte
 	EXPECT_EQ(sroce_get_be24(b + 5), 0xffffffu);
 
 	Bytes p(b, b + sizeof(b));
@@ -933,7 +943,7 @@ TEST(Build, FlushHeaderLayout)
 	EXPECT_EQ(sroce_get_be32(p.data() + 12), 0x11u);
 	EXPECT_EQ(sroce_get_be32(p.data() + 24), 0xabcdef01u);	// RETH R_Key
 	EXPECT_EQ(sroce_get_be32(p.data() + 28), 4096u);	// RETH DMA length
-	p[12] = 0xff;	// reserved bits
+	p[12] = 0xff;						// reserved bits
 	p[15] |= 0xc0;
 	sroce_pkt_hdr out{};
 	ASSERT_EQ(sroce_pkt_parse(p.data(), p.size(), &out), SROCE_PKT_OK);
@@ -957,8 +967,9 @@ void expect_consistent(const std::uint8_t *p, size_t len)
 	int err = sroce_pkt_parse(p, len, &h);
 	if (err == SROCE_PKT_OK) {
 		ASSERT_NE(h.info, nullptr);
-		EXPECT_EQ(static_cast<size_t>(h.hdr_len) + h.payload_len + h.bth.pad +
-			  h.sack_len + SROCE_PKT_ICRC_LEN, len);
+		EXPECT_EQ(static_cast<size_t>(h.hdr_len) + h.payload_len + h.bth.pad + h.sack_len +
+				  SROCE_PKT_ICRC_LEN,
+			  len);
 		if (h.sack_len) {
 			EXPECT_EQ(h.sack_len, SROCE_SACK_LEN);
 			EXPECT_EQ(h.payload_len, 0u);
@@ -987,7 +998,8 @@ TEST(Robustness, EveryTruncation)
 				EXPECT_EQ((f.bth_len - len) % 4, 0u);
 				Bytes udp(f.udp(), f.udp() + 8);
 				udp.insert(udp.end(), buf.get(), buf.get() + len);
-				EXPECT_FALSE(sroce_icrc_verify(f.ip(), f.ip_len, udp.data(), udp.size()));
+				EXPECT_FALSE(sroce_icrc_verify(f.ip(), f.ip_len, udp.data(),
+							       udp.size()));
 			} else if (len < f.bth_len - 4) {
 				EXPECT_NE(err, SROCE_PKT_EOPCODE);
 			}
@@ -999,9 +1011,8 @@ TEST(Robustness, RandomBuffers)
 {
 	std::mt19937 rng(0x5eed);
 	static const std::uint8_t valid_ops[] = {
-		0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a,
-		0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x10, 0x11, 0x12, 0x13, 0x14, 0x16,
-		0x17, 0x20, 0x24, 0x2b, 0x64, 0x65};
+		0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d,
+		0x0e, 0x0f, 0x10, 0x11, 0x12, 0x13, 0x14, 0x16, 0x17, 0x20, 0x24, 0x2b, 0x64, 0x65};
 	unsigned ok = 0;
 	for (int i = 0; i < 100000; i++) {
 		size_t len = rng() % 97;
@@ -1024,7 +1035,7 @@ TEST(Robustness, RandomBuffers)
 		(void)sroce_icrc_compute(&icrc, buf.get(), iph_len, buf.get(), len);
 		(void)sroce_icrc_verify(buf.get(), iph_len, buf.get(), len);
 	}
-	EXPECT_GT(ok, 100u);	// the generator does reach the accept path
+	EXPECT_GT(ok, 100u);  // the generator does reach the accept path
 }
 
 TEST(Robustness, MutatedGoldenPackets)
@@ -1088,11 +1099,11 @@ namespace {
 
 TEST(Sr, OffsetWindow)
 {
-	EXPECT_EQ(sroce_sr_offset(100, 100), 0u);	// in order: not held
-	EXPECT_EQ(sroce_sr_offset(99, 100), 0u);	// duplicate
+	EXPECT_EQ(sroce_sr_offset(100, 100), 0u);  // in order: not held
+	EXPECT_EQ(sroce_sr_offset(99, 100), 0u);   // duplicate
 	EXPECT_EQ(sroce_sr_offset(101, 100), 1u);
 	EXPECT_EQ(sroce_sr_offset(100 + SROCE_SR_WINDOW - 1, 100), SROCE_SR_WINDOW - 1);
-	EXPECT_EQ(sroce_sr_offset(100 + SROCE_SR_WINDOW, 100), 0u);	// too far ahead
+	EXPECT_EQ(sroce_sr_offset(100 + SROCE_SR_WINDOW, 100), 0u);  // too far ahead
 	// across the 24-bit wrap
 	EXPECT_EQ(sroce_sr_offset(2, SROCE_PSN_MASK - 1), 4u);
 	EXPECT_EQ(sroce_sr_offset(SROCE_PSN_MASK, 3), 0u);
@@ -1135,7 +1146,7 @@ TEST(Sr, BitmapSetTestSpan)
 {
 	sroce_sack s{};
 	EXPECT_EQ(sroce_sack_span(&s), 0u);
-	sroce_sack_set(&s, 0);				// out of range: ignored
+	sroce_sack_set(&s, 0);	// out of range: ignored
 	sroce_sack_set(&s, SROCE_SR_WINDOW);
 	EXPECT_EQ(s.map[0] | s.map[1], 0u);
 	sroce_sack_set(&s, 1);
@@ -1168,16 +1179,16 @@ TEST(Sr, SackBlockRoundTripAndHostileBlocks)
 	EXPECT_EQ(sroce_sack_get(b, sizeof(b) - 4, &out), -1);	// length
 	std::uint8_t bad[SROCE_SACK_LEN];
 	std::memcpy(bad, b, sizeof(b));
-	bad[0] = 2;						// kind
+	bad[0] = 2;  // kind
 	EXPECT_EQ(sroce_sack_get(bad, sizeof(bad), &out), -1);
 	std::memcpy(bad, b, sizeof(b));
-	bad[3] = 1;						// reserved
+	bad[3] = 1;  // reserved
 	EXPECT_EQ(sroce_sack_get(bad, sizeof(bad), &out), -1);
 	std::memcpy(bad, b, sizeof(b));
-	bad[12] = 0x80;						// bit 127: past the window
+	bad[12] = 0x80;	 // bit 127: past the window
 	EXPECT_EQ(sroce_sack_get(bad, sizeof(bad), &out), -1);
 	sroce_sack none{};
-	sroce_sack_put(bad, &none);				// holds nothing
+	sroce_sack_put(bad, &none);  // holds nothing
 	EXPECT_EQ(sroce_sack_get(bad, sizeof(bad), &out), -1);
 }
 
@@ -1185,8 +1196,8 @@ TEST(Sr, SackBlockRoundTripAndHostileBlocks)
 TEST(Sr, ParseSackAck)
 {
 	Bytes ack = make_pkt(SROCE_OP_RC_ACKNOWLEDGE, SROCE_SACK_LEN, 0);
-	ack[12] = 0x60;						// NAK, PSN sequence error
-	EXPECT_EQ(parse(ack), SROCE_PKT_ELEN);			// data, no flag
+	ack[12] = 0x60;				// NAK, PSN sequence error
+	EXPECT_EQ(parse(ack), SROCE_PKT_ELEN);	// data, no flag
 	ack[SROCE_BTH_RESV8A_OFF] |= SROCE_BTH_SACK;
 	sroce_pkt_hdr h{};
 	ASSERT_EQ(sroce_pkt_parse(ack.data(), ack.size(), &h), SROCE_PKT_OK);

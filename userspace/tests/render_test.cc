@@ -34,13 +34,14 @@ TEST(RenderJson, EmptyList)
 TEST(RenderJson, Schema)
 {
 	const sroce::DeviceView d[] = {sample()};
-	EXPECT_EQ(sroce::render_json(d),
-		  R"([{"name":"sroce0","index":3,"node_guid":"5054:00ff:fe12:3456","port":1,)"
-		  R"("state":"ACTIVE","physical_state":"LINK_UP","netdev":"eth0","netdev_index":2,)"
-		  R"("netdev_mtu":1500,"active_mtu":1024,"gids":[)"
-		  R"({"index":0,"gid":"fe80:0000:0000:0000:5054:00ff:fe12:3456","type":"RoCE v2","ipv4":null},)"
-		  R"({"index":1,"gid":"0000:0000:0000:0000:0000:ffff:c0a8:0102","type":"RoCE v2","ipv4":"192.168.1.2"}]}])"
-		  "\n");
+	EXPECT_EQ(
+		sroce::render_json(d),
+		R"([{"name":"sroce0","index":3,"node_guid":"5054:00ff:fe12:3456","port":1,)"
+		R"("state":"ACTIVE","physical_state":"LINK_UP","netdev":"eth0","netdev_index":2,)"
+		R"("netdev_mtu":1500,"active_mtu":1024,"gids":[)"
+		R"({"index":0,"gid":"fe80:0000:0000:0000:5054:00ff:fe12:3456","type":"RoCE v2","ipv4":null},)"
+		R"({"index":1,"gid":"0000:0000:0000:0000:0000:ffff:c0a8:0102","type":"RoCE v2","ipv4":"192.168.1.2"}]}])"
+		"\n");
 }
 
 TEST(RenderJson, AbsentValuesAreNull)
@@ -53,14 +54,15 @@ TEST(RenderJson, AbsentValuesAreNull)
 	d.active_mtu.reset();
 	d.gids.clear();
 	const sroce::DeviceView two[] = {d, d};
-	EXPECT_EQ(sroce::render_json(two),
-		  R"([{"name":"we\"ird","index":3,"node_guid":"5054:00ff:fe12:3456","port":1,)"
-		  R"("state":"ACTIVE","physical_state":"LINK_UP","netdev":null,"netdev_index":null,)"
-		  R"("netdev_mtu":null,"active_mtu":null,"gids":[]},)"
-		  R"({"name":"we\"ird","index":3,"node_guid":"5054:00ff:fe12:3456","port":1,)"
-		  R"("state":"ACTIVE","physical_state":"LINK_UP","netdev":null,"netdev_index":null,)"
-		  R"("netdev_mtu":null,"active_mtu":null,"gids":[]}])"
-		  "\n");
+	EXPECT_EQ(
+		sroce::render_json(two),
+		R"([{"name":"we\"ird","index":3,"node_guid":"5054:00ff:fe12:3456","port":1,)"
+		R"("state":"ACTIVE","physical_state":"LINK_UP","netdev":null,"netdev_index":null,)"
+		R"("netdev_mtu":null,"active_mtu":null,"gids":[]},)"
+		R"({"name":"we\"ird","index":3,"node_guid":"5054:00ff:fe12:3456","port":1,)"
+		R"("state":"ACTIVE","physical_state":"LINK_UP","netdev":null,"netdev_index":null,)"
+		R"("netdev_mtu":null,"active_mtu":null,"gids":[]}])"
+		"\n");
 }
 
 TEST(RenderHuman, EmptyList)
@@ -71,12 +73,13 @@ TEST(RenderHuman, EmptyList)
 TEST(RenderHuman, Device)
 {
 	const sroce::DeviceView d[] = {sample()};
-	EXPECT_EQ(sroce::render_human(d),
-		  "3: sroce0: node_guid 5054:00ff:fe12:3456\n"
-		  "    link sroce0/1 state ACTIVE physical_state LINK_UP netdev eth0 netdev_index 2\n"
-		  "    mtu 1500 active_mtu 1024\n"
-		  "    gid 0 fe80:0000:0000:0000:5054:00ff:fe12:3456 RoCE v2\n"
-		  "    gid 1 0000:0000:0000:0000:0000:ffff:c0a8:0102 RoCE v2 ipv4 192.168.1.2\n");
+	EXPECT_EQ(
+		sroce::render_human(d),
+		"3: sroce0: node_guid 5054:00ff:fe12:3456\n"
+		"    link sroce0/1 state ACTIVE physical_state LINK_UP netdev eth0 netdev_index 2\n"
+		"    mtu 1500 active_mtu 1024\n"
+		"    gid 0 fe80:0000:0000:0000:5054:00ff:fe12:3456 RoCE v2\n"
+		"    gid 1 0000:0000:0000:0000:0000:ffff:c0a8:0102 RoCE v2 ipv4 192.168.1.2\n");
 }
 
 TEST(RenderHuman, DeviceWithoutNetdev)

@@ -80,7 +80,7 @@ TEST_F(FakeSysfs, GidTableSkipsZeroAndUnreadableEntries)
 	gid("sroce0", 1, "0000:0000:0000:0000:0000:0000:0000:0000", nullptr);
 	gid("sroce0", 2, "0000:0000:0000:0000:0000:ffff:0a00:0002", "RoCE v2");
 	gid("sroce0", 3, "garbage", "RoCE v2");
-	gid("sroce0", 10, "fe80:0000:0000:0000:0000:0000:0000:0001", nullptr);  // no type
+	gid("sroce0", 10, "fe80:0000:0000:0000:0000:0000:0000:0001", nullptr);	// no type
 	// An entry the kernel refuses to read (EINVAL there; here: a directory).
 	fs::create_directories(root_ / ib("sroce0") / "ports/1/gids/4");
 

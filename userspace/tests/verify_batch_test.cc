@@ -16,9 +16,9 @@ namespace {
 using namespace sroce::verify;
 
 struct Range {
-	int side;               // whose memory: 0 client, 1 server
+	int side;  // whose memory: 0 client, 1 server
 	uint32_t mr;
-	uint64_t begin, end;    // with the guards around the SGE
+	uint64_t begin, end;  // with the guards around the SGE
 };
 
 // Every byte a plan may touch or check, on either side.
@@ -43,7 +43,10 @@ TEST(VerifyBatch, SlotsNeverOverlapAndStayInTheirMr)
 {
 	constexpr uint32_t kDepth = 8;
 	for (uint32_t max_size : {0u, 1u, 4095u, 4096u, 65536u, 1u << 20}) {
-		PlanParams pp{.seed = 42, .ops = kAllOps, .max_size = max_size, .max_sge = 16,
+		PlanParams pp{.seed = 42,
+			      .ops = kAllOps,
+			      .max_size = max_size,
+			      .max_sge = 16,
 			      .mtu = 1024};
 		for (uint64_t batch = 0; batch < 40; batch++) {
 			std::vector<std::vector<Range>> slots;
@@ -65,9 +68,12 @@ TEST(VerifyBatch, SlotsNeverOverlapAndStayInTheirMr)
 				for (size_t b = a + 1; b < slots.size(); b++)
 					for (const Range &x : slots[a])
 						for (const Range &y : slots[b])
-							EXPECT_TRUE(x.side != y.side || x.mr != y.mr ||
-								    x.end <= y.begin || y.end <= x.begin)
-								<< "batch " << batch << " slots " << a << ", " << b;
+							EXPECT_TRUE(x.side != y.side ||
+								    x.mr != y.mr ||
+								    x.end <= y.begin ||
+								    y.end <= x.begin)
+								<< "batch " << batch << " slots "
+								<< a << ", " << b;
 		}
 	}
 }
@@ -75,8 +81,12 @@ TEST(VerifyBatch, SlotsNeverOverlapAndStayInTheirMr)
 TEST(VerifyBatch, MinSize)
 {
 	// the data transfers: an atomic is always kAtomicSize bytes
-	PlanParams pp{.seed = 3, .ops = kDefaultOps, .max_size = 1 << 20, .min_size = 256 << 10,
-		      .max_sge = 16, .mtu = 256};
+	PlanParams pp{.seed = 3,
+		      .ops = kDefaultOps,
+		      .max_size = 1 << 20,
+		      .min_size = 256 << 10,
+		      .max_sge = 16,
+		      .mtu = 256};
 	for (uint64_t i = 0; i < 500; i++) {
 		Plan p = make_plan(pp, i);
 		EXPECT_GE(p.size, pp.min_size);
@@ -103,8 +113,8 @@ TEST(VerifyBatch, Options)
 	EXPECT_EQ(d.min_size, 0u);
 	EXPECT_EQ(d.qp_timeout, 17);
 	EXPECT_EQ(d.retry_cnt, 7);
-	Options o = parse_ok({"--depth", "8", "--min-size", "256K", "--max-size=8M",
-			      "--qp-timeout", "14", "--retry-cnt=3", "192.0.2.2"});
+	Options o = parse_ok({"--depth", "8", "--min-size", "256K", "--max-size=8M", "--qp-timeout",
+			      "14", "--retry-cnt=3", "192.0.2.2"});
 	EXPECT_EQ(o.depth, 8u);
 	EXPECT_EQ(o.min_size, 256u << 10);
 	EXPECT_EQ(o.max_size, 8u << 20);
@@ -154,7 +164,7 @@ TEST(VerifyBatch, OpsOption)
 {
 	// without --ops: the five data transfers, no atomics
 	EXPECT_EQ(parse_ok({}).ops, bit(Op::Send) | bit(Op::SendImm) | bit(Op::Write) |
-				    bit(Op::WriteImm) | bit(Op::Read));
+					    bit(Op::WriteImm) | bit(Op::Read));
 	EXPECT_EQ(kDefaultOps, 0x1fu);
 	EXPECT_EQ(parse_ok({"--ops", "cas,faa"}).ops, bit(Op::CmpSwap) | bit(Op::FetchAdd));
 	EXPECT_EQ(parse_ok({"--ops=faa"}).ops, bit(Op::FetchAdd));
@@ -169,7 +179,10 @@ TEST(VerifyBatch, OpsOption)
 	EXPECT_EQ(parse_ok({"--ops", "atomic_write,read"}).ops,
 		  bit(Op::AtomicWrite) | bit(Op::Read));
 	// an ATOMIC WRITE: 8 bytes from the WR itself into an 8-aligned region
-	PlanParams aw{.seed = 9, .ops = bit(Op::AtomicWrite), .max_size = 64 << 10, .max_sge = 4,
+	PlanParams aw{.seed = 9,
+		      .ops = bit(Op::AtomicWrite),
+		      .max_size = 64 << 10,
+		      .max_sge = 4,
 		      .mtu = 1024};
 	for (uint64_t i = 0; i < 100; i++) {
 		Plan p = make_plan(aw, i);
@@ -197,7 +210,8 @@ TEST(VerifyBatch, Initiators)
 		forced.initiators = who;
 		for (uint64_t i = 0; i < 200; i++) {
 			Plan a = make_plan(any, i), f = make_plan(forced, i);
-			EXPECT_EQ(f.initiator, who == Initiators::Client ? Role::Client : Role::Server);
+			EXPECT_EQ(f.initiator,
+				  who == Initiators::Client ? Role::Client : Role::Server);
 			EXPECT_EQ(a.op, f.op);
 			EXPECT_EQ(a.size, f.size);
 			EXPECT_EQ(a.remote.offset, f.remote.offset);
@@ -211,8 +225,8 @@ TEST(VerifyBatch, Initiators)
 // seeds reproduce old runs.
 TEST(VerifyBatch, DefaultPlansUnchanged)
 {
-	PlanParams pp{.seed = 1, .ops = kDefaultOps, .max_size = 2u << 20, .max_sge = 16,
-		      .mtu = 1024};
+	PlanParams pp{
+		.seed = 1, .ops = kDefaultOps, .max_size = 2u << 20, .max_sge = 16, .mtu = 1024};
 	uint64_t h = 0;
 	auto mix = [&](uint64_t v) { h = splitmix64(h ^ v); };
 	for (uint64_t i = 0; i < 2000; i++) {
@@ -247,7 +261,10 @@ TEST(VerifyBatch, AtomicPlans)
 {
 	constexpr uint32_t kDepth = 8;
 	for (uint32_t max_size : {0u, 1u, 13u, 4095u, 65536u, 2u << 20}) {
-		PlanParams pp{.seed = 9, .ops = kAtomicOps, .max_size = max_size, .max_sge = 16,
+		PlanParams pp{.seed = 9,
+			      .ops = kAtomicOps,
+			      .max_size = max_size,
+			      .max_sge = 16,
 			      .mtu = 1024};
 		EXPECT_EQ(mr_size(max_size) % kAtomicSize, 0u);
 		unsigned cas = 0, cas_equal = 0, faa = 0;

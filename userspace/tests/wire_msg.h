@@ -45,7 +45,10 @@ public:
 			attr(RDMA_NLDEV_ATTR_PAD, nullptr, 0);
 		return attr(t, &v, 8);
 	}
-	WireMsg &str(std::uint16_t t, const std::string &s) { return attr(t, s.c_str(), s.size() + 1); }
+	WireMsg &str(std::uint16_t t, const std::string &s)
+	{
+		return attr(t, s.c_str(), s.size() + 1);
+	}
 
 	// nla_nest_start_noflag() / nla_nest_end(): attributes added between
 	// the two are the nest's payload.

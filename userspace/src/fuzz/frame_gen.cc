@@ -83,13 +83,14 @@ std::size_t FrameGen::build_valid(std::span<std::uint8_t> out)
 	hdr.ieth_rkey = rkey;
 	hdr.deth.qkey = chance(50) ? 0x80010000u : static_cast<std::uint32_t>(rng_());
 	hdr.deth.src_qpn = static_cast<std::uint32_t>(below(1u << 24));
-	hdr.xrc_srqn = t_.srqn && chance(60) ? t_.srqn
-					     : static_cast<std::uint32_t>(below(1u << 24));
+	hdr.xrc_srqn =
+		t_.srqn && chance(60) ? t_.srqn : static_cast<std::uint32_t>(below(1u << 24));
 
 	std::uint32_t payload = 0;
 	if (info->flags & SROCE_OPF_PAYLOAD) {
 		const bool full = info->flags & (SROCE_OPF_FIRST | SROCE_OPF_MIDDLE);
-		payload = full || chance(30) ? t_.mtu : static_cast<std::uint32_t>(below(t_.mtu + 1));
+		payload =
+			full || chance(30) ? t_.mtu : static_cast<std::uint32_t>(below(t_.mtu + 1));
 		if (full && payload == 0)
 			payload = t_.mtu;
 	}
@@ -110,7 +111,7 @@ std::size_t FrameGen::next(std::span<std::uint8_t> buf, FrameKind &kind)
 	std::uint8_t *udp = ip + kIpLen;
 	std::uint8_t *bth = udp + kUdpLen;
 	const std::size_t room = buf.size() - kIpLen - kUdpLen - 4;
-	std::size_t len;	// bytes after the UDP header, ICRC excluded
+	std::size_t len;  // bytes after the UDP header, ICRC excluded
 	bool icrc = true, good_icrc = true;
 
 	const unsigned roll = static_cast<unsigned>(below(100));
@@ -122,7 +123,7 @@ std::size_t FrameGen::next(std::span<std::uint8_t> buf, FrameKind &kind)
 		icrc = chance(50);
 	} else {
 		len = build_valid({bth, room});
-		if (len == 0) {		// the encoder refused the combination
+		if (len == 0) {	 // the encoder refused the combination
 			kind = FrameKind::garbage;
 			len = 12 + below(64);
 			for (std::size_t i = 0; i < len; i++)
@@ -138,7 +139,7 @@ std::size_t FrameGen::next(std::span<std::uint8_t> buf, FrameKind &kind)
 			const unsigned flips = 1 + static_cast<unsigned>(below(8));
 			for (unsigned i = 0; i < flips; i++)
 				bth[below(hdr_span)] ^= static_cast<std::uint8_t>(1u << below(8));
-			if (chance(20)) {	// truncate or extend
+			if (chance(20)) {  // truncate or extend
 				if (chance(50))
 					len = below(len + 1);
 				else
@@ -159,7 +160,7 @@ std::size_t FrameGen::next(std::span<std::uint8_t> buf, FrameKind &kind)
 	put16(ip + 4, ip_id_);
 	put16(ip + 6, 0x4000);	// DF
 	ip[8] = 64;
-	ip[9] = 17;		// UDP
+	ip[9] = 17;  // UDP
 	std::memcpy(ip + 12, &t_.src_ip, 4);
 	std::memcpy(ip + 16, &t_.dst_ip, 4);
 	put16(udp, static_cast<std::uint16_t>(0xc000 | below(0x4000)));

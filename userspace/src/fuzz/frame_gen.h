@@ -15,21 +15,21 @@ namespace sroce::fuzz {
 
 // What a frame was made as (counted for the summary).
 enum class FrameKind : std::size_t {
-	valid,		// well formed, correct ICRC
-	mutated,	// header bits flipped, length changed; ICRC recomputed
-	bad_icrc,	// well formed, wrong ICRC
-	garbage,	// random bytes after the UDP header
+	valid,	   // well formed, correct ICRC
+	mutated,   // header bits flipped, length changed; ICRC recomputed
+	bad_icrc,  // well formed, wrong ICRC
+	garbage,   // random bytes after the UDP header
 	count,
 };
 
 struct Target {
-	std::uint32_t src_ip;	// network order
-	std::uint32_t dst_ip;	// network order
-	std::vector<std::uint32_t> qpns;	// QPs to aim at (plus random ones)
-	std::uint32_t rkey = 0;	// a real MR to aim WRITE/READ/atomics at
+	std::uint32_t src_ip;		  // network order
+	std::uint32_t dst_ip;		  // network order
+	std::vector<std::uint32_t> qpns;  // QPs to aim at (plus random ones)
+	std::uint32_t rkey = 0;		  // a real MR to aim WRITE/READ/atomics at
 	std::uint64_t va = 0;
 	std::uint32_t mr_len = 0;
-	std::uint32_t srqn = 0;	// a real XRC SRQ for XRC requests to name
+	std::uint32_t srqn = 0;	 // a real XRC SRQ for XRC requests to name
 	std::uint32_t mtu = 1024;
 };
 
@@ -52,7 +52,7 @@ private:
 
 	Target t_;
 	std::mt19937_64 rng_;
-	std::vector<std::uint8_t> opcodes_;	// every opcode the table knows
+	std::vector<std::uint8_t> opcodes_;  // every opcode the table knows
 	std::uint16_t ip_id_ = 1;
 };
 

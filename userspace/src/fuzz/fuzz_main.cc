@@ -96,8 +96,9 @@ int main(int argc, char **argv)
 		} else if (a == "--srqn") {
 			ok = ok && parse_num(v, t.srqn) && t.srqn < (1u << 24);
 		} else if (a == "--mtu") {
-			ok = ok && parse_num(v, t.mtu) && (t.mtu == 256 || t.mtu == 512 ||
-						     t.mtu == 1024 || t.mtu == 2048 || t.mtu == 4096);
+			ok = ok && parse_num(v, t.mtu) &&
+			     (t.mtu == 256 || t.mtu == 512 || t.mtu == 1024 || t.mtu == 2048 ||
+			      t.mtu == 4096);
 		} else {
 			ok = false;
 		}
@@ -128,10 +129,11 @@ int main(int argc, char **argv)
 	std::array<mmsghdr, kBatch> msgs{};
 	std::array<std::uint64_t, static_cast<std::size_t>(FrameKind::count)> kinds{};
 	FrameGen gen(t, seed);
-	std::uint64_t sent = 0, failed = 0;	// frames made; refused by our own stack
+	std::uint64_t sent = 0, failed = 0;  // frames made; refused by our own stack
 
 	while (sent < count) {
-		const unsigned n = static_cast<unsigned>(std::min<std::uint64_t>(kBatch, count - sent));
+		const unsigned n =
+			static_cast<unsigned>(std::min<std::uint64_t>(kBatch, count - sent));
 		for (unsigned i = 0; i < n; i++) {
 			FrameKind k;
 			iov[i].iov_base = bufs[i].data();
@@ -152,15 +154,17 @@ int main(int argc, char **argv)
 			}
 			if (r < 0 && (errno == ENOBUFS || errno == EAGAIN))
 				continue;
-			failed++;	// this frame was refused by the local stack
+			failed++;  // this frame was refused by the local stack
 			done++;
 		}
 		sent += n;
 	}
-	std::printf("sroce-fuzz: %llu frames (%llu valid, %llu mutated, %llu bad ICRC, %llu garbage), %llu refused locally\n",
-		    static_cast<unsigned long long>(sent),
-		    static_cast<unsigned long long>(kinds[0]), static_cast<unsigned long long>(kinds[1]),
-		    static_cast<unsigned long long>(kinds[2]), static_cast<unsigned long long>(kinds[3]),
-		    static_cast<unsigned long long>(failed));
+	std::printf(
+		"sroce-fuzz: %llu frames (%llu valid, %llu mutated, %llu bad ICRC, %llu garbage), "
+		"%llu refused locally\n",
+		static_cast<unsigned long long>(sent), static_cast<unsigned long long>(kinds[0]),
+		static_cast<unsigned long long>(kinds[1]),
+		static_cast<unsigned long long>(kinds[2]),
+		static_cast<unsigned long long>(kinds[3]), static_cast<unsigned long long>(failed));
 	return 0;
 }

@@ -29,11 +29,12 @@ namespace {
 
 constexpr std::size_t kMrLen = std::size_t{1} << 30;
 constexpr int kOdpAccess = IBV_ACCESS_ON_DEMAND | IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
-constexpr unsigned kChurnMs = 300;	// from dereg to the end of a round
+constexpr unsigned kChurnMs = 300;  // from dereg to the end of a round
 
 double ms_since(std::chrono::steady_clock::time_point t0)
 {
-	return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+	return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+		.count();
 }
 
 int advise_dereg(const Options &o)
@@ -53,7 +54,7 @@ int advise_dereg(const Options &o)
 	unsigned lost = 0;
 	for (unsigned r = 0; r < o.rounds; r++) {
 		const unsigned delay_ms = 1 + (r * 7) % 20;
-		AnonRegion mem(kMrLen);	// never touched: every page cold
+		AnonRegion mem(kMrLen);	 // never touched: every page cold
 		if (!mem.valid()) {
 			std::printf("mmap 1 GiB: %s\n", std::strerror(errno));
 			return 1;
@@ -96,7 +97,8 @@ int advise_dereg(const Options &o)
 		unsigned churn = 0;
 		while (!advise_done && ms_since(t0) < delay_ms + kChurnMs) {
 			AnonRegion other(kMrLen);
-			if (ibv_mr *m2 = ibv_reg_mr(pd.get(), other.data(), other.size(), kOdpAccess)) {
+			if (ibv_mr *m2 =
+				    ibv_reg_mr(pd.get(), other.data(), other.size(), kOdpAccess)) {
 				churn++;
 				(void)ibv_dereg_mr(m2);
 			}
@@ -110,8 +112,10 @@ int advise_dereg(const Options &o)
 			    advise_ms > dereg_ms ? ", after dereg had returned" : "", churn);
 		// a thread the kernel oopsed in is ended without returning
 		if (!advise_done) {
-			std::printf("round %u: FAILED: the prefetch thread ended inside ibv_advise_mr "
-				    "(killed by a kernel oops?)\n", r);
+			std::printf(
+				"round %u: FAILED: the prefetch thread ended inside ibv_advise_mr "
+				"(killed by a kernel oops?)\n",
+				r);
 			lost++;
 		}
 		std::fflush(stdout);

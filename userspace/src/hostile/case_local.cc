@@ -54,7 +54,8 @@ int local_run(const Options &o, Shape shape)
 	const unsigned hub_recvs = shape == Shape::fanin ? n : 2, recvs = 2;
 	PdPtr pd(ibv_alloc_pd(dev.ctx.get()));
 	CqPtr cq(pd ? ibv_create_cq(dev.ctx.get(), static_cast<int>(total * 8 + n * 2), nullptr,
-				    nullptr, 0) : nullptr);
+				    nullptr, 0)
+		    : nullptr);
 	// a receive buffer per (QP, receive), then the SEND's source
 	std::vector<std::byte> buf(static_cast<std::size_t>(total * hub_recvs + 1) * kMsg);
 	MrPtr mr(cq ? ibv_reg_mr(pd.get(), buf.data(), buf.size(), kAllAccess) : nullptr);
@@ -92,7 +93,8 @@ int local_run(const Options &o, Shape shape)
 		}
 		const unsigned nrecv = i == 0 ? hub_recvs : recvs;
 		for (unsigned r = 0; r < nrecv; r++) {
-			ibv_sge sge{reinterpret_cast<std::uintptr_t>(buf.data()) + (i * hub_recvs + r) * kMsg,
+			ibv_sge sge{reinterpret_cast<std::uintptr_t>(buf.data()) +
+					    (i * hub_recvs + r) * kMsg,
 				    kMsg, mr->lkey};
 			ibv_recv_wr wr{};
 			ibv_recv_wr *bad = nullptr;
@@ -127,8 +129,8 @@ int local_run(const Options &o, Shape shape)
 			ring_word(sq[i], kFlagsOff).store(0);
 			quiet++;
 		}
-		ibv_sge sge{reinterpret_cast<std::uintptr_t>(buf.data()) + total * hub_recvs * kMsg, kMsg,
-			    mr->lkey};
+		ibv_sge sge{reinterpret_cast<std::uintptr_t>(buf.data()) + total * hub_recvs * kMsg,
+			    kMsg, mr->lkey};
 		ibv_send_wr wr{};
 		ibv_send_wr *bad = nullptr;
 		wr.wr_id = 1000 + i;
@@ -168,7 +170,8 @@ int local_run(const Options &o, Shape shape)
 
 int case_local_chain(const Options &o)
 {
-	int rc = run_bounded([&] { return local_run(o, Shape::ring); }, o.case_secs, "local-chain ring");
+	int rc = run_bounded([&] { return local_run(o, Shape::ring); }, o.case_secs,
+			     "local-chain ring");
 	if (!rc)
 		rc = run_bounded([&] { return local_run(o, Shape::chain); }, o.case_secs,
 				 "local-chain chain");

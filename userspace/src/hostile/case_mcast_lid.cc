@@ -100,7 +100,7 @@ int detach_then_destroy(const Options &o, bool v6)
 	if (const int err = ibv_destroy_qp(u.qp.get())) {
 		std::printf("FAILED: destroy_qp after both detaches: %s (the QP is stuck)\n",
 			    std::strerror(err));
-		(void)u.qp.release();	// left to the exit, which cannot free it either
+		(void)u.qp.release();  // left to the exit, which cannot free it either
 		return 1;
 	}
 	(void)u.qp.release();

@@ -43,7 +43,8 @@ int sq_prod_back(const Options &o)
 	}
 	QpCaps caps;
 	caps.send_wr = 64;
-	auto a = create_tracked([&] { return create_qp(pd.get(), IBV_QPT_RC, cq.get(), cq.get(), nullptr, caps); });
+	auto a = create_tracked(
+		[&] { return create_qp(pd.get(), IBV_QPT_RC, cq.get(), cq.get(), nullptr, caps); });
 	QpPtr b = create_qp(pd.get(), IBV_QPT_RC, cq.get(), cq.get(), nullptr, caps);
 	if (!a.qp || !b) {
 		std::printf("create_qp: %s\n", std::strerror(errno));
@@ -69,7 +70,7 @@ int sq_prod_back(const Options &o)
 	}
 	// the peer stays in INIT: it drops our requests, nothing is acknowledged
 	if (qp_init(b.get()) || qp_rtr(a.qp.get(), dev, b->qp_num, 0) ||
-	    qp_rts(a.qp.get(), 0, 18, 7)) {	// 1 s retransmit timeout: we act long before
+	    qp_rts(a.qp.get(), 0, 18, 7)) {  // 1 s retransmit timeout: we act long before
 		std::printf("connect: %s\n", std::strerror(errno));
 		return 1;
 	}

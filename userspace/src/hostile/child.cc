@@ -74,8 +74,8 @@ int run_bounded(const std::function<int()> &fn, double secs, const char *what)
 	const ChildEnd e = child_wait(pid, secs);
 	if (!e.done) {
 		std::printf("%s: FAILED: not finished within %.0f s and not even dead 3 s after "
-			    "SIGKILL: stuck in the kernel (pid %d left behind)\n", what, secs,
-			    static_cast<int>(pid));
+			    "SIGKILL: stuck in the kernel (pid %d left behind)\n",
+			    what, secs, static_cast<int>(pid));
 		return 1;
 	}
 	if (e.signaled) {

@@ -15,7 +15,7 @@ namespace sroce::hostile {
 struct ChildEnd {
 	bool done = false;
 	bool signaled = false;
-	int status = 0;		// exit status or signal number
+	int status = 0;	 // exit status or signal number
 };
 
 // Non-blocking look at @pid.

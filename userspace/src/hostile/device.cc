@@ -41,8 +41,8 @@ bool open_device(const std::string &name, int gid_index, Device &dev)
 	return true;
 }
 
-QpPtr create_qp(ibv_pd *pd, ibv_qp_type type, ibv_cq *scq, ibv_cq *rcq,
-		ibv_srq *srq, const QpCaps &caps)
+QpPtr create_qp(ibv_pd *pd, ibv_qp_type type, ibv_cq *scq, ibv_cq *rcq, ibv_srq *srq,
+		const QpCaps &caps)
 {
 	ibv_qp_init_attr a{};
 	a.send_cq = scq;

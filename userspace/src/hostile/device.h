@@ -17,7 +17,7 @@ struct Device {
 	ibv_gid gid{};
 	int gid_index = 1;
 	ibv_mtu mtu = IBV_MTU_1024;
-	bool odp = false;	// explicit ODP MRs on RC
+	bool odp = false;  // explicit ODP MRs on RC
 };
 
 // Opens @name (the first device if empty); prints why on failure.
@@ -30,8 +30,8 @@ struct QpCaps {
 	std::uint32_t inline_data = 64;
 };
 
-QpPtr create_qp(ibv_pd *pd, ibv_qp_type type, ibv_cq *scq, ibv_cq *rcq,
-		ibv_srq *srq, const QpCaps &caps);
+QpPtr create_qp(ibv_pd *pd, ibv_qp_type type, ibv_cq *scq, ibv_cq *rcq, ibv_srq *srq,
+		const QpCaps &caps);
 
 constexpr int kAllAccess = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
 			   IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;

@@ -21,7 +21,8 @@ struct PostRecvCmd {
 	ib_uverbs_post_recv body;
 };
 
-template <typename Cmd, typename Resp> int write_cmd(ibv_qp *qp, Cmd &cmd, Resp &resp, std::uint32_t wqe_size)
+template <typename Cmd, typename Resp>
+int write_cmd(ibv_qp *qp, Cmd &cmd, Resp &resp, std::uint32_t wqe_size)
 {
 	cmd.hdr.in_words = sizeof(cmd) / 4;
 	cmd.hdr.out_words = sizeof(resp) / 4;

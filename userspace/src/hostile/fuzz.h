@@ -13,14 +13,14 @@ namespace sroce::hostile {
 
 // Shared between the supervisor and its children (MAP_SHARED memory).
 struct FuzzShared {
-	std::atomic<std::uint64_t> ops{0};	// operations started, all children
+	std::atomic<std::uint64_t> ops{0};  // operations started, all children
 	std::atomic<std::uint64_t> reopens{0};
 	std::atomic<std::uint64_t> forks{0};
 };
 static_assert(std::atomic<std::uint64_t>::is_always_lock_free);
 
 struct FuzzRun {
-	std::uint64_t seed = 0;		// this child's
+	std::uint64_t seed = 0;	 // this child's
 	std::uint64_t max_ops = 0;
 	unsigned threads = 1;
 	std::chrono::steady_clock::time_point deadline;

@@ -58,7 +58,7 @@ int fuzz_main(const Options &o)
 	}
 	const auto t0 = clock::now();
 	const auto deadline = t0 + std::chrono::seconds(o.secs);
-	std::map<int, unsigned> deaths;	// signal -> children
+	std::map<int, unsigned> deaths;	 // signal -> children
 	unsigned children = 0, stuck = 0, failed = 0;
 	std::uint64_t gen = 0;
 
@@ -80,11 +80,12 @@ int fuzz_main(const Options &o)
 		const ChildEnd e = child_wait(pid, left + 30);
 		const std::uint64_t ops = shared->ops.load() - before;
 		if (!e.done) {
-			std::printf("child %llu (seed %llu): did not end 30 s after the time bound, "
-				    "not even of SIGKILL: stuck in the kernel after %llu ops\n",
-				    static_cast<unsigned long long>(gen),
-				    static_cast<unsigned long long>(run.seed),
-				    static_cast<unsigned long long>(ops));
+			std::printf(
+				"child %llu (seed %llu): did not end 30 s after the time bound, "
+				"not even of SIGKILL: stuck in the kernel after %llu ops\n",
+				static_cast<unsigned long long>(gen),
+				static_cast<unsigned long long>(run.seed),
+				static_cast<unsigned long long>(ops));
 			stuck++;
 			break;
 		}
@@ -94,7 +95,8 @@ int fuzz_main(const Options &o)
 				    static_cast<unsigned long long>(gen),
 				    static_cast<unsigned long long>(run.seed), strsignal(e.status),
 				    static_cast<unsigned long long>(ops),
-				    e.status == SIGKILL ? " (killed at the time bound + 30 s)" : "");
+				    e.status == SIGKILL ? " (killed at the time bound + 30 s)"
+							: "");
 			if (e.status == SIGKILL)
 				stuck++;
 		} else if (e.status != 0) {
@@ -117,13 +119,14 @@ int fuzz_main(const Options &o)
 		sigs += 'x';
 		sigs += sigabbrev_np(sig);
 	}
-	std::printf("seed %llu: %llu ops in %.1f s, %u children (died of a signal:%s), "
-		    "%llu forks, %llu reopens\n",
-		    static_cast<unsigned long long>(o.seed),
-		    static_cast<unsigned long long>(std::min<std::uint64_t>(shared->ops.load(), o.ops)),
-		    secs, children, sigs.empty() ? " none" : sigs.c_str(),
-		    static_cast<unsigned long long>(shared->forks.load()),
-		    static_cast<unsigned long long>(shared->reopens.load()));
+	std::printf(
+		"seed %llu: %llu ops in %.1f s, %u children (died of a signal:%s), "
+		"%llu forks, %llu reopens\n",
+		static_cast<unsigned long long>(o.seed),
+		static_cast<unsigned long long>(std::min<std::uint64_t>(shared->ops.load(), o.ops)),
+		secs, children, sigs.empty() ? " none" : sigs.c_str(),
+		static_cast<unsigned long long>(shared->forks.load()),
+		static_cast<unsigned long long>(shared->reopens.load()));
 	return stuck || failed ? 1 : 0;
 }
 

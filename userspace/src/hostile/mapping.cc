@@ -64,8 +64,7 @@ AnonRegion::~AnonRegion()
 
 AnonRegion::AnonRegion(AnonRegion &&o) noexcept
 	: addr_(std::exchange(o.addr_, nullptr)), len_(std::exchange(o.len_, 0))
-{
-}
+{}
 
 AnonRegion &AnonRegion::operator=(AnonRegion &&o) noexcept
 {

@@ -31,8 +31,7 @@ std::vector<Mapping> new_mappings(const std::vector<Mapping> &before,
 // One u32 of a shared ring, accessed atomically (the kernel reads it).
 inline std::atomic_ref<std::uint32_t> ring_word(const Mapping &m, std::size_t off)
 {
-	return std::atomic_ref<std::uint32_t>(
-		*reinterpret_cast<std::uint32_t *>(m.base() + off));
+	return std::atomic_ref<std::uint32_t>(*reinterpret_cast<std::uint32_t *>(m.base() + off));
 }
 
 constexpr std::size_t kProducerOff = offsetof(sroce_ring_hdr, producer);

@@ -21,23 +21,42 @@ namespace {
 
 // what the kernel may see as an opcode: valid ones, neighbours, garbage
 constexpr std::array<ibv_wr_opcode, 10> kSendOps = {
-	IBV_WR_SEND,	   IBV_WR_SEND_WITH_IMM,	IBV_WR_RDMA_WRITE,
-	IBV_WR_RDMA_WRITE_WITH_IMM, IBV_WR_RDMA_READ,	IBV_WR_ATOMIC_CMP_AND_SWP,
-	IBV_WR_ATOMIC_FETCH_AND_ADD, IBV_WR_LOCAL_INV, IBV_WR_SEND_WITH_INV,
+	IBV_WR_SEND,
+	IBV_WR_SEND_WITH_IMM,
+	IBV_WR_RDMA_WRITE,
+	IBV_WR_RDMA_WRITE_WITH_IMM,
+	IBV_WR_RDMA_READ,
+	IBV_WR_ATOMIC_CMP_AND_SWP,
+	IBV_WR_ATOMIC_FETCH_AND_ADD,
+	IBV_WR_LOCAL_INV,
+	IBV_WR_SEND_WITH_INV,
 	IBV_WR_BIND_MW,
 };
 
 constexpr std::array<ibv_qp_state, 7> kStates = {
 	IBV_QPS_RESET, IBV_QPS_INIT, IBV_QPS_RTR, IBV_QPS_RTS,
-	IBV_QPS_SQD,   IBV_QPS_SQE,	IBV_QPS_ERR,
+	IBV_QPS_SQD,   IBV_QPS_SQE,  IBV_QPS_ERR,
 };
 
 constexpr std::array<int, 18> kAttrBits = {
-	IBV_QP_CUR_STATE, IBV_QP_EN_SQD_ASYNC_NOTIFY, IBV_QP_ACCESS_FLAGS,
-	IBV_QP_PKEY_INDEX, IBV_QP_PORT, IBV_QP_QKEY, IBV_QP_AV, IBV_QP_PATH_MTU,
-	IBV_QP_TIMEOUT, IBV_QP_RETRY_CNT, IBV_QP_RNR_RETRY, IBV_QP_RQ_PSN,
-	IBV_QP_MAX_QP_RD_ATOMIC, IBV_QP_MIN_RNR_TIMER, IBV_QP_SQ_PSN,
-	IBV_QP_MAX_DEST_RD_ATOMIC, IBV_QP_DEST_QPN, IBV_QP_ALT_PATH,
+	IBV_QP_CUR_STATE,
+	IBV_QP_EN_SQD_ASYNC_NOTIFY,
+	IBV_QP_ACCESS_FLAGS,
+	IBV_QP_PKEY_INDEX,
+	IBV_QP_PORT,
+	IBV_QP_QKEY,
+	IBV_QP_AV,
+	IBV_QP_PATH_MTU,
+	IBV_QP_TIMEOUT,
+	IBV_QP_RETRY_CNT,
+	IBV_QP_RNR_RETRY,
+	IBV_QP_RQ_PSN,
+	IBV_QP_MAX_QP_RD_ATOMIC,
+	IBV_QP_MIN_RNR_TIMER,
+	IBV_QP_SQ_PSN,
+	IBV_QP_MAX_DEST_RD_ATOMIC,
+	IBV_QP_DEST_QPN,
+	IBV_QP_ALT_PATH,
 };
 
 }  // namespace
@@ -50,19 +69,32 @@ void Ops::step()
 		std::shared_lock lk(w_.mu);
 		if (!w_.dev.ctx)
 			return;
-		if (r < 220) scribble();
-		else if (r < 380) post_send();
-		else if (r < 460) post_recv();
-		else if (r < 580) poll_cq();
-		else if (r < 680) modify_qp();
-		else if (r < 710) query();
-		else if (r < 740) advise();
-		else if (r < 770) bind_mw();
-		else if (r < 790) mcast();
-		else if (r < 830) notify();
-		else if (r < 910) doorbell();
-		else if (r < 950) srq_ops();
-		else if (r < 953) fork_child();
+		if (r < 220)
+			scribble();
+		else if (r < 380)
+			post_send();
+		else if (r < 460)
+			post_recv();
+		else if (r < 580)
+			poll_cq();
+		else if (r < 680)
+			modify_qp();
+		else if (r < 710)
+			query();
+		else if (r < 740)
+			advise();
+		else if (r < 770)
+			bind_mw();
+		else if (r < 790)
+			mcast();
+		else if (r < 830)
+			notify();
+		else if (r < 910)
+			doorbell();
+		else if (r < 950)
+			srq_ops();
+		else if (r < 953)
+			fork_child();
 		else if (r < 999) {
 			lk.unlock();
 			std::unique_lock xl(w_.mu);
@@ -70,10 +102,14 @@ void Ops::step()
 			if (!w_.dev.ctx)
 				return;
 			const auto k = rng_.below(4);
-			if (k == 0) recreate_qp();
-			else if (k == 1) reregister_mr();
-			else if (k == 2) resize_cq();
-			else realloc_mw();
+			if (k == 0)
+				recreate_qp();
+			else if (k == 1)
+				reregister_mr();
+			else if (k == 2)
+				resize_cq();
+			else
+				realloc_mw();
 		}
 		return;
 	}
@@ -114,7 +150,8 @@ std::uint32_t Ops::pick_key()
 	case 0: return static_cast<std::uint32_t>(rng_.next());
 	case 1: return m ? m->mr->lkey ^ static_cast<std::uint32_t>(rng_.below(256)) : 0;
 	case 2: {
-		const ibv_mw *mw = w_.mws.empty() ? nullptr : w_.mws[rng_.below(w_.mws.size())].get();
+		const ibv_mw *mw =
+			w_.mws.empty() ? nullptr : w_.mws[rng_.below(w_.mws.size())].get();
 		return mw ? mw->rkey : 0;
 	}
 	default: return m ? (rng_.chance(50) ? m->mr->lkey : m->mr->rkey) : 0;
@@ -168,8 +205,10 @@ void Ops::fill_sges(ibv_sge *sges, int n)
 			const auto off = rng_.below(m->len);
 			sges[i].addr = base + off;
 			sges[i].length = static_cast<std::uint32_t>(
-				rng_.chance(90) ? rng_.below(std::min<std::uint64_t>(m->len - off, 8192) + 1)
-						: pick_len());
+				rng_.chance(90)
+					? rng_.below(std::min<std::uint64_t>(m->len - off, 8192) +
+						     1)
+					: pick_len());
 			sges[i].lkey = rng_.chance(95) ? m->mr->lkey : pick_key();
 		} else {
 			sges[i].addr = pick_addr();
@@ -204,17 +243,21 @@ void Ops::random_wqe(std::byte *slot, std::size_t room)
 					: static_cast<std::uint32_t>(rng_.next());
 	const unsigned max_sge = (raw.size() - sizeof(*w)) / sizeof(sroce_sge);
 	const unsigned nsge = static_cast<unsigned>(rng_.below(max_sge + 1));
-	w->num_sge = rng_.chance(85) ? static_cast<std::uint32_t>(rng_.below(8))
-				     : rng_.chance(50) ? nsge : static_cast<std::uint32_t>(rng_.next());
-	w->inline_len = rng_.chance(70) ? 0 : rng_.chance(50) ? static_cast<std::uint32_t>(rng_.below(1024))
-							     : static_cast<std::uint32_t>(rng_.next());
+	w->num_sge = rng_.chance(85)   ? static_cast<std::uint32_t>(rng_.below(8))
+		     : rng_.chance(50) ? nsge
+				       : static_cast<std::uint32_t>(rng_.next());
+	w->inline_len = rng_.chance(70)	  ? 0
+			: rng_.chance(50) ? static_cast<std::uint32_t>(rng_.below(1024))
+					  : static_cast<std::uint32_t>(rng_.next());
 	w->ex = static_cast<__be32>(pick_key());
 	w->xrc_srqn = static_cast<std::uint32_t>(rng_.below(64));
 	switch (rng_.below(4)) {
 	case 0:
-		w->wr.ud.ah = static_cast<std::uint32_t>(rng_.chance(80) ? rng_.below(8) : rng_.next());
+		w->wr.ud.ah =
+			static_cast<std::uint32_t>(rng_.chance(80) ? rng_.below(8) : rng_.next());
 		w->wr.ud.remote_qpn = static_cast<std::uint32_t>(rng_.below(64));
-		w->wr.ud.remote_qkey = rng_.chance(50) ? kQkey : static_cast<std::uint32_t>(rng_.next());
+		w->wr.ud.remote_qkey =
+			rng_.chance(50) ? kQkey : static_cast<std::uint32_t>(rng_.next());
 		break;
 	case 1:
 		w->wr.atomic.remote_addr = pick_addr();
@@ -241,7 +284,7 @@ void Ops::random_wqe(std::byte *slot, std::size_t room)
 		sge[i].length = pick_len();
 		sge[i].lkey = pick_key();
 	}
-	if (rng_.chance(10))	// flip a byte
+	if (rng_.chance(10))  // flip a byte
 		raw[rng_.below(sizeof(*w) + nsge * sizeof(sroce_sge))] ^= std::byte{0xff};
 	std::memcpy(slot, raw.data(), std::min(room, raw.size()));
 }
@@ -252,8 +295,9 @@ void Ops::scribble()
 	if (maps_.empty())
 		return;
 	const Mapping &m = maps_[rng_.below(maps_.size())];
-	if (m.len < SROCE_RING_HDR_SIZE + 16) {	// not a ring: device memory?
-		ring_word(m, rng_.below(m.len / 4) * 4).store(static_cast<std::uint32_t>(rng_.next()));
+	if (m.len < SROCE_RING_HDR_SIZE + 16) {	 // not a ring: device memory?
+		ring_word(m, rng_.below(m.len / 4) * 4)
+			.store(static_cast<std::uint32_t>(rng_.next()));
 		return;
 	}
 	const std::size_t slots = (m.len - SROCE_RING_HDR_SIZE) / 16;
@@ -261,31 +305,33 @@ void Ops::scribble()
 	if (opt_.avoid_producer && kind < 3)
 		kind = 3;
 	switch (kind) {
-	case 0: case 1: case 2: {
+	case 0:
+	case 1:
+	case 2: {
 		auto p = ring_word(m, kProducerOff);
 		p.store(pick_index(p.load()));
 		break;
 	}
-	case 3: case 4: {
+	case 3:
+	case 4: {
 		auto c = ring_word(m, kConsumerOff);
 		c.store(pick_index(c.load()));
 		break;
 	}
-	case 5:
-		ring_word(m, kFlagsOff).store(static_cast<std::uint32_t>(rng_.below(4)));
-		break;
-	case 6: {	// random bytes anywhere in the entries
+	case 5: ring_word(m, kFlagsOff).store(static_cast<std::uint32_t>(rng_.below(4))); break;
+	case 6: {  // random bytes anywhere in the entries
 		const std::size_t off = SROCE_RING_HDR_SIZE + rng_.below(slots) * 16;
 		const unsigned words = static_cast<unsigned>(rng_.between(1, 16));
 		for (unsigned i = 0; i < words && off + 4 * i + 4 <= m.len; i++)
 			ring_word(m, off + 4 * i).store(static_cast<std::uint32_t>(rng_.next()));
 		break;
 	}
-	default: {	// a whole entry at the producer's slot, then publish it
+	default: {  // a whole entry at the producer's slot, then publish it
 		const std::uint32_t entry = 1u << rng_.between(6, 10);	// 64..1024
 		auto p = ring_word(m, kProducerOff);
 		const std::uint32_t prod = p.load();
-		const std::size_t n = std::max<std::size_t>(1, (m.len - SROCE_RING_HDR_SIZE) / entry);
+		const std::size_t n =
+			std::max<std::size_t>(1, (m.len - SROCE_RING_HDR_SIZE) / entry);
 		const std::size_t off = SROCE_RING_HDR_SIZE + (prod % n) * entry;
 		if (off + 64 <= m.len)
 			random_wqe(m.base() + off, std::min<std::size_t>(entry, m.len - off));
@@ -320,11 +366,13 @@ void Ops::post_send()
 		wr.sg_list = sges[i].data();
 		fill_sges(sges[i].data(), wr.num_sge);
 		wr.imm_data = static_cast<std::uint32_t>(rng_.next());
-		if (wr.opcode == IBV_WR_ATOMIC_CMP_AND_SWP || wr.opcode == IBV_WR_ATOMIC_FETCH_AND_ADD) {
+		if (wr.opcode == IBV_WR_ATOMIC_CMP_AND_SWP ||
+		    wr.opcode == IBV_WR_ATOMIC_FETCH_AND_ADD) {
 			wr.num_sge = 1;
 			sges[i][0].length = 8;
 			sges[i][0].addr &= ~std::uint64_t{7};
-			wr.wr.atomic.remote_addr = pick_addr() & ~std::uint64_t{rng_.chance(90) ? 7u : 0u};
+			wr.wr.atomic.remote_addr =
+				pick_addr() & ~std::uint64_t{rng_.chance(90) ? 7u : 0u};
 			wr.wr.atomic.rkey = pick_key();
 			wr.wr.atomic.compare_add = rng_.next();
 			wr.wr.atomic.swap = rng_.next();
@@ -338,15 +386,19 @@ void Ops::post_send()
 			wr.bind_mw.bind_info.mr = m->mr.get();
 			wr.bind_mw.bind_info.addr = pick_addr();
 			wr.bind_mw.bind_info.length = pick_len();
-			wr.bind_mw.bind_info.mw_access_flags = static_cast<unsigned>(rng_.below(32));
+			wr.bind_mw.bind_info.mw_access_flags =
+				static_cast<unsigned>(rng_.below(32));
 		} else if (slot.type == IBV_QPT_UD) {
-			ibv_ah *ah = w_.ahs.empty() ? nullptr : w_.ahs[rng_.below(w_.ahs.size())].get();
+			ibv_ah *ah =
+				w_.ahs.empty() ? nullptr : w_.ahs[rng_.below(w_.ahs.size())].get();
 			if (!ah)
 				return;
 			wr.wr.ud.ah = ah;
-			wr.wr.ud.remote_qpn = peer.qp && rng_.chance(80) ? peer.qp->qp_num
-									 : static_cast<std::uint32_t>(rng_.below(64));
-			wr.wr.ud.remote_qkey = rng_.chance(80) ? kQkey : static_cast<std::uint32_t>(rng_.next());
+			wr.wr.ud.remote_qpn = peer.qp && rng_.chance(80)
+						      ? peer.qp->qp_num
+						      : static_cast<std::uint32_t>(rng_.below(64));
+			wr.wr.ud.remote_qkey =
+				rng_.chance(80) ? kQkey : static_cast<std::uint32_t>(rng_.next());
 		} else {
 			wr.wr.rdma.remote_addr = pick_addr();
 			wr.wr.rdma.rkey = pick_key();
@@ -452,7 +504,8 @@ void Ops::modify_qp()
 	a.ah_attr.grh.dgid = w_.dev.gid;
 	if (rng_.chance(15))
 		a.ah_attr.grh.dgid.raw[rng_.below(16)] ^= static_cast<std::uint8_t>(rng_.next());
-	a.ah_attr.grh.sgid_index = static_cast<std::uint8_t>(rng_.chance(80) ? w_.dev.gid_index : rng_.below(8));
+	a.ah_attr.grh.sgid_index =
+		static_cast<std::uint8_t>(rng_.chance(80) ? w_.dev.gid_index : rng_.below(8));
 	a.ah_attr.grh.hop_limit = static_cast<std::uint8_t>(rng_.next());
 	a.ah_attr.grh.flow_label = static_cast<std::uint32_t>(rng_.next());
 	a.ah_attr.grh.traffic_class = static_cast<std::uint8_t>(rng_.next());
@@ -491,8 +544,8 @@ void Ops::advise()
 		const auto base = reinterpret_cast<std::uintptr_t>(m->mr->addr);
 		const auto off = rng_.below(m->len);
 		sge[i].addr = rng_.chance(90) ? base + off : pick_addr();
-		sge[i].length = static_cast<std::uint32_t>(rng_.chance(90) ? rng_.below(m->len - off + 1)
-									   : pick_len());
+		sge[i].length = static_cast<std::uint32_t>(
+			rng_.chance(90) ? rng_.below(m->len - off + 1) : pick_len());
 		sge[i].lkey = rng_.chance(90) ? m->mr->lkey : pick_key();
 	}
 	const auto advice = static_cast<ibv_advise_mr_advice>(rng_.below(4));
@@ -602,7 +655,7 @@ void Ops::fork_child()
 	shared_.forks.fetch_add(1);
 	const pid_t pid = fork();
 	if (pid == 0)
-		_exit(0);	// the child exits at once, holding the device's fd
+		_exit(0);  // the child exits at once, holding the device's fd
 	if (pid > 0)
 		(void)waitpid(pid, nullptr, 0);
 }
@@ -612,7 +665,8 @@ void Ops::fork_child()
 void Ops::recreate_qp()
 {
 	if (!w_.qps.empty())
-		world_make_qp(w_, static_cast<unsigned>(rng_.below(w_.qps.size())), rng_.chance(80));
+		world_make_qp(w_, static_cast<unsigned>(rng_.below(w_.qps.size())),
+			      rng_.chance(80));
 }
 
 void Ops::reregister_mr()
@@ -627,7 +681,8 @@ void Ops::reregister_mr()
 		std::byte *base = s.odp ? s.odp_mem.data() : s.buf.get();
 		(void)ibv_rereg_mr(s.mr.get(), flags, w_.pds[rng_.below(w_.pds.size())].get(),
 				   base + off, s.len - off,
-				   rng_.chance(80) ? kAllAccess : static_cast<int>(rng_.below(1 << 12)));
+				   rng_.chance(80) ? kAllAccess
+						   : static_cast<int>(rng_.below(1 << 12)));
 		return;
 	}
 	world_make_mr(w_, i);

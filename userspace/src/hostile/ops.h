@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "verify/rng.h"
 #include "fuzz.h"
+#include "verify/rng.h"
 #include "world.h"
 
 namespace sroce::hostile {
@@ -16,7 +16,8 @@ using Rng = sroce::verify::Rng;
 class Ops {
 public:
 	Ops(World &w, FuzzShared &shared, const Options &o, std::uint64_t seed)
-		: w_(w), shared_(shared), opt_(o), rng_(seed) {}
+		: w_(w), shared_(shared), opt_(o), rng_(seed)
+	{}
 	void step();
 
 private:

@@ -8,22 +8,21 @@ namespace sroce::hostile {
 
 void usage(std::FILE *f)
 {
-	std::fputs(
-		"usage: sroce-hostile [--dev NAME] [--gid-index N] [--seed N] [--ops N]\n"
-		"                     [--threads N] [--secs N] [--avoid producer]\n"
-		"       sroce-hostile --case NAME [--dev NAME] [--rounds N] [--qps N]\n"
-		"                     [--case-secs N]\n"
-		"A hostile local process: uverbs calls racing on the same objects and\n"
-		"arbitrary writes into the device's mmapped rings (fuzz mode, seeded,\n"
-		"in forked children restarted when one dies of a signal), or one\n"
-		"deterministic reproducer (--case):\n"
-		"  advise-dereg   ibv_advise_mr prefetch of a cold 1 GiB ODP MR vs dereg\n"
-		"  sq-prod-back   SQ producer moved back below what the kernel fetched\n"
-		"  local-chain    QPs sending to each other in a ring and a chain\n"
-		"  local-fanin    QPs all sending to one QP\n"
-		"  mcast-lid      a UD QP attached to one group with two LIDs, detached\n"
-		"Exit: 0 ok, 1 failure, 2 usage, 4 skipped (the reason on the last line).\n",
-		f);
+	std::fputs("usage: sroce-hostile [--dev NAME] [--gid-index N] [--seed N] [--ops N]\n"
+		   "                     [--threads N] [--secs N] [--avoid producer]\n"
+		   "       sroce-hostile --case NAME [--dev NAME] [--rounds N] [--qps N]\n"
+		   "                     [--case-secs N]\n"
+		   "A hostile local process: uverbs calls racing on the same objects and\n"
+		   "arbitrary writes into the device's mmapped rings (fuzz mode, seeded,\n"
+		   "in forked children restarted when one dies of a signal), or one\n"
+		   "deterministic reproducer (--case):\n"
+		   "  advise-dereg   ibv_advise_mr prefetch of a cold 1 GiB ODP MR vs dereg\n"
+		   "  sq-prod-back   SQ producer moved back below what the kernel fetched\n"
+		   "  local-chain    QPs sending to each other in a ring and a chain\n"
+		   "  local-fanin    QPs all sending to one QP\n"
+		   "  mcast-lid      a UD QP attached to one group with two LIDs, detached\n"
+		   "Exit: 0 ok, 1 failure, 2 usage, 4 skipped (the reason on the last line).\n",
+		   f);
 }
 
 namespace {

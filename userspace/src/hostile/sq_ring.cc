@@ -25,7 +25,8 @@ std::optional<Mapping> find_sq(const QpWithRings &q, unsigned recvs)
 
 bool wait_need_wakeup(const Mapping &sq, double secs)
 {
-	const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(secs);
+	const auto deadline =
+		std::chrono::steady_clock::now() + std::chrono::duration<double>(secs);
 	while (!(ring_word(sq, kFlagsOff).load() & SROCE_RING_F_NEED_WAKEUP)) {
 		if (std::chrono::steady_clock::now() >= deadline)
 			return false;

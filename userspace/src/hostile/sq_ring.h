@@ -16,7 +16,7 @@ namespace sroce::hostile {
 
 struct QpWithRings {
 	QpPtr qp;
-	std::vector<Mapping> maps;	// the mappings its creation added
+	std::vector<Mapping> maps;  // the mappings its creation added
 };
 
 // ibv_create_qp, remembering the mappings it added.

@@ -25,20 +25,55 @@ template <typename T, int (*Destroy)(T *)> struct VerbsDeleter {
 	static const char *type_name();
 };
 
-inline int destroy_mw(ibv_mw *mw) { return ibv_dealloc_mw(mw); }
-inline int destroy_dm(ibv_dm *dm) { return ibv_free_dm(dm); }
+inline int destroy_mw(ibv_mw *mw)
+{
+	return ibv_dealloc_mw(mw);
+}
+inline int destroy_dm(ibv_dm *dm)
+{
+	return ibv_free_dm(dm);
+}
 
-template <> inline const char *VerbsDeleter<ibv_context, ibv_close_device>::type_name() { return "context"; }
-template <> inline const char *VerbsDeleter<ibv_pd, ibv_dealloc_pd>::type_name() { return "pd"; }
-template <> inline const char *VerbsDeleter<ibv_cq, ibv_destroy_cq>::type_name() { return "cq"; }
-template <> inline const char *VerbsDeleter<ibv_qp, ibv_destroy_qp>::type_name() { return "qp"; }
-template <> inline const char *VerbsDeleter<ibv_mr, ibv_dereg_mr>::type_name() { return "mr"; }
-template <> inline const char *VerbsDeleter<ibv_srq, ibv_destroy_srq>::type_name() { return "srq"; }
-template <> inline const char *VerbsDeleter<ibv_ah, ibv_destroy_ah>::type_name() { return "ah"; }
-template <> inline const char *VerbsDeleter<ibv_mw, destroy_mw>::type_name() { return "mw"; }
-template <> inline const char *VerbsDeleter<ibv_dm, destroy_dm>::type_name() { return "dm"; }
-template <> inline const char *
-VerbsDeleter<ibv_comp_channel, ibv_destroy_comp_channel>::type_name() { return "comp_channel"; }
+template <> inline const char *VerbsDeleter<ibv_context, ibv_close_device>::type_name()
+{
+	return "context";
+}
+template <> inline const char *VerbsDeleter<ibv_pd, ibv_dealloc_pd>::type_name()
+{
+	return "pd";
+}
+template <> inline const char *VerbsDeleter<ibv_cq, ibv_destroy_cq>::type_name()
+{
+	return "cq";
+}
+template <> inline const char *VerbsDeleter<ibv_qp, ibv_destroy_qp>::type_name()
+{
+	return "qp";
+}
+template <> inline const char *VerbsDeleter<ibv_mr, ibv_dereg_mr>::type_name()
+{
+	return "mr";
+}
+template <> inline const char *VerbsDeleter<ibv_srq, ibv_destroy_srq>::type_name()
+{
+	return "srq";
+}
+template <> inline const char *VerbsDeleter<ibv_ah, ibv_destroy_ah>::type_name()
+{
+	return "ah";
+}
+template <> inline const char *VerbsDeleter<ibv_mw, destroy_mw>::type_name()
+{
+	return "mw";
+}
+template <> inline const char *VerbsDeleter<ibv_dm, destroy_dm>::type_name()
+{
+	return "dm";
+}
+template <> inline const char *VerbsDeleter<ibv_comp_channel, ibv_destroy_comp_channel>::type_name()
+{
+	return "comp_channel";
+}
 
 using ContextPtr = std::unique_ptr<ibv_context, VerbsDeleter<ibv_context, ibv_close_device>>;
 using PdPtr = std::unique_ptr<ibv_pd, VerbsDeleter<ibv_pd, ibv_dealloc_pd>>;

@@ -27,13 +27,13 @@ struct QpSlot {
 	QpPtr qp;
 	ibv_qp_type type = IBV_QPT_RC;
 	bool on_srq = false;
-	unsigned peer = 0;	// index of the QP it is connected to
+	unsigned peer = 0;  // index of the QP it is connected to
 };
 
 struct MrSlot {
 	MrPtr mr;
-	std::unique_ptr<std::byte[]> buf;	// normal MRs
-	AnonRegion odp_mem;			// the ODP MR
+	std::unique_ptr<std::byte[]> buf;  // normal MRs
+	AnonRegion odp_mem;		   // the ODP MR
 	std::size_t len = 0;
 	bool odp = false;
 };
@@ -42,17 +42,17 @@ struct World {
 	Device dev;
 	ChannelPtr channel;
 	std::vector<PdPtr> pds;
-	std::vector<CqPtr> cqs;		// [2] is cqx's
+	std::vector<CqPtr> cqs;	 // [2] is cqx's
 	ibv_cq_ex *cqx = nullptr;
 	SrqPtr srq;
 	std::vector<MrSlot> mrs;
 	std::vector<QpSlot> qps;
 	std::vector<AhPtr> ahs;
-	std::vector<MwPtr> mws;		// [0] type 1, [1] type 2
+	std::vector<MwPtr> mws;	 // [0] type 1, [1] type 2
 	DmPtr dm;
 
 	std::shared_mutex mu;
-	std::atomic<std::uint32_t> maps_gen{0};	// bumped by every exclusive op
+	std::atomic<std::uint32_t> maps_gen{0};	 // bumped by every exclusive op
 
 	// Everything destroyed, in an order the kernel accepts.
 	void clear();

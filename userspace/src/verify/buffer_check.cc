@@ -56,7 +56,8 @@ void fill_background(Endpoint &ep, const Plan &plan, const std::vector<Sge> &lis
 	for (const Sge &s : list) {
 		auto mem = ep.bytes(s.mr);
 		Range r = guarded(s, mem.size());
-		pattern_fill(mem.subspan(r.begin, r.end - r.begin), background_key(plan, s.mr), r.begin);
+		pattern_fill(mem.subspan(r.begin, r.end - r.begin), background_key(plan, s.mr),
+			     r.begin);
 	}
 }
 
@@ -82,8 +83,8 @@ std::optional<std::string> check_list(Endpoint &ep, const Plan &plan, const std:
 			size_t nbad = 0;
 			for (size_t k = 0; k < got.size(); k++)
 				nbad += got[k] != pattern_byte(plan.data_key, pos + k);
-			return "data mismatch at message offset " + std::to_string(pos + *bad) + " of " +
-			       std::to_string(msg_len) + " in " + std::string(what) + " " +
+			return "data mismatch at message offset " + std::to_string(pos + *bad) +
+			       " of " + std::to_string(msg_len) + " in " + std::string(what) + " " +
 			       sge_name(list, i) + " byte " + std::to_string(*bad) + ": expected " +
 			       byte_hex(pattern_byte(plan.data_key, pos + *bad)) + ", got " +
 			       byte_hex(got[*bad]) + " (" + std::to_string(nbad) + " of " +
@@ -92,8 +93,8 @@ std::optional<std::string> check_list(Endpoint &ep, const Plan &plan, const std:
 		uint64_t bkey = background_key(plan, s.mr);
 		auto rest = mem.subspan(s.offset + data, s.length - data);
 		if (auto bad = pattern_mismatch(rest, bkey, s.offset + data))
-			return "byte past the message end overwritten in " + std::string(what) + " " +
-			       sge_name(list, i) + " byte " + std::to_string(data + *bad) +
+			return "byte past the message end overwritten in " + std::string(what) +
+			       " " + sge_name(list, i) + " byte " + std::to_string(data + *bad) +
 			       " (message length " + std::to_string(msg_len) + "): expected " +
 			       byte_hex(pattern_byte(bkey, s.offset + data + *bad)) + ", got " +
 			       byte_hex(rest[*bad]);
@@ -118,10 +119,12 @@ std::optional<std::string> check_guards(Endpoint &ep, const Plan &plan,
 			}
 			if (mem[off] == pattern_byte(bkey, off) || covered(list, s.mr, off))
 				continue;
-			int64_t rel = off < s.offset ? static_cast<int64_t>(off - s.offset)
-						     : static_cast<int64_t>(off - s.offset - s.length);
-			return "byte outside the transfer overwritten at mr" + std::to_string(s.mr) + "+" +
-			       hex(off) + " (" + std::to_string(rel < 0 ? -rel : rel + 1) +
+			int64_t rel = off < s.offset
+					      ? static_cast<int64_t>(off - s.offset)
+					      : static_cast<int64_t>(off - s.offset - s.length);
+			return "byte outside the transfer overwritten at mr" +
+			       std::to_string(s.mr) + "+" + hex(off) + " (" +
+			       std::to_string(rel < 0 ? -rel : rel + 1) +
 			       (rel < 0 ? " before the start" : " after the end") + " of " +
 			       std::string(what) + " " + sge_name(list, i) + "): expected " +
 			       byte_hex(pattern_byte(bkey, off)) + ", got " + byte_hex(mem[off]);

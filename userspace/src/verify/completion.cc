@@ -14,13 +14,30 @@ namespace sroce::verify {
 namespace {
 
 constexpr const char *kStatusNames[] = {
-	"IBV_WC_SUCCESS", "IBV_WC_LOC_LEN_ERR", "IBV_WC_LOC_QP_OP_ERR", "IBV_WC_LOC_EEC_OP_ERR",
-	"IBV_WC_LOC_PROT_ERR", "IBV_WC_WR_FLUSH_ERR", "IBV_WC_MW_BIND_ERR", "IBV_WC_BAD_RESP_ERR",
-	"IBV_WC_LOC_ACCESS_ERR", "IBV_WC_REM_INV_REQ_ERR", "IBV_WC_REM_ACCESS_ERR",
-	"IBV_WC_REM_OP_ERR", "IBV_WC_RETRY_EXC_ERR", "IBV_WC_RNR_RETRY_EXC_ERR",
-	"IBV_WC_LOC_RDD_VIOL_ERR", "IBV_WC_REM_INV_RD_REQ_ERR", "IBV_WC_REM_ABORT_ERR",
-	"IBV_WC_INV_EECN_ERR", "IBV_WC_INV_EEC_STATE_ERR", "IBV_WC_FATAL_ERR",
-	"IBV_WC_RESP_TIMEOUT_ERR", "IBV_WC_GENERAL_ERR", "IBV_WC_TM_ERR", "IBV_WC_TM_RNDV_INCOMPLETE",
+	"IBV_WC_SUCCESS",
+	"IBV_WC_LOC_LEN_ERR",
+	"IBV_WC_LOC_QP_OP_ERR",
+	"IBV_WC_LOC_EEC_OP_ERR",
+	"IBV_WC_LOC_PROT_ERR",
+	"IBV_WC_WR_FLUSH_ERR",
+	"IBV_WC_MW_BIND_ERR",
+	"IBV_WC_BAD_RESP_ERR",
+	"IBV_WC_LOC_ACCESS_ERR",
+	"IBV_WC_REM_INV_REQ_ERR",
+	"IBV_WC_REM_ACCESS_ERR",
+	"IBV_WC_REM_OP_ERR",
+	"IBV_WC_RETRY_EXC_ERR",
+	"IBV_WC_RNR_RETRY_EXC_ERR",
+	"IBV_WC_LOC_RDD_VIOL_ERR",
+	"IBV_WC_REM_INV_RD_REQ_ERR",
+	"IBV_WC_REM_ABORT_ERR",
+	"IBV_WC_INV_EECN_ERR",
+	"IBV_WC_INV_EEC_STATE_ERR",
+	"IBV_WC_FATAL_ERR",
+	"IBV_WC_RESP_TIMEOUT_ERR",
+	"IBV_WC_GENERAL_ERR",
+	"IBV_WC_TM_ERR",
+	"IBV_WC_TM_RNDV_INCOMPLETE",
 };
 static_assert(IBV_WC_RETRY_EXC_ERR == 12 && IBV_WC_TM_ERR == 22);
 
@@ -33,8 +50,7 @@ std::string wc_text(const ibv_wc &wc)
 		      "{status %s (%s, %d), opcode %d, wr_id 0x%llx, byte_len %u, qp_num %u, "
 		      "wc_flags 0x%x, imm_data 0x%08x}",
 		      wc_status_name(wc.status).c_str(), ibv_wc_status_str(wc.status), wc.status,
-		      wc.opcode,
-		      static_cast<unsigned long long>(wc.wr_id), wc.byte_len, wc.qp_num,
+		      wc.opcode, static_cast<unsigned long long>(wc.wr_id), wc.byte_len, wc.qp_num,
 		      wc.wc_flags, ntohl(wc.imm_data));
 	return buf;
 }
@@ -76,11 +92,14 @@ std::optional<std::string> check_completion(const ibv_wc &wc, const ExpectedWc &
 	if (wc.status != IBV_WC_SUCCESS)
 		add("status " + wc_status_name(wc.status));
 	if (wc.wr_id != e.wr_id)
-		add("wr_id (expected 0x" + [&] {
-			char b[24];
-			std::snprintf(b, sizeof(b), "%llx", static_cast<unsigned long long>(e.wr_id));
-			return std::string(b);
-		}() + ")");
+		add("wr_id (expected 0x" +
+		    [&] {
+			    char b[24];
+			    std::snprintf(b, sizeof(b), "%llx",
+					  static_cast<unsigned long long>(e.wr_id));
+			    return std::string(b);
+		    }() +
+		    ")");
 	if (wc.status == IBV_WC_SUCCESS) {
 		// opcode, byte_len and imm are undefined in error completions
 		if (wc.opcode != e.opcode)
@@ -112,7 +131,8 @@ std::optional<std::string> check_cq_empty(ibv_cq *cq, const char *what)
 	if (n < 0)
 		return std::string("ibv_poll_cq on the ") + what + " CQ failed";
 	if (n > 0)
-		return std::string("unexpected extra completion on the ") + what + " CQ: " + wc_text(wc);
+		return std::string("unexpected extra completion on the ") + what +
+		       " CQ: " + wc_text(wc);
 	return std::nullopt;
 }
 

@@ -16,8 +16,8 @@ struct ExpectedWc {
 	ibv_wc_opcode opcode = IBV_WC_SEND;
 	uint32_t qp_num = 0;
 	std::optional<uint32_t> byte_len;
-	std::optional<uint32_t> imm;    // host order; nullopt: IBV_WC_WITH_IMM must be clear
-	bool check_imm = false;          // receive side: the flag is meaningful
+	std::optional<uint32_t> imm;  // host order; nullopt: IBV_WC_WITH_IMM must be clear
+	bool check_imm = false;	      // receive side: the flag is meaningful
 };
 
 // Poll CQ until one completion arrives or TIMEOUT passes; ABORT is asked

@@ -109,8 +109,9 @@ Endpoint::Endpoint(const std::string &device, int gid_index, const EndpointSpec 
 	int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
 	if (spec.atomics) {
 		if (dattr.atomic_cap == IBV_ATOMIC_NONE)
-			throw Error("--ops cas/faa: " + std::string(ibv_get_device_name(ctx_->device)) +
-				    " reports atomic_cap IBV_ATOMIC_NONE (no remote atomics)");
+			throw Error(
+				"--ops cas/faa: " + std::string(ibv_get_device_name(ctx_->device)) +
+				" reports atomic_cap IBV_ATOMIC_NONE (no remote atomics)");
 		access |= IBV_ACCESS_REMOTE_ATOMIC;
 	}
 	if (spec.atomic_write) {
@@ -118,7 +119,8 @@ Endpoint::Endpoint(const std::string &device, int gid_index, const EndpointSpec 
 		// IB_UVERBS_DEVICE_ATOMIC_WRITE: the device executes ATOMIC WRITE
 		if (ibv_query_device_ex(ctx_.get(), nullptr, &xattr) ||
 		    !(xattr.device_cap_flags_ex & (1ull << 40)))
-			throw Error("--ops atomic_write: " + std::string(ibv_get_device_name(ctx_->device)) +
+			throw Error("--ops atomic_write: " +
+				    std::string(ibv_get_device_name(ctx_->device)) +
 				    " does not advertise ATOMIC WRITE");
 	}
 	if (ibv_query_gid(ctx_.get(), kPort, gid_index, &gid_))
@@ -134,8 +136,10 @@ Endpoint::Endpoint(const std::string &device, int gid_index, const EndpointSpec 
 	// the CQs hold every completion all QPs can have outstanding
 	const uint32_t sdepth = std::max(kMinQueueDepth, spec.depth * spec.wrs_per_slot);
 	const uint32_t rdepth = std::max(kMinQueueDepth, spec.depth);
-	scq_.reset(ibv_create_cq(ctx_.get(), static_cast<int>(sdepth * spec.qps), nullptr, nullptr, 0));
-	rcq_.reset(ibv_create_cq(ctx_.get(), static_cast<int>(rdepth * spec.qps), nullptr, nullptr, 0));
+	scq_.reset(ibv_create_cq(ctx_.get(), static_cast<int>(sdepth * spec.qps), nullptr, nullptr,
+				 0));
+	rcq_.reset(ibv_create_cq(ctx_.get(), static_cast<int>(rdepth * spec.qps), nullptr, nullptr,
+				 0));
 	if (!scq_ || !rcq_)
 		throw_errno("ibv_create_cq", errno);
 
@@ -165,7 +169,8 @@ Endpoint::Endpoint(const std::string &device, int gid_index, const EndpointSpec 
 		r.mem.resize(mr_size(spec.max_size, spec.depth));
 		r.mr.reset(ibv_reg_mr(pd_.get(), r.mem.data(), r.mem.size(), access));
 		if (!r.mr)
-			throw_errno("ibv_reg_mr of " + std::to_string(r.mem.size()) + " bytes", errno);
+			throw_errno("ibv_reg_mr of " + std::to_string(r.mem.size()) + " bytes",
+				    errno);
 		// plans put atomic operands at 8-aligned offsets (operator new
 		// aligns far more; a failure here is a broken allocator)
 		if (reinterpret_cast<uintptr_t>(r.mem.data()) % kAtomicSize)
@@ -180,7 +185,8 @@ Endpoint::Endpoint(const std::string &device, int gid_index, const EndpointSpec 
 		attr.port_num = kPort;
 		attr.qp_access_flags = static_cast<unsigned>(access);
 		modify(qp.get(), attr,
-		       IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS, "INIT");
+		       IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS,
+		       "INIT");
 	}
 }
 
@@ -245,8 +251,8 @@ uint64_t Endpoint::addr(uint32_t mr, uint64_t offset) const
 void Endpoint::connect(const PeerInfo &peer, uint32_t mtu, Retry retry)
 {
 	if (peer.qpns.size() != qps_.size())
-		throw Error("the peer has " + std::to_string(peer.qpns.size()) + " QPs, this side " +
-			    std::to_string(qps_.size()));
+		throw Error("the peer has " + std::to_string(peer.qpns.size()) +
+			    " QPs, this side " + std::to_string(qps_.size()));
 	// never more READs outstanding than the peer answers at once
 	max_rd_atomic_ = std::clamp<uint32_t>(peer.max_dest_rd_atomic, 1, max_init_rd_atomic_);
 
@@ -266,19 +272,21 @@ void Endpoint::connect(const PeerInfo &peer, uint32_t mtu, Retry retry)
 		attr.ah_attr.grh.sgid_index = static_cast<uint8_t>(gid_index_);
 		attr.ah_attr.grh.hop_limit = 64;
 		modify(qp, attr,
-		       IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-		       IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER, "RTR");
+		       IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+			       IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER,
+		       "RTR");
 
 		attr = {};
 		attr.qp_state = IBV_QPS_RTS;
-		attr.timeout = retry.timeout;   // default 17, ~0.5 s: generous under emulation
+		attr.timeout = retry.timeout;  // default 17, ~0.5 s: generous under emulation
 		attr.retry_cnt = retry.retry_cnt;
 		attr.rnr_retry = 7;
 		attr.sq_psn = qp_psn(psn_, i);
 		attr.max_rd_atomic = static_cast<uint8_t>(std::min<uint32_t>(max_rd_atomic_, 255));
 		modify(qp, attr,
 		       IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-		       IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC, "RTS");
+			       IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC,
+		       "RTS");
 	}
 }
 

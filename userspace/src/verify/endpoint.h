@@ -17,10 +17,10 @@ namespace sroce::verify {
 // What each side tells the other.
 struct PeerInfo {
 	std::vector<uint32_t> qpns;  // its QPs; QP i connects to the peer's QP i
-	uint32_t psn = 0;           // of QP 0, see qp_psn()
+	uint32_t psn = 0;	     // of QP 0, see qp_psn()
 	std::array<uint8_t, 16> gid{};
-	uint32_t max_sge = 0;       // min of send, recv and RDMA read SGEs
-	uint32_t active_mtu = 0;    // bytes
+	uint32_t max_sge = 0;	  // min of send, recv and RDMA read SGEs
+	uint32_t active_mtu = 0;  // bytes
 	uint32_t max_msg_sz = 0;
 	uint32_t max_dest_rd_atomic = 0;  // READs it answers at once (responder)
 	std::array<uint64_t, kNumMrs> mr_addr{};
@@ -39,16 +39,16 @@ constexpr uint32_t qp_psn(uint32_t psn, uint32_t qp)
 	return (psn + qp * 0x35a5a5u) & 0xffffff;
 }
 
-inline constexpr uint32_t kMaxQps = 64;  // per side, in the handshake
+inline constexpr uint32_t kMaxQps = 64;	 // per side, in the handshake
 
 // What an Endpoint is made for.
 struct EndpointSpec {
-	uint32_t max_size = 0;      // the largest transfer
-	uint32_t depth = 1;         // transfers in flight (slots of every MR)
-	uint32_t psn = 0;           // QP 0's initial PSN
-	bool atomics = false;       // MRs and QPs allow remote atomics
+	uint32_t max_size = 0;	    // the largest transfer
+	uint32_t depth = 1;	    // transfers in flight (slots of every MR)
+	uint32_t psn = 0;	    // QP 0's initial PSN
+	bool atomics = false;	    // MRs and QPs allow remote atomics
 	bool atomic_write = false;  // extended QPs that may post ATOMIC WRITE
-	uint32_t qps = 1;           // RC QPs, sharing the CQs and the MRs
+	uint32_t qps = 1;	    // RC QPs, sharing the CQs and the MRs
 	uint32_t wrs_per_slot = 1;  // send WRs a slot may have queued on one QP
 };
 
@@ -64,7 +64,7 @@ public:
 	PeerInfo info() const;
 	// The requester's retry settings, applied by connect().
 	struct Retry {
-		uint8_t timeout = 17;   // local ACK timeout exponent
+		uint8_t timeout = 17;  // local ACK timeout exponent
 		uint8_t retry_cnt = 7;
 	};
 	// Every QP INIT -> RTR -> RTS towards the peer's QP of the same
@@ -105,7 +105,7 @@ private:
 	uint32_t max_inline_ = 0;
 	uint32_t active_mtu_ = 0;
 	uint32_t max_msg_sz_ = 0;
-	uint32_t max_init_rd_atomic_ = 1;   // device limits
+	uint32_t max_init_rd_atomic_ = 1;  // device limits
 	uint32_t max_dest_rd_atomic_ = 1;
 	uint32_t max_rd_atomic_ = 1;
 };

@@ -22,7 +22,7 @@ namespace sroce::verify {
 namespace {
 
 enum Purpose : uint64_t {
-	kSizeRng = 0x4e43434c10,       // "NCCL" and the purpose; + direction
+	kSizeRng = 0x4e43434c10,  // "NCCL" and the purpose; + direction
 	kData = 0x4e43434c20,
 	kBackground = 0x4e43434c30,
 	kTag = 0x4e43434c40,
@@ -33,18 +33,18 @@ enum MrUse : uint32_t { kSrcMr = 0, kDstMr = 1, kFifoMr = 2 };
 
 enum class Kind : uint64_t { Data = 1, Cts = 2, Recv = 3 };
 
-constexpr uint32_t kAlign = 128;   // NCCL keeps multi-QP chunks 128-byte multiples
+constexpr uint32_t kAlign = 128;  // NCCL keeps multi-QP chunks 128-byte multiples
 constexpr unsigned kPollBatch = 16;
 
 // A clear-to-send entry, in the receiver's byte order (NCCL's is too: both
 // ends run the same code on the same architecture).
 struct FifoEntry {
-	uint64_t addr;        // where the message goes
+	uint64_t addr;	// where the message goes
 	uint32_t rkey;
-	uint32_t capacity;    // the receive buffer's size
-	uint64_t tag;         // derived from the request: a check of the entry
+	uint32_t capacity;  // the receive buffer's size
+	uint64_t tag;	    // derived from the request: a check of the entry
 	uint64_t unused[4];
-	uint64_t idx;         // request + 1; the sender polls for it
+	uint64_t idx;  // request + 1; the sender polls for it
 };
 static_assert(sizeof(FifoEntry) == 64);
 
@@ -87,7 +87,7 @@ std::string hex2(uint8_t b)
 // One connection's progress, as seen from this side.
 struct Direction {
 	uint32_t dir = 0;
-	bool sending = false;           // this side is the sender (else the receiver)
+	bool sending = false;  // this side is the sender (else the receiver)
 	uint64_t requests = 0;
 	// sender: requests posted and fully completed; per QP the request its
 	// next completion is for; per slot the QP completions still due
@@ -96,7 +96,7 @@ struct Direction {
 	// receiver: clear-to-send entries written, requests verified
 	uint64_t offered = 0;
 	uint64_t received = 0;
-	uint64_t next_cts_wc = 0;       // the signaled entry whose completion is next
+	uint64_t next_cts_wc = 0;  // the signaled entry whose completion is next
 	uint32_t cts_unreaped = 0;
 	std::vector<uint64_t> next_wc;
 	std::vector<uint32_t> left;
@@ -147,8 +147,8 @@ private:
 	Direction dirs_[2];
 };
 
-NcclRun::NcclRun(Endpoint &ep, Session &session, Role me, const PeerInfo &peer,
-		 const NcclParams &p, std::chrono::milliseconds timeout, bool verbose)
+NcclRun::NcclRun(Endpoint &ep, Session &session, Role me, const PeerInfo &peer, const NcclParams &p,
+		 std::chrono::milliseconds timeout, bool verbose)
 	: ep_(ep), session_(session), me_(me), peer_(peer), mine_(ep.info()), p_(p),
 	  timeout_(timeout), verbose_(verbose), slot_bytes_(mr_size(p.max_size))
 {
@@ -228,9 +228,10 @@ std::string NcclRun::describe_entry(const Direction &d, uint64_t r, const FifoEn
 		if (e.tag == key(kTag, d, o))
 			tag_of = "request " + std::to_string(o) + "'s";
 	const uint64_t base = peer_.mr_addr[kDstMr] + kGuard;
-	std::string addr_of = e.addr >= base && (e.addr - base) % slot_bytes_ == 0 ?
-		"slot " + std::to_string((e.addr - base) / slot_bytes_) + "'s address" :
-		"address " + std::to_string(e.addr);
+	std::string addr_of =
+		e.addr >= base && (e.addr - base) % slot_bytes_ == 0
+			? "slot " + std::to_string((e.addr - base) / slot_bytes_) + "'s address"
+			: "address " + std::to_string(e.addr);
 	std::this_thread::sleep_for(std::chrono::milliseconds(200));
 	FifoEntry later;
 	std::memcpy(&later, &live, sizeof(later));
@@ -239,8 +240,9 @@ std::string NcclRun::describe_entry(const Direction &d, uint64_t r, const FifoEn
 			      later.rkey == peer_.mr_rkey[kDstMr];
 	return "idx " + std::to_string(e.idx) + ", " + tag_of + " tag, " + addr_of + ", rkey " +
 	       (e.rkey == peer_.mr_rkey[kDstMr] ? "right" : "wrong") + ", capacity " +
-	       std::to_string(e.capacity) + (ok_later ? "; right 200 ms later (idx landed first)" :
-							"; still wrong 200 ms later");
+	       std::to_string(e.capacity) +
+	       (ok_later ? "; right 200 ms later (idx landed first)"
+			 : "; still wrong 200 ms later");
 }
 
 // Sender: the next request, if its slot is free and its entry arrived.
@@ -256,17 +258,19 @@ bool NcclRun::send(Direction &d)
 	if (idx == before)
 		return false;
 	if (idx != r + 1)
-		fail(d, r, "FIFO slot " + std::to_string(s) + " holds idx " + std::to_string(idx) +
-			   ", expected " + std::to_string(before) + " (not yet) or " +
-			   std::to_string(r + 1));
+		fail(d, r,
+		     "FIFO slot " + std::to_string(s) + " holds idx " + std::to_string(idx) +
+			     ", expected " + std::to_string(before) + " (not yet) or " +
+			     std::to_string(r + 1));
 	FifoEntry e;
 	std::memcpy(&e, slot_entry, sizeof(e));
 	const uint32_t size = nccl_size(p_, d.dir, r);
 	const uint64_t want_addr = peer_.mr_addr[kDstMr] + s * slot_bytes_ + kGuard;
 	if (e.tag != key(kTag, d, r) || e.addr != want_addr || e.rkey != peer_.mr_rkey[kDstMr] ||
 	    e.capacity != p_.max_size)
-		fail(d, r, "clear-to-send entry corrupt in FIFO slot " + std::to_string(s) + ": " +
-			   describe_entry(d, r, e, *slot_entry));
+		fail(d, r,
+		     "clear-to-send entry corrupt in FIFO slot " + std::to_string(s) + ": " +
+			     describe_entry(d, r, e, *slot_entry));
 	if (size > e.capacity)
 		fail(d, r, "message larger than the receive buffer");
 
@@ -311,8 +315,8 @@ void NcclRun::on_send_wc(const ibv_wc &wc)
 	const auto kind = static_cast<Kind>(wc.wr_id >> 60);
 	const uint32_t dir = (wc.wr_id >> 56) & 0xf;
 	if (dir > 1 || (kind != Kind::Data && kind != Kind::Cts))
-		throw Error(std::string(role_name(me_)) + ": nccl: send completion of no request: " +
-			    wc_text(wc));
+		throw Error(std::string(role_name(me_)) +
+			    ": nccl: send completion of no request: " + wc_text(wc));
 	Direction &d = dirs_[dir];
 	if (kind == Kind::Cts) {
 		ExpectedWc e;
@@ -329,8 +333,8 @@ void NcclRun::on_send_wc(const ibv_wc &wc)
 	}
 	const uint32_t q = (wc.wr_id >> 48) & 0xff;
 	if (!d.sending || q >= p_.qps)
-		throw Error(std::string(role_name(me_)) + ": nccl: stray send completion: " +
-			    wc_text(wc));
+		throw Error(std::string(role_name(me_)) +
+			    ": nccl: stray send completion: " + wc_text(wc));
 	const uint64_t r = d.next_wc[q];
 	ExpectedWc e;
 	e.wr_id = make_wr_id(Kind::Data, dir, q, r);
@@ -355,8 +359,8 @@ void NcclRun::on_recv_wc(const ibv_wc &wc)
 	const uint32_t q = (wc.wr_id >> 48) & 0xff;
 	if (static_cast<Kind>(wc.wr_id >> 60) != Kind::Recv || dir > 1 || dirs_[dir].sending ||
 	    q >= p_.qps)
-		throw Error(std::string(role_name(me_)) + ": nccl: stray receive completion: " +
-			    wc_text(wc));
+		throw Error(std::string(role_name(me_)) +
+			    ": nccl: stray receive completion: " + wc_text(wc));
 	Direction &d = dirs_[dir];
 	const uint64_t r = d.next_wc[q];
 	if (r >= d.offered)
@@ -400,10 +404,10 @@ void NcclRun::verify(const Direction &d, uint64_t request)
 		auto at = pattern_mismatch(span, pt.key, pt.pos);
 		if (!at)
 			continue;
-		fail(d, request, std::string("data mismatch in the ") + pt.what + " at slot offset " +
-					 std::to_string(pt.begin + *at) + ": expected " +
-					 hex2(pattern_byte(pt.key, pt.pos + *at)) + ", got " +
-					 hex2(span[*at]));
+		fail(d, request,
+		     std::string("data mismatch in the ") + pt.what + " at slot offset " +
+			     std::to_string(pt.begin + *at) + ": expected " +
+			     hex2(pattern_byte(pt.key, pt.pos + *at)) + ", got " + hex2(span[*at]));
 	}
 }
 
@@ -462,7 +466,8 @@ void NcclRun::run()
 		session_.poll_peer();
 		if (std::chrono::steady_clock::now() - last >= timeout_)
 			throw Error(std::string(role_name(me_)) + ": nccl: no progress within " +
-				    std::to_string(timeout_.count() / 1000) + " s (" + progress() + ")");
+				    std::to_string(timeout_.count() / 1000) + " s (" + progress() +
+				    ")");
 		std::this_thread::sleep_for(std::chrono::microseconds(idle < 1024 ? 20 : 200));
 	}
 }
@@ -472,12 +477,9 @@ void NcclRun::run()
 uint64_t nccl_requests(const NcclParams &p, uint32_t dir)
 {
 	switch (p.senders) {
-	case Initiators::Client:
-		return dir == 0 ? p.iterations : 0;
-	case Initiators::Server:
-		return dir == 1 ? p.iterations : 0;
-	case Initiators::Any:
-		break;
+	case Initiators::Client: return dir == 0 ? p.iterations : 0;
+	case Initiators::Server: return dir == 1 ? p.iterations : 0;
+	case Initiators::Any: break;
 	}
 	// both at once: the client's connection gets the odd one
 	return dir == 0 ? p.iterations - p.iterations / 2 : p.iterations / 2;

@@ -42,7 +42,7 @@ struct NcclParams {
 	uint32_t min_size = 0;
 	uint32_t mtu = 1024;
 	uint32_t depth = kNcclDepth;
-	uint32_t qps = 1;         // per connection
+	uint32_t qps = 1;  // per connection
 	uint32_t ar_threshold = kNcclArThreshold;
 	Initiators senders = Initiators::Any;  // Client: client -> server only
 };
@@ -53,7 +53,10 @@ inline constexpr uint32_t kNcclWrsPerSlot = 3;
 
 // Endpoints of an --nccl run have 2 * QPS QPs: QPs [0, QPS) carry the
 // client -> server connection, [QPS, 2 * QPS) server -> client.
-constexpr uint32_t nccl_endpoint_qps(uint32_t qps) { return 2 * qps; }
+constexpr uint32_t nccl_endpoint_qps(uint32_t qps)
+{
+	return 2 * qps;
+}
 
 // The requests of direction DIR (0: client -> server).
 uint64_t nccl_requests(const NcclParams &p, uint32_t dir);

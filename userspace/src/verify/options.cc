@@ -11,8 +11,7 @@ constexpr std::string_view kOpNames[kNumOps] = {
 	"send", "send_imm", "write", "write_imm", "read", "cas", "faa", "atomic_write",
 };
 
-template <typename T>
-std::optional<T> parse_uint(std::string_view s, T lo, T hi)
+template <typename T> std::optional<T> parse_uint(std::string_view s, T lo, T hi)
 {
 	uint64_t v = 0;
 	int base = 10;
@@ -21,7 +20,8 @@ std::optional<T> parse_uint(std::string_view s, T lo, T hi)
 		base = 16;
 	}
 	auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
-	if (s.empty() || ec != std::errc() || p != s.data() + s.size() || v < static_cast<uint64_t>(lo) || v > static_cast<uint64_t>(hi))
+	if (s.empty() || ec != std::errc() || p != s.data() + s.size() ||
+	    v < static_cast<uint64_t>(lo) || v > static_cast<uint64_t>(hi))
 		return std::nullopt;
 	return static_cast<T>(v);
 }
@@ -55,7 +55,8 @@ std::optional<uint32_t> parse_ops(std::string_view list)
 	while (!list.empty()) {
 		auto comma = list.find(',');
 		auto name = list.substr(0, comma);
-		list = comma == std::string_view::npos ? std::string_view{} : list.substr(comma + 1);
+		list = comma == std::string_view::npos ? std::string_view{}
+						       : list.substr(comma + 1);
 		if (name == "all") {
 			mask |= kAllOps;
 			continue;
@@ -93,14 +94,16 @@ std::string usage_text()
 	       "      --depth N          transfers outstanding at once, 1..256 (default 1)\n"
 	       "      --ops LIST         comma list of send,send_imm,write,write_imm,read,\n"
 	       "                         cas (ATOMIC_CMP_AND_SWP), faa (ATOMIC_FETCH_AND_ADD),\n"
-	       "                         atomic_write (IBTA 1.5 ATOMIC WRITE, ibv_wr_atomic_write)\n"
+	       "                         atomic_write (IBTA 1.5 ATOMIC WRITE, "
+	       "ibv_wr_atomic_write)\n"
 	       "                         or all (all eight); default: the five without\n"
 	       "                         cas, faa and atomic_write\n"
 	       "      --initiator WHO    who starts every transfer: client, server or any\n"
 	       "                         (default any: each side half of them, at random)\n"
 	       "      --seed N           seed of every random choice (default 1)\n"
 	       "  -p, --port PORT        TCP port of the exchange (default 18515)\n"
-	       "      --timeout S        seconds to wait for a completion or the peer (default 10)\n"
+	       "      --timeout S        seconds to wait for a completion or the peer (default "
+	       "10)\n"
 	       "      --qp-timeout N     QP local ACK timeout, 4.096 us << N, 1..31 (default 17)\n"
 	       "      --retry-cnt N      QP transport retry count 0..7 (default 7)\n"
 	       "      --nccl             NCCL's IB transport pattern instead of random plans:\n"
@@ -144,7 +147,8 @@ std::variant<Options, Help, UsageError> parse_options(const std::vector<std::str
 			return args[++i];
 		};
 		auto bad = [&](std::string_view what) {
-			return UsageError{"invalid " + std::string(what) + " for " + std::string(a)};
+			return UsageError{"invalid " + std::string(what) + " for " +
+					  std::string(a)};
 		};
 
 		if (is("-h", "--help"))
@@ -215,7 +219,8 @@ std::variant<Options, Help, UsageError> parse_options(const std::vector<std::str
 			} else if (a == "--qps") {
 				auto n = parse_uint<uint32_t>(*v, 1, kMaxNcclQps);
 				if (!n)
-					return bad("QP count (1.." + std::to_string(kMaxNcclQps) + ")");
+					return bad("QP count (1.." + std::to_string(kMaxNcclQps) +
+						   ")");
 				o.qps = *n;
 				given_qps = true;
 			} else if (a == "--ar-threshold") {
@@ -260,7 +265,8 @@ std::variant<Options, Help, UsageError> parse_options(const std::vector<std::str
 	}
 	if (o.nccl) {
 		if (given_ops)
-			return UsageError{"--ops and --nccl: NCCL moves data with RDMA WRITEs only"};
+			return UsageError{
+				"--ops and --nccl: NCCL moves data with RDMA WRITEs only"};
 		if (!given_depth)
 			o.depth = kNcclDepth;
 		if (!given_max)

@@ -191,8 +191,7 @@ Plan make_plan(const PlanParams &p, uint64_t iteration)
 		break;
 	case Op::CmpSwap:
 	case Op::FetchAdd:
-	case Op::AtomicWrite:
-		break;  // planned above
+	case Op::AtomicWrite: break;  // planned above
 	case Op::Write:
 	case Op::WriteImm:
 	case Op::Read:
@@ -250,7 +249,8 @@ std::string describe_plan(const Plan &plan)
 		std::snprintf(imm, sizeof(imm), ", original 0x%016llx + add 0x%016llx",
 			      ull(atomic_original(plan)), ull(plan.compare_add));
 	if (plan.op == Op::CmpSwap)
-		std::snprintf(imm, sizeof(imm), ", original 0x%016llx, compare 0x%016llx (%s), swap 0x%016llx",
+		std::snprintf(imm, sizeof(imm),
+			      ", original 0x%016llx, compare 0x%016llx (%s), swap 0x%016llx",
 			      ull(atomic_original(plan)), ull(plan.compare_add),
 			      plan.compare_add == atomic_original(plan) ? "equal" : "differs",
 			      ull(plan.swap));
@@ -261,7 +261,9 @@ std::string describe_plan(const Plan &plan)
 		      std::string(role_name(plan.initiator)).c_str(),
 		      std::string(role_name(other(plan.initiator))).c_str(), imm,
 		      plan.try_inline && plan.op != Op::Read && !is_atomic(plan.op) &&
-		      plan.op != Op::AtomicWrite ? ", inline if it fits" : "");
+				      plan.op != Op::AtomicWrite
+			      ? ", inline if it fits"
+			      : "");
 	std::string out = buf;
 	out += "\n  " + std::string(role_name(plan.initiator)) + " SGEs (" +
 	       std::to_string(plan.local.size()) + "): " + describe_list(plan.local);

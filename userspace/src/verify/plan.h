@@ -13,15 +13,18 @@
 
 namespace sroce::verify {
 
-inline constexpr unsigned kNumMrs = 4;          // MRs per side
-inline constexpr uint32_t kMrSlack = 8192;      // MR size = max_size + slack
-inline constexpr uint32_t kGuard = 64;          // checked bytes around targets
+inline constexpr unsigned kNumMrs = 4;	    // MRs per side
+inline constexpr uint32_t kMrSlack = 8192;  // MR size = max_size + slack
+inline constexpr uint32_t kGuard = 64;	    // checked bytes around targets
 inline constexpr uint32_t kMaxRemoteOffset = 4096;
-inline constexpr uint32_t kAtomicSize = 8;      // an atomic's operand, 8-aligned
+inline constexpr uint32_t kAtomicSize = 8;  // an atomic's operand, 8-aligned
 
 enum class Role : uint8_t { Client, Server };
 std::string_view role_name(Role r);
-constexpr Role other(Role r) { return r == Role::Client ? Role::Server : Role::Client; }
+constexpr Role other(Role r)
+{
+	return r == Role::Client ? Role::Server : Role::Client;
+}
 
 // One SGE: OFFSET into the side's MR number MR.
 struct Sge {
@@ -32,31 +35,31 @@ struct Sge {
 
 struct PlanParams {
 	uint64_t seed = 0;
-	uint32_t ops = 0;       // mask of enabled Op
+	uint32_t ops = 0;  // mask of enabled Op
 	uint32_t max_size = 0;
-	uint32_t min_size = 0;  // smaller sizes are redrawn in [min_size, max_size]
-	uint32_t max_sge = 1;   // min over both sides and send/recv/read
-	uint32_t mtu = 1024;    // path MTU in bytes (sizes cluster around it)
+	uint32_t min_size = 0;	// smaller sizes are redrawn in [min_size, max_size]
+	uint32_t max_sge = 1;	// min over both sides and send/recv/read
+	uint32_t mtu = 1024;	// path MTU in bytes (sizes cluster around it)
 	Initiators initiators = Initiators::Any;  // a forced side keeps the rest
 						  // of every plan as it was
 };
 
 struct Plan {
 	uint64_t iteration = 0;
-	uint32_t slot = 0;          // position in its batch, see place_in_slot()
+	uint32_t slot = 0;  // position in its batch, see place_in_slot()
 	Op op = Op::Send;
 	Role initiator = Role::Client;
 	uint32_t size = 0;
-	std::vector<Sge> local;     // initiator: gather (send, write) / scatter (read)
-	bool posts_recv = false;    // target posts a RECV (send, send_imm, write_imm)
-	std::vector<Sge> recv;      // target's RECV scatter list
-	Sge remote;                 // target's region of a write/read/atomic (length = size)
-	uint32_t imm = 0;           // host order
-	bool try_inline = false;    // send inline if the QP allows it
+	std::vector<Sge> local;	  // initiator: gather (send, write) / scatter (read)
+	bool posts_recv = false;  // target posts a RECV (send, send_imm, write_imm)
+	std::vector<Sge> recv;	  // target's RECV scatter list
+	Sge remote;		  // target's region of a write/read/atomic (length = size)
+	uint32_t imm = 0;	  // host order
+	bool try_inline = false;  // send inline if the QP allows it
 	uint64_t send_wr_id = 0;
 	uint64_t recv_wr_id = 0;
-	uint64_t data_key = 0;      // message byte k = pattern_byte(data_key, k)
-	uint64_t bg_key_base = 0;   // see background_key()
+	uint64_t data_key = 0;	   // message byte k = pattern_byte(data_key, k)
+	uint64_t bg_key_base = 0;  // see background_key()
 	// An atomic (size kAtomicSize, one local SGE, an 8-aligned remote
 	// region holding the first 8 message bytes, see atomic_original()):
 	// FETCH_ADD's addend or CMP_SWAP's compare value, and CMP_SWAP's swap.

@@ -43,8 +43,7 @@ void send_control(TcpLink &link, Msg type, uint64_t iteration, std::string_view 
 Session::Session(Endpoint &ep, TcpLink &link, Role me, const PeerInfo &peer,
 		 std::chrono::milliseconds timeout, bool verbose)
 	: ep_(ep), link_(link), me_(me), peer_(peer), timeout_(timeout), verbose_(verbose)
-{
-}
+{}
 
 void Session::poll_peer()
 {
@@ -72,8 +71,8 @@ void Session::expect(Msg type, uint64_t iteration, size_t wait)
 		throw_peer_failure(msg);
 	if (got != type || it != iteration)
 		throw Error(std::string("protocol error: expected ") + msg_name(type) +
-			    " of iteration " + std::to_string(iteration) + ", got " + msg_name(got) +
-			    " of iteration " + std::to_string(it));
+			    " of iteration " + std::to_string(iteration) + ", got " +
+			    msg_name(got) + " of iteration " + std::to_string(it));
 }
 
 void Session::exchange(Msg type, uint64_t id, size_t wait)

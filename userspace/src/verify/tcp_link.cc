@@ -31,7 +31,8 @@ AddrInfoPtr resolve(const char *host, uint16_t port, int flags)
 	std::string service = std::to_string(port);
 	int rc = getaddrinfo(host, service.c_str(), &hints, &res);
 	if (rc)
-		throw Error(std::string("cannot resolve ") + (host ? host : "*") + ": " + gai_strerror(rc));
+		throw Error(std::string("cannot resolve ") + (host ? host : "*") + ": " +
+			    gai_strerror(rc));
 	return AddrInfoPtr(res, freeaddrinfo);
 }
 

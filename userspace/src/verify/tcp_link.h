@@ -15,7 +15,8 @@ namespace sroce::verify {
 class TcpLink {
 public:
 	// Client: connect to HOST:PORT, retrying until TIMEOUT.
-	static TcpLink connect(const std::string &host, uint16_t port, std::chrono::seconds timeout);
+	static TcpLink connect(const std::string &host, uint16_t port,
+			       std::chrono::seconds timeout);
 	// Server: accept one connection on PORT (waits without limit).
 	static TcpLink accept_one(uint16_t port);
 

@@ -82,7 +82,7 @@ void prepare_initiator(Endpoint &ep, const Plan &plan)
 void prepare_target(Endpoint &ep, const Plan &plan)
 {
 	auto reg = region(plan);
-	fill_background(ep, plan, reg);	// an ATOMIC WRITE's target too
+	fill_background(ep, plan, reg);	 // an ATOMIC WRITE's target too
 	// an atomic's operand: the first 8 message bytes, atomic_original()
 	if (plan.op == Op::Read || is_atomic(plan.op))
 		fill_message(ep, plan, reg);

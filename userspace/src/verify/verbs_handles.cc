@@ -23,10 +23,12 @@ ContextPtr open_device(const std::string &device)
 			continue;
 		ContextPtr ctx(ibv_open_device(dev));
 		if (!ctx)
-			throw_errno("ibv_open_device " + std::string(ibv_get_device_name(dev)), errno);
+			throw_errno("ibv_open_device " + std::string(ibv_get_device_name(dev)),
+				    errno);
 		return ctx;
 	}
-	throw Error(device.empty() ? "no RDMA device found" : "RDMA device " + device + " not found");
+	throw Error(device.empty() ? "no RDMA device found"
+				   : "RDMA device " + device + " not found");
 }
 
 }  // namespace sroce::verify

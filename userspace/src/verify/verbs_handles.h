@@ -10,10 +10,8 @@
 
 namespace sroce::verify {
 
-template <auto Fn>
-struct VerbsDeleter {
-	template <typename T>
-	void operator()(T *p) const { (void)Fn(p); }
+template <auto Fn> struct VerbsDeleter {
+	template <typename T> void operator()(T *p) const { (void)Fn(p); }
 };
 
 using DeviceListPtr = std::unique_ptr<ibv_device *, VerbsDeleter<ibv_free_device_list>>;

@@ -22,8 +22,8 @@ using namespace sroce::verify;
 
 namespace {
 
-constexpr uint32_t kMagic = 0x53525646;  // "SRVF"
-constexpr uint32_t kVersion = 5;  // 3: cas and faa; 4: atomic_write; 5: --nccl
+constexpr uint32_t kMagic = 0x53525646;	 // "SRVF"
+constexpr uint32_t kVersion = 5;	 // 3: cas and faa; 4: atomic_write; 5: --nccl
 constexpr int kExitFail = 1;
 constexpr int kExitUsage = 2;
 
@@ -34,7 +34,6 @@ struct Hello {
 	Endpoint::Retry retry;
 	uint32_t nccl, qps, ar_threshold;
 };
-
 
 uint32_t initial_psn(uint64_t seed, Role role)
 {
@@ -70,9 +69,19 @@ struct Connected {
 
 Hello hello_of(const Options &o)
 {
-	return {o.seed,	o.iterations, o.max_size, o.ops, o.mtu, o.min_size, o.depth,
-		o.timeout_s, static_cast<uint32_t>(o.initiators), {o.qp_timeout, o.retry_cnt},
-		o.nccl, o.qps, o.ar_threshold};
+	return {o.seed,
+		o.iterations,
+		o.max_size,
+		o.ops,
+		o.mtu,
+		o.min_size,
+		o.depth,
+		o.timeout_s,
+		static_cast<uint32_t>(o.initiators),
+		{o.qp_timeout, o.retry_cnt},
+		o.nccl,
+		o.qps,
+		o.ar_threshold};
 }
 
 Connected client_setup(const Options &o, std::unique_ptr<Endpoint> ep, TcpLink &link)
@@ -134,8 +143,8 @@ Connected server_setup(const Options &o, TcpLink &link)
 	try {
 		c.peer = PeerInfo::decode(r);
 		if (c.hello.depth < 1 || c.hello.depth > kMaxDepth ||
-		    c.hello.min_size > c.hello.max_size || c.hello.timeout_s < 1 ||
-		    !c.hello.ops || (c.hello.ops & ~kAllOps) ||
+		    c.hello.min_size > c.hello.max_size || c.hello.timeout_s < 1 || !c.hello.ops ||
+		    (c.hello.ops & ~kAllOps) ||
 		    c.hello.initiators > static_cast<uint32_t>(Initiators::Server) ||
 		    c.hello.nccl > 1 || c.hello.qps < 1 || c.hello.qps > kMaxNcclQps)
 			throw Error("the client asks for an impossible run");
@@ -167,7 +176,8 @@ int run(const Options &o)
 			// the device first: a local problem need not bother the server
 			auto ep = std::make_unique<Endpoint>(o.device, o.gid_index,
 							     spec_of(hello_of(o), Role::Client));
-			link = TcpLink::connect(o.server, o.port, std::chrono::seconds(o.timeout_s));
+			link = TcpLink::connect(o.server, o.port,
+						std::chrono::seconds(o.timeout_s));
 			c = client_setup(o, std::move(ep), *link);
 		} else {
 			link = TcpLink::accept_one(o.port);
@@ -186,11 +196,12 @@ int run(const Options &o)
 		c.ep->connect(c.peer, pp.mtu, c.hello.retry);
 		if (o.verbose)
 			std::cout << "sroce-verify: " << role_name(me) << " qpn " << mine.qpns[0]
-				  << " psn " << mine.psn << ", peer qpn " << c.peer.qpns[0] << ", qps "
-				  << mine.qpns.size() << ", mtu " << pp.mtu
-				  << ", max_sge " << pp.max_sge << ", max_inline " << c.ep->max_inline()
-				  << ", depth " << c.hello.depth << ", max_rd_atomic "
-				  << c.ep->max_rd_atomic() << ", seed " << pp.seed << std::endl;
+				  << " psn " << mine.psn << ", peer qpn " << c.peer.qpns[0]
+				  << ", qps " << mine.qpns.size() << ", mtu " << pp.mtu
+				  << ", max_sge " << pp.max_sge << ", max_inline "
+				  << c.ep->max_inline() << ", depth " << c.hello.depth
+				  << ", max_rd_atomic " << c.ep->max_rd_atomic() << ", seed "
+				  << pp.seed << std::endl;
 
 		// the client's --timeout holds for both sides
 		Session session(*c.ep, *link, me, c.peer, std::chrono::seconds(c.hello.timeout_s),
