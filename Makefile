@@ -19,6 +19,10 @@
 #                            with the newest rdma-core and the provider built
 #                            for its private ABI, for 93-rdma-core-65.sh
 #   make install             provider + module on a real host (see README)
+#   make deb                 Debian packages (sroce-dkms, provider, tools)
+#                            into build/deb/, lintian-checked
+#   make check-deb           the packages installed into a fresh Debian
+#                            root, DKMS's module in the VM (opt-in)
 #   make clean
 
 KERNEL ?= 6.12
@@ -35,12 +39,12 @@ MODSRC := $(TOP)/kernel
 MODFILES := $(MODSRC)/Kbuild $(wildcard $(MODSRC)/*.c $(MODSRC)/*.h $(MODSRC)/*.sh $(MODSRC)/proto/*.c $(MODSRC)/proto/*.h $(MODSRC)/uapi/*.h)
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps module module-host modules provider sid-root userspace run check check-debug check-clients-rxe check-blktests bench sparse install clean help
+.PHONY: all deps module module-host modules provider sid-root userspace run check check-debug check-clients-rxe check-blktests bench sparse install deb check-deb clean help
 
 all: deps module provider userspace
 
 help:
-	@sed -n '2,22p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,26p' Makefile | sed 's/^# \{0,1\}//'
 
 # scripts/deps is idempotent and quiet when everything is present; it
 # refreshes the kernels of KERNELS (newest: a newer release in the archive)
@@ -168,3 +172,23 @@ install: module-host provider
 	install -D -m 644 kernel/sroce.ko /lib/modules/$$(uname -r)/updates/sroce.ko
 	depmod -a
 	cmake --install $(B)/provider
+
+# --- Debian packages ---------------------------------------------------------
+# dpkg-buildpackage -b from a copy of the checkout's files (scripts/deb):
+# sroce-dkms, ibverbs-providers-sroce, sroce-tools in build/deb/, then
+# lintian (an error fails). scripts/deps --deb installs the build tools;
+# the provider needs rdma-core's source tree (build/rdma-core/src, passed
+# as RDMA_CORE_SRC to debian/rules).
+deb:
+	@scripts/deps --deb --rdma-core
+	@scripts/deb
+
+# Opt-in, not part of check (~12 min, the Debian archive): the packages
+# installed into a fresh debootstrapped Debian root (cached in
+# build/deb-test), DKMS building the module for each kernel of KERNELS,
+# then in the VM that module, the installed provider and tools.
+# KERNELS="6.1 6.12 newest" adds a trixie root for the newest kernel.
+# See Documentation/packaging.rst.
+check-deb: deb
+	@scripts/deps --kernels "$(KERNELS)"
+	@scripts/check-deb --kernels "$(KERNELS)"

@@ -49,28 +49,40 @@ void sroce_ah_cleanup_dev(struct sroce_dev *sdev)
  * @ah: the address vector (QP AV or AH attributes); must carry a GRH whose
  *	source GID is a RoCEv2 GID of port 1
  * @path: filled in on success; the UDP source port is left 0
+ * @why: on error, set to what is wrong (for the caller's debug message)
  *
  * Return: 0, or -EINVAL for no GRH, another port, a non-RoCEv2 source GID
  * or mixed IPv4/IPv6 GIDs.
  */
-int sroce_path_from_ah_attr(const struct rdma_ah_attr *ah, struct sroce_path *path)
+int sroce_path_from_ah_attr(const struct rdma_ah_attr *ah, struct sroce_path *path,
+			    const char **why)
 {
 	const struct ib_global_route *grh;
 	const struct ib_gid_attr *sgid;
 	const union ib_gid *dgid;
 
 	memset(path, 0, sizeof(*path));
-	if (!(rdma_ah_get_ah_flags(ah) & IB_AH_GRH) ||
-	    rdma_ah_get_port_num(ah) != SROCE_PORT)
+	if (!(rdma_ah_get_ah_flags(ah) & IB_AH_GRH)) {
+		*why = "no GRH (is_global 0; RoCE needs one)";
 		return -EINVAL;
+	}
+	if (rdma_ah_get_port_num(ah) != SROCE_PORT) {
+		*why = "port_num is not 1";
+		return -EINVAL;
+	}
 	grh = rdma_ah_read_grh(ah);
 	sgid = grh->sgid_attr;
-	if (!sgid || sgid->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP)
+	if (!sgid || sgid->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP) {
+		*why = "sgid_index does not name a RoCE v2 GID";
 		return -EINVAL;
+	}
 	dgid = &grh->dgid;
 	path->ipv6 = !ipv6_addr_v4mapped((const struct in6_addr *)sgid->gid.raw);
-	if (path->ipv6 == ipv6_addr_v4mapped((const struct in6_addr *)dgid->raw))
-		return -EINVAL;		/* mixed families */
+	if (path->ipv6 == ipv6_addr_v4mapped((const struct in6_addr *)dgid->raw)) {
+		*why = path->ipv6 ? "IPv6 source GID, IPv4-mapped destination GID" :
+				    "IPv4-mapped source GID, IPv6 destination GID";
+		return -EINVAL;
+	}
 	if (path->ipv6) {
 		memcpy(&path->saddr6, sgid->gid.raw, sizeof(path->saddr6));
 		memcpy(&path->daddr6, dgid->raw, sizeof(path->daddr6));
@@ -104,14 +116,22 @@ int sroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 	struct sroce_ah *ah = sroce_to_ah(ibah);
 	struct sroce_ah_info *info;
 	unsigned long flags;
+	const char *why;
 	u32 id;
 	int err;
 
 	if (udata) {
-		if (udata->inlen && !ib_is_udata_cleared(udata, 0, udata->inlen))
+		if (udata->inlen && !ib_is_udata_cleared(udata, 0, udata->inlen)) {
+			sroce_dbg_dev(ibah->device,
+				      "create_ah: %zu bytes of driver data not zero (takes none)",
+				      udata->inlen);
 			return -EINVAL;
-		if (udata->outlen < sizeof(resp))
+		}
+		if (udata->outlen < sizeof(resp)) {
+			sroce_dbg_dev(ibah->device, "create_ah: response %zu bytes < %zu",
+				      udata->outlen, sizeof(resp));
 			return -EINVAL;
+		}
 	}
 	/* a user AH is charged to its creator's memory cgroup */
 	if (udata)
@@ -119,9 +139,11 @@ int sroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 	info = kzalloc(sizeof(*info), gfp);
 	if (!info)
 		return -ENOMEM;
-	err = sroce_path_from_ah_attr(init->ah_attr, &info->path);
-	if (err)
+	err = sroce_path_from_ah_attr(init->ah_attr, &info->path, &why);
+	if (err) {
+		sroce_dbg_dev(ibah->device, "create_ah: address vector: %s", why);
 		goto err_free_info;
+	}
 	info->pd = ibah->pd;
 
 	xa_lock_irqsave(&sdev->ah_xa, flags);
@@ -130,6 +152,9 @@ int sroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 				GFP_ATOMIC | (udata ? __GFP_ACCOUNT : 0));
 	xa_unlock_irqrestore(&sdev->ah_xa, flags);
 	if (err < 0) {
+		sroce_dbg_dev(ibah->device,
+			      "create_ah: no AH id (the device has max_ah %d): error %d",
+			      SROCE_MAX_AH, err);
 		err = err == -EBUSY ? -ENOMEM : err;
 		goto err_free_info;
 	}
@@ -139,8 +164,10 @@ int sroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 	if (udata) {
 		resp.ah_id = id;
 		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
-		if (err)
+		if (err) {
+			sroce_dbg_dev(ibah->device, "create_ah: response not writable (%d)", err);
 			goto err_erase_id;
+		}
 	}
 	return 0;
 

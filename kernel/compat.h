@@ -150,6 +150,18 @@ typedef int sroce_cqe_t;
 #endif
 
 /*
+ * ib_device_ops.fill_res_srq_entry (not in 6.1): the driver's attributes
+ * of an SRQ in `rdma resource show srq -dd`. SROCE_FILL_RES_SRQ_OP is its
+ * initializer with the comma, or nothing where the core has no such op
+ * (restrack.c's function is then never called).
+ */
+#ifdef SROCE_HAVE_FILL_RES_SRQ
+#define SROCE_FILL_RES_SRQ_OP	.fill_res_srq_entry = sroce_fill_res_srq_entry,
+#else
+#define SROCE_FILL_RES_SRQ_OP
+#endif
+
+/*
  * Is @name taken by an RDMA device? ib_device_get_by_name() left the
  * exported API (6.18); without it sroce cannot ask, and
  * ib_register_device() refuses a taken name with -ENFILE.

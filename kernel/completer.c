@@ -8,6 +8,7 @@
 #include "sroce.h"
 #include "qp.h"
 #include "queue.h"
+#include "trace.h"
 
 /* a READ or an atomic: only its response data completes it */
 static bool sroce_is_read(struct sroce_qp *qp, u32 idx)
@@ -123,6 +124,7 @@ static void sroce_read_gap(struct sroce_qp *qp, u32 idx)
 		return;
 	req->rd_gap = true;
 	req->rd_gap_psn = psn;
+	trace_sroce_retransmit(qp->ibqp.qp_num, psn, req->retry_left, SROCE_RETX_READ_GAP);
 	sroce_cwnd_cut(qp, false);
 	req->need_retry = true;
 	req->retry_psn = psn;
@@ -193,6 +195,7 @@ static void sroce_rx_seq_nak(struct sroce_qp *qp, u32 psn, const struct sroce_sa
 	req->retry_left--;
 	req->need_retry = true;
 	req->retry_psn = req->una_psn;
+	trace_sroce_retransmit(qp->ibqp.qp_num, req->retry_psn, req->retry_left, SROCE_RETX_NAK);
 	sroce_cwnd_cut(qp, false);
 	/* selective repeat: the resend skips what the responder holds */
 	req->sack_valid = sack;
@@ -233,6 +236,7 @@ static bool sroce_rx_sack(struct sroce_qp *qp, const struct sk_buff *skb,
 		return false;
 	}
 	sroce_stat_inc(qp->sdev, SROCE_STAT_SR_SACK_RX);
+	trace_sroce_sr_sack(qp->ibqp.qp_num, false, hdr->bth.psn, sroce_sack_span(sack));
 	return true;
 }
 
@@ -262,6 +266,7 @@ static void sroce_rx_ack(struct sroce_qp *qp, const struct sroce_pkt_hdr *hdr,
 	u8 syn = hdr->aeth.syndrome;
 	u32 psn = hdr->bth.psn;
 
+	trace_sroce_ack(qp->ibqp.qp_num, false, syn, hdr->aeth.msn, psn);
 	/*
 	 * An ACK for a PSN never sent is bogus. One past the next PSN is not:
 	 * after a go-back the responder may have had more than is resent yet
@@ -324,6 +329,7 @@ static void sroce_odp_retry(struct sroce_qp *qp, u32 psn)
 {
 	qp->req.odp_retry = true;
 	qp->req.odp_retry_psn = psn;
+	trace_sroce_retransmit(qp->ibqp.qp_num, psn, qp->req.retry_left, SROCE_RETX_ODP);
 	sroce_odp_wait(qp);
 }
 
@@ -508,6 +514,8 @@ void sroce_completer_timeout(struct sroce_qp *qp)
 	req->retry_left--;
 	req->need_retry = true;
 	req->retry_psn = req->una_psn;
+	trace_sroce_retransmit(qp->ibqp.qp_num, req->retry_psn, req->retry_left,
+			       SROCE_RETX_TIMEOUT);
 	req->rd_gap = false;
 	req->sack_valid = false;	/* everything unacknowledged goes again */
 	sroce_stat_inc(qp->sdev, SROCE_STAT_TIMEOUTS);
@@ -539,5 +547,6 @@ void sroce_completer_rnr_done(struct sroce_qp *qp)
 		return;
 	req->rnr_wait = false;
 	req->need_retry = true;
+	trace_sroce_retransmit(qp->ibqp.qp_num, req->retry_psn, req->rnr_left, SROCE_RETX_RNR);
 	sroce_req_arm_timer(qp);
 }

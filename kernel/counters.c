@@ -44,15 +44,10 @@ static const struct rdma_stat_desc sroce_stat_descs[] = {
 	[SROCE_STAT_ZCOPY_FALLBACK]	= { .name = "tx_zcopy_fallbacks" },
 	[SROCE_STAT_RX_DEFERRED]	= { .name = "loopback_deferred" },
 	/* module-wide: dropped before the destination QP is known */
-	[SROCE_STAT_MAX + SROCE_DROP_LEN]	= { .name = "rx_drop_len" },
-	[SROCE_STAT_MAX + SROCE_DROP_HDR]	= { .name = "rx_drop_hdr" },
-	[SROCE_STAT_MAX + SROCE_DROP_ICRC]	= { .name = "rx_drop_icrc" },
-	[SROCE_STAT_MAX + SROCE_DROP_NO_QP]	= { .name = "rx_drop_no_qp" },
-	[SROCE_STAT_MAX + SROCE_DROP_QKEY]	= { .name = "rx_drop_qkey" },
-	[SROCE_STAT_MAX + SROCE_DROP_NO_RQE]	= { .name = "rx_drop_no_rqe" },
-	[SROCE_STAT_MAX + SROCE_DROP_QP_STATE]	= { .name = "rx_drop_qp_state" },
-	[SROCE_STAT_MAX + SROCE_DROP_BACKLOG]	= { .name = "rx_drop_backlog" },
-	[SROCE_STAT_MAX + SROCE_DROP_CNP]	= { .name = "rx_drop_cnp" },
+#define SROCE_DROP_DESC_(up, low) \
+	[SROCE_STAT_MAX + SROCE_DROP_##up] = { .name = "rx_drop_" #low },
+	SROCE_DROP_REASONS(SROCE_DROP_DESC_, SROCE_DROP_DESC_)
+#undef SROCE_DROP_DESC_
 };
 
 static_assert(ARRAY_SIZE(sroce_stat_descs) == SROCE_STAT_MAX + SROCE_DROP_MAX);

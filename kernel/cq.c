@@ -21,13 +21,37 @@
 #include "queue.h"
 
 /* Driver input must be empty (or zero), output must hold the response. */
-static int sroce_cq_check_udata(struct ib_udata *udata, size_t resp_len)
+static int sroce_cq_check_udata(struct ib_device *ibdev, const char *verb,
+				struct ib_udata *udata, size_t resp_len)
 {
-	if (udata->inlen && !ib_is_udata_cleared(udata, 0, udata->inlen))
+	if (udata->inlen && !ib_is_udata_cleared(udata, 0, udata->inlen)) {
+		sroce_dbg_dev(ibdev, "%s: %zu bytes of driver data not zero (takes none)", verb,
+			      udata->inlen);
 		return -EINVAL;
-	if (udata->outlen < resp_len)
+	}
+	if (udata->outlen < resp_len) {
+		sroce_dbg_dev(ibdev, "%s: response %zu bytes < %zu", verb, udata->outlen,
+			      resp_len);
 		return -EINVAL;
+	}
 	return 0;
+}
+
+/* A CQ depth: 1..SROCE_MAX_CQE, as a power-of-two ring; 0 if refused */
+static u32 sroce_cq_entries(struct ib_device *ibdev, const char *verb, long long cqe)
+{
+	u32 n;
+
+	if (cqe < 1 || cqe > SROCE_MAX_CQE) {
+		sroce_dbg_dev(ibdev, "%s: cqe %lld outside 1..max_cqe %d", verb, cqe,
+			      SROCE_MAX_CQE);
+		return 0;
+	}
+	n = sroce_queue_entries_for(cqe);
+	if (!n)
+		sroce_dbg_dev(ibdev, "%s: cqe %lld needs a ring larger than %u entries", verb, cqe,
+			      SROCE_QUEUE_MAX_ENTRIES);
+	return n;
 }
 
 int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
@@ -40,20 +64,22 @@ int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	u32 n;
 	int err;
 
-	if (attr->flags)
+	if (attr->flags) {
+		sroce_dbg_dev(ibcq->device, "create_cq: flags 0x%x not supported", attr->flags);
 		return -EOPNOTSUPP;
-	if (attr->cqe < 1 || attr->cqe > SROCE_MAX_CQE)
-		return -EINVAL;
-	n = sroce_queue_entries_for(attr->cqe);
+	}
+	n = sroce_cq_entries(ibcq->device, "create_cq", attr->cqe);
 	if (!n)
 		return -EINVAL;
 	if (udata) {
-		err = sroce_cq_check_udata(udata, sizeof(resp));
+		err = sroce_cq_check_udata(ibcq->device, "create_cq", udata, sizeof(resp));
 		if (err)
 			return err;
 	}
 
 	if (atomic_inc_return(&sdev->cq_count) > SROCE_MAX_CQ) {
+		sroce_dbg_dev(ibcq->device, "create_cq: the device has max_cq %d CQs already",
+			      SROCE_MAX_CQ);
 		err = -ENOMEM;
 		goto err_dec_count;
 	}
@@ -62,6 +88,7 @@ int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	cq->queue = sroce_queue_create(udata, n, sizeof(struct sroce_cqe));
 	if (IS_ERR(cq->queue)) {
 		err = PTR_ERR(cq->queue);
+		sroce_dbg_dev(ibcq->device, "create_cq: ring of %u CQEs: error %d", n, err);
 		goto err_dec_count;
 	}
 	ibcq->cqe = n;
@@ -69,8 +96,10 @@ int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	if (udata) {
 		sroce_queue_info(cq->queue, &resp.ring);
 		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
-		if (err)
+		if (err) {
+			sroce_dbg_dev(ibcq->device, "create_cq: response not writable (%d)", err);
 			goto err_destroy_queue;
+		}
 	}
 	return 0;
 
@@ -121,15 +150,16 @@ int sroce_resize_cq(struct ib_cq *ibcq, sroce_cqe_t cqe, struct ib_udata *udata)
 	u32 n, cons, i;
 	int err;
 
-	if (cqe < 1 || cqe > SROCE_MAX_CQE)
-		return -EINVAL;
-	n = sroce_queue_entries_for(cqe);
+	n = sroce_cq_entries(ibcq->device, "resize_cq", cqe);
 	if (!n)
 		return -EINVAL;
-	if (!udata != !cq->user)
+	if (!udata != !cq->user) {
+		sroce_dbg_cq(cq, "resize_cq: a %s CQ resized %s", cq->user ? "user" : "kernel",
+			     udata ? "from user space" : "by the kernel");
 		return -EINVAL;
+	}
 	if (udata) {
-		err = sroce_cq_check_udata(udata, sizeof(resp));
+		err = sroce_cq_check_udata(ibcq->device, "resize_cq", udata, sizeof(resp));
 		if (err)
 			return err;
 	}
@@ -137,14 +167,18 @@ int sroce_resize_cq(struct ib_cq *ibcq, sroce_cqe_t cqe, struct ib_udata *udata)
 	/* CQEs of work already posted count as outstanding */
 	sroce_qp_sync_cq(ibcq);
 	nq = sroce_queue_create(udata, n, sizeof(struct sroce_cqe));
-	if (IS_ERR(nq))
+	if (IS_ERR(nq)) {
+		sroce_dbg_cq(cq, "resize_cq: ring of %u CQEs: error %ld", n, PTR_ERR(nq));
 		return PTR_ERR(nq);
+	}
 	/* before the switch: a failed copy must leave the old ring in place */
 	if (udata) {
 		sroce_queue_info(nq, &resp.ring);
 		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
-		if (err)
+		if (err) {
+			sroce_dbg_cq(cq, "resize_cq: response not writable (%d)", err);
 			goto err_destroy_new;
+		}
 	}
 
 	spin_lock_irqsave(&cq->lock, flags);
@@ -152,6 +186,14 @@ int sroce_resize_cq(struct ib_cq *ibcq, sroce_cqe_t cqe, struct ib_udata *udata)
 	cons = sroce_cq_consumer(cq);
 	if (oq->prod - cons > oq->num_entries || oq->prod - cons > n) {
 		spin_unlock_irqrestore(&cq->lock, flags);
+		if (oq->prod - cons > oq->num_entries)
+			sroce_dbg_cq(cq,
+				     "resize_cq: consumer index %u is corrupt (producer %u, %u entries)",
+				     cons, oq->prod, oq->num_entries);
+		else
+			sroce_dbg_cq(cq,
+				     "resize_cq: cqe %lld (%u entries) < the %u CQEs not polled yet",
+				     (long long)cqe, n, oq->prod - cons);
 		err = -EINVAL;
 		goto err_destroy_new;
 	}
@@ -224,8 +266,10 @@ int sroce_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 	unsigned long flags;
 	int avail, i;
 
-	if (cq->user)
+	if (cq->user) {
+		sroce_dbg_cq(cq, "poll_cq: a user CQ is polled in its ring, not by the kernel");
 		return -EOPNOTSUPP;
+	}
 	spin_lock_irqsave(&cq->lock, flags);
 	q = cq->queue;
 	avail = sroce_queue_avail(q);
@@ -297,17 +341,21 @@ int sroce_cq_post(struct sroce_cq *cq, const struct sroce_cqe *cqe,
 	bool raise = false, notify = false;
 	struct sroce_queue *q;
 	unsigned long flags;
+	u32 nent = 0;
 	int err = 0;
 
 	spin_lock_irqsave(&cq->lock, flags);
 	q = cq->queue;
 	if (cq->overflow) {
+		cq->overflows++;
 		err = -ENOSPC;
 		goto out_unlock;
 	}
 	if (sroce_queue_free(q) <= 0) {
 		cq->overflow = true;
+		cq->overflows++;
 		raise = true;
+		nent = q->num_entries;
 		err = -ENOSPC;
 		goto out_unlock;
 	}
@@ -321,8 +369,12 @@ int sroce_cq_post(struct sroce_cq *cq, const struct sroce_cqe *cqe,
 out_unlock:
 	spin_unlock_irqrestore(&cq->lock, flags);
 
-	if (raise)
+	if (raise) {
+		sroce_dbg_cq(cq,
+			     "overflow: no free CQE in a ring of %u (or its consumer index corrupt): the CQ is in error",
+			     nent);
 		sroce_cq_err_event(cq);
+	}
 	if (notify && cq->ibcq.comp_handler)
 		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
 	return err;

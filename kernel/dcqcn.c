@@ -29,6 +29,7 @@
 
 #include "sroce.h"
 #include "qp.h"
+#include "trace.h"
 
 #define SROCE_DCQCN_ONE		(1u << 20)	/* alpha 1.0 */
 /* pacer credit units per byte: kbit/s x ns per byte */
@@ -210,6 +211,7 @@ static void sroce_dcqcn_catch_up(struct sroce_dcqcn *d, u64 now)
 bool sroce_dcqcn_may_send(struct sroce_qp *qp)
 {
 	struct sroce_dcqcn *d = &qp->dcqcn;
+	u32 from = d->rc;
 	u64 now, dt;
 	s64 burst;
 
@@ -219,6 +221,8 @@ bool sroce_dcqcn_may_send(struct sroce_qp *qp)
 		return true;
 	now = ktime_get_ns();
 	sroce_dcqcn_catch_up(d, now);
+	if (trace_sroce_dcqcn_rate_enabled() && d->rc != from)
+		trace_sroce_dcqcn_rate(qp->ibqp.qp_num, from, d, false);
 	if (!d->limited)
 		return true;
 	dt = min_t(u64, now - d->t_tokens, NSEC_PER_SEC);
@@ -249,9 +253,12 @@ void sroce_dcqcn_sent(struct sroce_qp *qp, u32 bytes)
 	d->tokens -= bytes * SROCE_DCQCN_TOK_BYTE;
 	d->bytes += bytes;
 	if (d->bytes >= (u64)d->cfg.byte_counter_kb * 1024) {
+		u32 from = d->rc;
+
 		d->bytes = 0;
 		d->b_count++;
 		sroce_dcqcn_increase(d);
+		trace_sroce_dcqcn_rate(qp->ibqp.qp_num, from, d, false);
 	}
 }
 
@@ -268,6 +275,7 @@ void sroce_dcqcn_cnp_rx(struct sroce_qp *qp, const struct sk_buff *skb)
 	struct sroce_dcqcn *d = &qp->dcqcn;
 	u64 now = ktime_get_ns();
 	u32 g = d->cfg.g << 10;
+	u32 from = d->rc;
 	u64 rc;
 
 	lockdep_assert_held(&qp->lock);
@@ -290,6 +298,7 @@ void sroce_dcqcn_cnp_rx(struct sroce_qp *qp, const struct sk_buff *skb)
 		d->t_tokens = now;
 	}
 	sroce_stat_inc(qp->sdev, SROCE_STAT_DCQCN_RATE_CUTS);
+	trace_sroce_dcqcn_rate(qp->ibqp.qp_num, from, d, true);
 }
 
 /* Did the network mark @skb Congestion Experienced? */

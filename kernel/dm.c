@@ -86,11 +86,24 @@ struct ib_dm *sroce_alloc_dm(struct ib_device *ibdev, struct ib_ucontext *ibuc,
 	u64 off;
 	int err;
 
-	if (!ibuc || !attr->length || attr->length > SROCE_MAX_DM_SIZE ||
-	    attr->alignment > PAGE_SHIFT)
+	if (!ibuc) {
+		sroce_dbg_dev(ibdev, "alloc_dm: no user context (user space only)");
 		return ERR_PTR(-EINVAL);
+	}
+	if (!attr->length || attr->length > SROCE_MAX_DM_SIZE) {
+		sroce_dbg_dev(ibdev, "alloc_dm: length %llu outside 1..max_dm_size %lu",
+			      attr->length, (unsigned long)SROCE_MAX_DM_SIZE);
+		return ERR_PTR(-EINVAL);
+	}
+	if (attr->alignment > PAGE_SHIFT) {
+		sroce_dbg_dev(ibdev, "alloc_dm: log_align_req %u > %d (a DM starts on a page)",
+			      attr->alignment, PAGE_SHIFT);
+		return ERR_PTR(-EINVAL);
+	}
 	npages = PAGE_ALIGN(attr->length) >> PAGE_SHIFT;
 	if (atomic_long_add_return(npages, &sdev->dm_pages) > SROCE_DM_DEV_PAGES) {
+		sroce_dbg_dev(ibdev, "alloc_dm: %lu pages more than the device's %lu pages of DM",
+			      npages, (unsigned long)SROCE_DM_DEV_PAGES);
 		err = -ENOMEM;
 		goto err_unaccount;
 	}
@@ -104,6 +117,7 @@ struct ib_dm *sroce_alloc_dm(struct ib_device *ibdev, struct ib_ucontext *ibuc,
 	dm->buf = sroce_mmap_buf_create(ibuc, npages << PAGE_SHIFT, &dm->entry);
 	if (IS_ERR(dm->buf)) {
 		err = PTR_ERR(dm->buf);
+		sroce_dbg_dev(ibdev, "alloc_dm: buffer of %lu pages: error %d", npages, err);
 		goto err_free_dm;
 	}
 	off = rdma_user_mmap_get_offset(dm->entry);
@@ -111,8 +125,10 @@ struct ib_dm *sroce_alloc_dm(struct ib_device *ibdev, struct ib_ucontext *ibuc,
 	if (!err)
 		err = sroce_dm_put_u64(attrs, SROCE_ATTR_ALLOC_DM_RESP_MMAP_LEN,
 				       (u64)npages << PAGE_SHIFT);
-	if (err)
+	if (err) {
+		sroce_dbg_dev(ibdev, "alloc_dm: mmap offset and length not writable (%d)", err);
 		goto err_remove_entry;
+	}
 	return &dm->ibdm;
 
 err_remove_entry:

@@ -36,7 +36,7 @@
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
-#include "compat.h"
+#include "sroce.h"
 #include "dmabuf.h"
 
 MODULE_IMPORT_NS(SROCE_NS_DMA_BUF);
@@ -73,6 +73,7 @@ static struct page *sroce_dmabuf_page(void *va)
 
 /**
  * sroce_dmabuf_get() - import a dma-buf range for an MR
+ * @ibdev: the MR's device (for debug messages)
  * @fd: the dma-buf's file descriptor (user supplied)
  * @offset: first byte of the range in the buffer
  * @length: bytes, > 0
@@ -90,8 +91,8 @@ static struct page *sroce_dmabuf_page(void *va)
  * buffer cannot be CPU-mapped with struct pages), -ENOMEM, or the
  * exporter's vmap error.
  */
-struct sroce_dmabuf *sroce_dmabuf_get(int fd, u64 offset, u64 length, bool writable,
-				      struct page ***pages, unsigned long *npages)
+struct sroce_dmabuf *sroce_dmabuf_get(struct ib_device *ibdev, int fd, u64 offset, u64 length,
+				      bool writable, struct page ***pages, unsigned long *npages)
 {
 	struct sroce_dmabuf *sdb;
 	unsigned long i, n;
@@ -106,26 +107,40 @@ struct sroce_dmabuf *sroce_dmabuf_get(int fd, u64 offset, u64 length, bool writa
 	sdb->buf = dma_buf_get(fd);
 	if (IS_ERR(sdb->buf)) {
 		err = PTR_ERR(sdb->buf);
+		sroce_dbg_dev(ibdev, "reg_dmabuf_mr: fd %d is %s", fd,
+			      err == -EBADF ? "not open" : "not a dma-buf");
 		goto err_free;
 	}
 	/* the fd first: a probe with fd -1 and nothing else learns -EBADF */
 	if (!length || check_add_overflow(offset, length, &end) || end > sdb->buf->size) {
+		sroce_dbg_dev(ibdev,
+			      "reg_dmabuf_mr: offset %llu length %llu: %s (buffer %zu bytes)",
+			      offset, length, !length ? "zero length" : "past the buffer's end",
+			      sdb->buf->size);
 		err = -EINVAL;
 		goto err_put_buf;
 	}
 	/* a read-only fd grants nobody, local or remote, write access */
 	if (writable && !(sdb->buf->file->f_mode & FMODE_WRITE)) {
+		sroce_dbg_dev(ibdev, "reg_dmabuf_mr: write access through fd %d opened read-only",
+			      fd);
 		err = -EACCES;
 		goto err_put_buf;
 	}
 	err = sroce_dma_buf_vmap(sdb->buf, &sdb->map);
 	if (err) {
+		sroce_dbg_dev(ibdev, "reg_dmabuf_mr: exporter %s gives no kernel mapping: error %d",
+			      sdb->buf->exp_name, err);
 		/* no kernel mapping offered: not something the CPU can copy */
 		if (err == -EINVAL || err == -ENOSYS || err == -ENOTTY)
 			err = -EOPNOTSUPP;
 		goto err_put_buf;
 	}
 	if (sdb->map.is_iomem || !sdb->map.vaddr || offset_in_page(sdb->map.vaddr)) {
+		sroce_dbg_dev(ibdev,
+			      "reg_dmabuf_mr: exporter %s maps %s, not pages the CPU can copy",
+			      sdb->buf->exp_name, sdb->map.is_iomem ? "I/O memory" :
+			      "no page-aligned kernel address");
 		err = -EOPNOTSUPP;
 		goto err_vunmap;
 	}
@@ -140,6 +155,9 @@ struct sroce_dmabuf *sroce_dmabuf_get(int fd, u64 offset, u64 length, bool writa
 	for (i = 0; i < n; i++, va += PAGE_SIZE) {
 		pg[i] = sroce_dmabuf_page(va);
 		if (!pg[i]) {
+			sroce_dbg_dev(ibdev,
+				      "reg_dmabuf_mr: exporter %s: page %lu of the range is no ordinary RAM",
+				      sdb->buf->exp_name, i);
 			err = -EOPNOTSUPP;
 			goto err_free_pages;
 		}

@@ -66,47 +66,72 @@ static int sroce_kpost_check_send(struct sroce_qp *qp, const struct ib_send_wr *
 	case IB_WR_RDMA_WRITE:
 	case IB_WR_RDMA_WRITE_WITH_IMM:
 	case IB_WR_RDMA_READ:
+	case IB_WR_LOCAL_INV:
 		if (ud)
-			return -EINVAL;
+			goto bad_opcode;
 		break;
 	case IB_WR_ATOMIC_CMP_AND_SWP:
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
-		if (ud || wr->num_sge != 1 || wr->sg_list[0].length != 8 ||
-		    (wr->send_flags & IB_SEND_INLINE))
+		if (ud)
+			goto bad_opcode;
+		if (wr->num_sge != 1 || wr->sg_list[0].length != 8 ||
+		    (wr->send_flags & IB_SEND_INLINE)) {
+			sroce_dbg_qp_rl(qp,
+					"post_send: atomic opcode %d needs one 8-byte SGE, not inline (num_sge %d, send_flags 0x%x)",
+					wr->opcode, wr->num_sge, wr->send_flags);
 			return -EINVAL;
+		}
 		break;
 	case IB_WR_SEND_WITH_INV:
 		if (qp->ibqp.qp_type != IB_QPT_RC)
-			return -EINVAL;
-		break;
-	case IB_WR_LOCAL_INV:
-		if (ud)
-			return -EINVAL;
+			goto bad_opcode;
 		break;
 	case IB_WR_REG_MR:
-		if (ud || reg_wr(wr)->mr->device != qp->ibqp.device)
+		if (ud)
+			goto bad_opcode;
+		if (reg_wr(wr)->mr->device != qp->ibqp.device) {
+			sroce_dbg_qp_rl(qp, "post_send: REG_MR of another device's MR");
 			return -EINVAL;
+		}
 		break;
 	default:
+		goto bad_opcode;
+	}
+	if (wr->send_flags & ~SROCE_KPOST_SEND_FLAGS) {
+		sroce_dbg_qp_rl(qp, "post_send: send_flags 0x%x: unsupported bits 0x%x",
+				wr->send_flags, wr->send_flags & ~SROCE_KPOST_SEND_FLAGS);
 		return -EINVAL;
 	}
-	if (wr->send_flags & ~SROCE_KPOST_SEND_FLAGS)
+	if (ud && (!ud_wr(wr)->ah || ud_wr(wr)->ah->device != qp->ibqp.device)) {
+		sroce_dbg_qp_rl(qp, "post_send: UD WR %s", ud_wr(wr)->ah ?
+				"with another device's AH" : "without an AH");
 		return -EINVAL;
-	if (ud && (!ud_wr(wr)->ah || ud_wr(wr)->ah->device != qp->ibqp.device))
-		return -EINVAL;
+	}
 	*inline_len = 0;
 	if (wr->send_flags & IB_SEND_INLINE) {
-		if (wr->opcode == IB_WR_RDMA_READ)
+		if (wr->opcode == IB_WR_RDMA_READ) {
+			sroce_dbg_qp_rl(qp, "post_send: RDMA_READ with IB_SEND_INLINE");
 			return -EINVAL;
+		}
 		for (i = 0; i < wr->num_sge; i++)
 			len += wr->sg_list[i].length;
-		if (len > qp->max_inline)
+		if (len > qp->max_inline) {
+			sroce_dbg_qp_rl(qp, "post_send: %llu bytes inline > max_inline_data %u",
+					len, qp->max_inline);
 			return -EINVAL;
+		}
 		*inline_len = len;
 	} else if (wr->num_sge < 0 || wr->num_sge > qp->max_send_sge) {
+		sroce_dbg_qp_rl(qp, "post_send: num_sge %d > max_send_sge %u", wr->num_sge,
+				qp->max_send_sge);
 		return -EINVAL;
 	}
 	return 0;
+
+bad_opcode:
+	sroce_dbg_qp_rl(qp, "post_send: opcode %d not supported on qp_type %d", wr->opcode,
+			qp->ibqp.qp_type);
+	return -EINVAL;
 }
 
 static void sroce_kpost_write_send(struct sroce_qp *qp, struct sroce_send_wqe *w,
@@ -180,22 +205,21 @@ int sroce_kpost_send(struct sroce_qp *qp, const struct ib_send_wr *wr,
 		     const struct ib_send_wr **bad_wr)
 {
 	struct sroce_queue *q = qp->sq;
+	enum ib_qp_state state;
 	unsigned long flags;
 	u32 inline_len;
 	void *slot;
 	int err = 0;
 
 	spin_lock_irqsave(&qp->kpost_lock, flags);
-	switch (READ_ONCE(qp->state)) {
-	case IB_QPS_RESET:
-	case IB_QPS_INIT:
-	case IB_QPS_RTR:
+	state = READ_ONCE(qp->state);
+	if (state == IB_QPS_RESET || state == IB_QPS_INIT || state == IB_QPS_RTR) {
+		sroce_dbg_qp_rl(qp, "post_send: QP in %s (posting starts in RTS)",
+				sroce_qp_state_name(state));
 		err = -EINVAL;
-		break;
-	default:
-		if (!qp->has_sq)
-			err = -EINVAL;
-		break;
+	} else if (!qp->has_sq) {
+		sroce_dbg_qp_rl(qp, "post_send: QP created with max_send_wr 0");
+		err = -EINVAL;
 	}
 	for (; wr && !err; wr = wr->next) {
 		err = sroce_kpost_check_send(qp, wr, &inline_len);
@@ -203,6 +227,8 @@ int sroce_kpost_send(struct sroce_qp *qp, const struct ib_send_wr *wr,
 			break;
 		slot = sroce_kpost_slot(q);
 		if (!slot) {
+			sroce_dbg_qp_rl(qp, "post_send: SQ full (%u WRs outstanding)",
+					q->num_entries);
 			err = -ENOMEM;
 			break;
 		}
@@ -234,15 +260,23 @@ int sroce_kpost_recv(struct sroce_qp *qp, const struct ib_recv_wr *wr,
 	int err = 0, i;
 
 	spin_lock_irqsave(&qp->kpost_lock, flags);
-	if (READ_ONCE(qp->state) == IB_QPS_RESET || !qp->has_rq)
+	if (READ_ONCE(qp->state) == IB_QPS_RESET) {
+		sroce_dbg_qp_rl(qp, "post_recv: QP in RESET");
 		err = -EINVAL;
+	} else if (!qp->has_rq) {
+		sroce_dbg_qp_rl(qp, "post_recv: QP has no RQ (max_recv_wr 0, or an SRQ)");
+		err = -EINVAL;
+	}
 	for (; wr && !err; wr = wr->next) {
 		if (wr->num_sge < 0 || wr->num_sge > qp->max_recv_sge) {
+			sroce_dbg_qp_rl(qp, "post_recv: num_sge %d > max_recv_sge %u", wr->num_sge,
+					qp->max_recv_sge);
 			err = -EINVAL;
 			break;
 		}
 		w = sroce_kpost_slot(q);
 		if (!w) {
+			sroce_dbg_qp_rl(qp, "post_recv: RQ full (%u WRs posted)", q->num_entries);
 			err = -ENOMEM;
 			break;
 		}

@@ -150,8 +150,12 @@ static int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 	bool gone;
 	int err;
 
-	if (ndev->type != ARPHRD_ETHER || ndev->addr_len != ETH_ALEN)
+	if (ndev->type != ARPHRD_ETHER || ndev->addr_len != ETH_ALEN) {
+		netdev_dbg(ndev,
+			   "rdma link add %s: link type %u, address length %u: not Ethernet\n",
+			   ibdev_name, ndev->type, ndev->addr_len);
 		return -EINVAL;
+	}
 	/*
 	 * The core would refuse a taken name with -ENFILE ("Too many open
 	 * files in system"); say what is wrong instead. Racing adds of one
@@ -159,14 +163,18 @@ static int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 	 * (sroce_ib_name_taken()), get the same answer from
 	 * ib_register_device() below.
 	 */
-	if (sroce_ib_name_taken(ibdev_name))
+	if (sroce_ib_name_taken(ibdev_name)) {
+		netdev_dbg(ndev, "rdma link add %s: an RDMA device has that name\n", ibdev_name);
 		return -EEXIST;
+	}
 
 	sroce_reap(false);
 
 	mutex_lock(&sroce_dev_lock);
 	if (sroce_find_by_ndev(ndev)) {
 		mutex_unlock(&sroce_dev_lock);
+		netdev_dbg(ndev, "rdma link add %s: the netdev has a sroce device already\n",
+			   ibdev_name);
 		return -EEXIST;
 	}
 	sdev = ib_alloc_device(sroce_dev, ib_dev);
@@ -193,6 +201,9 @@ static int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 	udp = sroce_udp_get(dev_net(ndev));
 	if (IS_ERR(udp)) {
 		err = PTR_ERR(udp);
+		netdev_dbg(ndev,
+			   "rdma link add %s: UDP port 4791 of the netdev's namespace: error %d%s\n",
+			   ibdev_name, err, err == -EADDRINUSE ? " (rdma_rxe there?)" : "");
 		goto err_dealloc_dev;
 	}
 	sdev->udp = udp;
@@ -205,8 +216,11 @@ static int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 	err = ib_register_device(&sdev->ib_dev, ibdev_name, NULL);
 	if (err == -ENFILE)
 		err = -EEXIST;	/* the name is taken */
-	if (err)
+	if (err) {
+		netdev_dbg(ndev, "rdma link add %s: registering the device: error %d\n",
+			   ibdev_name, err);
 		goto err_dealloc_dev;
+	}
 
 	/*
 	 * The netdev may have started unregistering while we registered; the

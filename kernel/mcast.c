@@ -125,8 +125,10 @@ int sroce_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 	struct sroce_mc_att *a, *old;
 	int in_grp, err = 0;
 
-	if (ibqp->qp_type != IB_QPT_UD)
+	if (ibqp->qp_type != IB_QPT_UD) {
+		sroce_dbg_qp(qp, "attach_mcast: qp_type %d (UD only)", ibqp->qp_type);
 		return -EINVAL;
+	}
 	a = kzalloc(sizeof(*a), GFP_KERNEL_ACCOUNT);
 	if (!a)
 		return -ENOMEM;
@@ -139,22 +141,36 @@ int sroce_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 	old = sroce_mc_find(qp, gid);
 	if (old) {
 		/* IBTA: attaching twice is no error; uverbs: another LID */
-		if (old->refs == UINT_MAX)
+		if (old->refs == UINT_MAX) {
+			sroce_dbg_qp(qp, "attach_mcast: %pI6: attached %u times already", gid->raw,
+				     old->refs);
 			err = -ENOMEM;
-		else
+		} else {
 			old->refs++;
+		}
 		goto out_free;
 	}
 	in_grp = sroce_mc_count(sdev, gid);
-	if (in_grp >= SROCE_MAX_MCAST_QP_ATTACH ||
-	    sroce_mc_count(sdev, NULL) >= SROCE_MAX_TOTAL_MCAST_QP_ATTACH) {
+	if (in_grp >= SROCE_MAX_MCAST_QP_ATTACH) {
+		sroce_dbg_qp(qp, "attach_mcast: %pI6 has max_mcast_qp_attach %d QPs already",
+			     gid->raw, SROCE_MAX_MCAST_QP_ATTACH);
+		err = -ENOMEM;
+		goto out_free;
+	}
+	if (sroce_mc_count(sdev, NULL) >= SROCE_MAX_TOTAL_MCAST_QP_ATTACH) {
+		sroce_dbg_qp(qp,
+			     "attach_mcast: the device has max_total_mcast_qp_attach %d attachments already",
+			     SROCE_MAX_TOTAL_MCAST_QP_ATTACH);
 		err = -ENOMEM;
 		goto out_free;
 	}
 	if (!in_grp) {
 		err = sroce_mc_ip(sdev, gid, true);
-		if (err)
+		if (err) {
+			sroce_dbg_qp(qp, "attach_mcast: joining the IP group of %pI6: error %d",
+				     gid->raw, err);
 			goto out_free;
+		}
 	}
 	list_add_tail_rcu(&a->node, &sroce_mc_list);
 	mutex_unlock(&sroce_mc_mutex);
@@ -193,9 +209,10 @@ int sroce_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 
 	mutex_lock(&sroce_mc_mutex);
 	a = sroce_mc_find(sroce_to_qp(ibqp), gid);
-	if (!a)
+	if (!a) {
+		sroce_dbg_qp(sroce_to_qp(ibqp), "detach_mcast: %pI6: not attached", gid->raw);
 		err = -EINVAL;
-	else if (!--a->refs)
+	} else if (!--a->refs)
 		sroce_mc_remove(a);
 	mutex_unlock(&sroce_mc_mutex);
 	return err;

@@ -69,18 +69,26 @@ void sroce_mr_cleanup_dev(struct sroce_dev *sdev)
  * (relaxed ordering) are ignored. Remote write and atomic require local
  * write (IBTA o10-36.2.1).
  */
-static int sroce_mr_check_access(int access)
+static int sroce_mr_check_access(int access, const char **why)
 {
-	if (access & ~IB_ACCESS_SUPPORTED)
+	if (access & ~IB_ACCESS_SUPPORTED) {
+		*why = "unknown bits";
 		return -EINVAL;
-	if (access & ~(SROCE_MR_ACCESS | IB_ACCESS_OPTIONAL))
+	}
+	if (access & ~(SROCE_MR_ACCESS | IB_ACCESS_OPTIONAL)) {
+		*why = "a right sroce does not offer (zero-based, flush persistent, ...)";
 		return -EOPNOTSUPP;
+	}
 	/* huge pages only say something about an ODP MR's page size */
-	if ((access & IB_ACCESS_HUGETLB) && !(access & IB_ACCESS_ON_DEMAND))
+	if ((access & IB_ACCESS_HUGETLB) && !(access & IB_ACCESS_ON_DEMAND)) {
+		*why = "HUGETLB without ON_DEMAND";
 		return -EOPNOTSUPP;
+	}
 	if ((access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC)) &&
-	    !(access & IB_ACCESS_LOCAL_WRITE))
+	    !(access & IB_ACCESS_LOCAL_WRITE)) {
+		*why = "REMOTE_WRITE or REMOTE_ATOMIC without LOCAL_WRITE";
 		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -94,8 +102,11 @@ static int sroce_mr_add(struct sroce_dev *sdev, struct sroce_mr *mr)
 	/* reserve the index first: the keys depend on it */
 	err = xa_alloc_cyclic(&sdev->mr_xa, &idx, NULL, XA_LIMIT(1, SROCE_MAX_MR),
 			      &sdev->mr_next, GFP_KERNEL_ACCOUNT);
-	if (err < 0)
+	if (err < 0) {
+		sroce_dbg_dev(&sdev->ib_dev, "MR registration: no MR index (max_mr %d): error %d",
+			      SROCE_MAX_MR, err);
 		return err == -EBUSY ? -ENOMEM : err;
+	}
 	key = (idx << 8) | (get_random_u32() & 0xff);
 	mr->ibmr.lkey = key;
 	mr->ibmr.rkey = key;
@@ -118,21 +129,30 @@ static int sroce_mr_add(struct sroce_dev *sdev, struct sroce_mr *mr)
 struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access)
 {
 	struct sroce_mr *mr;
+	const char *why;
 	int err;
 
-	err = sroce_mr_check_access(access);
-	if (err)
+	err = sroce_mr_check_access(access, &why);
+	if (err) {
+		sroce_dbg_dev(ibpd->device, "get_dma_mr: access 0x%x: %s", access, why);
 		return ERR_PTR(err);
-	if (access & IB_ACCESS_ON_DEMAND)
+	}
+	if (access & IB_ACCESS_ON_DEMAND) {
+		sroce_dbg_dev(ibpd->device, "get_dma_mr: access 0x%x: ON_DEMAND", access);
 		return ERR_PTR(-EOPNOTSUPP);
+	}
 	/*
 	 * A DMA MR spans all kernel memory: remote access to it would let any
 	 * peer that learns the rkey read or write the whole kernel. Local
 	 * access only (IB_PD_UNSAFE_GLOBAL_RKEY users get -EOPNOTSUPP).
 	 */
 	if (access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ |
-		      IB_ACCESS_REMOTE_ATOMIC))
+		      IB_ACCESS_REMOTE_ATOMIC)) {
+		sroce_dbg_dev(ibpd->device,
+			      "get_dma_mr: access 0x%x: remote rights on all of kernel memory",
+			      access);
 		return ERR_PTR(-EOPNOTSUPP);
+	}
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
@@ -182,26 +202,44 @@ static int sroce_mr_fill_pages(struct sroce_mr *mr)
 	return i == mr->npages ? 0 : -EFAULT;
 }
 
-/* A user MR, pinned and translated, not in the MR table yet. */
+/* A user MR, pinned and translated, not in the MR table yet (for @verb). */
 static struct sroce_mr *sroce_user_mr_create(struct ib_pd *ibpd, u64 start, u64 length,
-					     u64 iova, int access)
+					     u64 iova, int access, const char *verb)
 {
 	struct sroce_dev *sdev = sroce_to_dev(ibpd->device);
 	struct sroce_mr *mr;
 	struct ib_umem *umem;
+	const char *why;
 	u64 end;
 	int err;
 
 	/* implicit ODP (the whole address space) is not offered */
-	if ((access & IB_ACCESS_ON_DEMAND) && !start && length == U64_MAX)
+	if ((access & IB_ACCESS_ON_DEMAND) && !start && length == U64_MAX) {
+		sroce_dbg_dev(ibpd->device,
+			      "%s: implicit ODP (addr 0, length SIZE_MAX) not supported",
+			      verb);
 		return ERR_PTR(-EOPNOTSUPP);
-	if (!length || length > SROCE_MAX_MR_SIZE ||
-	    check_add_overflow(start, length, &end) ||
-	    check_add_overflow(iova, length, &end))
+	}
+	if (!length || length > SROCE_MAX_MR_SIZE) {
+		sroce_dbg_dev(ibpd->device, "%s: length %llu outside 1..max_mr_size %llu", verb,
+			      length, SROCE_MAX_MR_SIZE);
 		return ERR_PTR(-EINVAL);
-	err = sroce_mr_check_access(access);
-	if (err)
+	}
+	if (check_add_overflow(start, length, &end)) {
+		sroce_dbg_dev(ibpd->device, "%s: addr 0x%llx + length %llu wraps", verb, start,
+			      length);
+		return ERR_PTR(-EINVAL);
+	}
+	if (check_add_overflow(iova, length, &end)) {
+		sroce_dbg_dev(ibpd->device, "%s: iova 0x%llx + length %llu wraps", verb, iova,
+			      length);
+		return ERR_PTR(-EINVAL);
+	}
+	err = sroce_mr_check_access(access, &why);
+	if (err) {
+		sroce_dbg_dev(ibpd->device, "%s: access 0x%x: %s", verb, access, why);
 		return ERR_PTR(err);
+	}
 
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL_ACCOUNT);
 	if (!mr)
@@ -209,8 +247,12 @@ static struct sroce_mr *sroce_user_mr_create(struct ib_pd *ibpd, u64 start, u64 
 	if (access & IB_ACCESS_ON_DEMAND) {
 		/* nothing pinned: pages come and go (odp.c) */
 		err = sroce_odp_mr_init(mr, &sdev->ib_dev, start, length, access);
-		if (err)
+		if (err) {
+			sroce_dbg_dev(ibpd->device,
+				      "%s: ODP range addr 0x%llx length %llu: error %d",
+				      verb, start, length, err);
 			goto err_free_mr;
+		}
 		rwlock_init(&mr->lock);
 		sroce_mr_set_range(mr, access, ib_umem_offset(mr->umem), iova, length,
 				   BIT(mr->odp.umem->page_shift));
@@ -220,13 +262,19 @@ static struct sroce_mr *sroce_user_mr_create(struct ib_pd *ibpd, u64 start, u64 
 	umem = sroce_ib_umem_get(&sdev->ib_dev, start, length, access);
 	if (IS_ERR(umem)) {
 		err = PTR_ERR(umem);
+		sroce_dbg_dev(ibpd->device, "%s: pinning addr 0x%llx length %llu%s: error %d",
+			      verb, start, length, ib_access_writable(access) ? " writable" : "",
+			      err);
 		goto err_free_mr;
 	}
 	mr->umem = umem;
 	sroce_mr_set_range(mr, access, ib_umem_offset(umem), iova, length, PAGE_SIZE);
 	err = sroce_mr_fill_pages(mr);
-	if (err)
+	if (err) {
+		sroce_dbg_dev(ibpd->device, "%s: page array of addr 0x%llx length %llu: error %d",
+			      verb, start, length, err);
 		goto err_release_umem;
+	}
 	mr->ibmr.pd = ibpd;
 	return mr;
 
@@ -264,7 +312,7 @@ struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				u64 iova, int access, SROCE_MR_DMAH_PARAM
 				struct ib_udata *udata)
 {
-	struct sroce_mr *mr = sroce_user_mr_create(ibpd, start, length, iova, access);
+	struct sroce_mr *mr = sroce_user_mr_create(ibpd, start, length, iova, access, "reg_mr");
 	int err;
 
 	if (IS_ERR(mr))
@@ -301,19 +349,33 @@ struct ib_mr *sroce_reg_dm_mr(struct ib_pd *ibpd, struct ib_dm *ibdm,
 	int access = attr->access_flags & ~IB_ZERO_BASED;
 	unsigned long first, i;
 	struct sroce_mr *mr;
+	const char *why;
 	u64 end;
 	int err;
 
-	if (!(attr->access_flags & IB_ZERO_BASED) ||
-	    check_add_overflow(attr->offset, attr->length, &end) ||
-	    end > ibdm->length)
+	if (!(attr->access_flags & IB_ZERO_BASED)) {
+		sroce_dbg_dev(ibpd->device, "reg_dm_mr: access 0x%x without IB_ZERO_BASED",
+			      attr->access_flags);
 		return ERR_PTR(-EINVAL);
-	err = sroce_mr_check_access(access);
-	if (err)
+	}
+	if (check_add_overflow(attr->offset, attr->length, &end) || end > ibdm->length) {
+		sroce_dbg_dev(ibpd->device,
+			      "reg_dm_mr: offset %llu + length %llu past the DM's %u bytes",
+			      attr->offset, attr->length, ibdm->length);
+		return ERR_PTR(-EINVAL);
+	}
+	err = sroce_mr_check_access(access, &why);
+	if (err) {
+		sroce_dbg_dev(ibpd->device, "reg_dm_mr: access 0x%x: %s", access, why);
 		return ERR_PTR(err);
+	}
 	/* device memory is never paged: no on-demand paging, no huge pages */
-	if (access & (IB_ACCESS_MW_BIND | IB_ACCESS_ON_DEMAND | IB_ACCESS_HUGETLB))
+	if (access & (IB_ACCESS_MW_BIND | IB_ACCESS_ON_DEMAND | IB_ACCESS_HUGETLB)) {
+		sroce_dbg_dev(ibpd->device,
+			      "reg_dm_mr: access 0x%x: MW_BIND, ON_DEMAND or HUGETLB on device memory",
+			      access);
 		return ERR_PTR(-EOPNOTSUPP);
+	}
 
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL_ACCOUNT);
 	if (!mr)
@@ -337,6 +399,7 @@ struct ib_mr *sroce_reg_dm_mr(struct ib_pd *ibpd, struct ib_dm *ibdm,
 	for (i = 0; i < mr->npages; i++) {
 		mr->pages[i] = sroce_dm_page(ibdm, first + i);
 		if (!mr->pages[i]) {
+			sroce_dbg_dev(ibpd->device, "reg_dm_mr: page %lu past the DM", first + i);
 			err = -EINVAL;
 			goto err_free_pages;
 		}
@@ -380,23 +443,38 @@ struct ib_mr *sroce_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset, u64 lengt
 {
 	struct sroce_dmabuf *sdb;
 	struct sroce_mr *mr;
+	const char *why;
 	u64 end;
 	int err;
 
-	err = sroce_mr_check_access(access);
-	if (err)
+	err = sroce_mr_check_access(access, &why);
+	if (err) {
+		sroce_dbg_dev(ibpd->device, "reg_dmabuf_mr: access 0x%x: %s", access, why);
 		return ERR_PTR(err);
+	}
 	/* pinned for the MR's life: no dynamic (ODP-like) import */
-	if (access & (IB_ACCESS_ON_DEMAND | IB_ACCESS_HUGETLB | IB_ACCESS_MW_BIND))
+	if (access & (IB_ACCESS_ON_DEMAND | IB_ACCESS_HUGETLB | IB_ACCESS_MW_BIND)) {
+		sroce_dbg_dev(ibpd->device,
+			      "reg_dmabuf_mr: access 0x%x: ON_DEMAND, HUGETLB or MW_BIND on a dma-buf",
+			      access);
 		return ERR_PTR(-EOPNOTSUPP);
+	}
 	/* a zero length is refused after the fd: the NCCL probe gets -EBADF */
-	if (length > SROCE_MAX_MR_SIZE || check_add_overflow(iova, length, &end))
+	if (length > SROCE_MAX_MR_SIZE) {
+		sroce_dbg_dev(ibpd->device, "reg_dmabuf_mr: length %llu > max_mr_size %llu",
+			      length, SROCE_MAX_MR_SIZE);
 		return ERR_PTR(-EINVAL);
+	}
+	if (check_add_overflow(iova, length, &end)) {
+		sroce_dbg_dev(ibpd->device, "reg_dmabuf_mr: iova 0x%llx + length %llu wraps", iova,
+			      length);
+		return ERR_PTR(-EINVAL);
+	}
 
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL_ACCOUNT);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
-	sdb = sroce_dmabuf_get(fd, offset, length, ib_access_writable(access),
+	sdb = sroce_dmabuf_get(ibpd->device, fd, offset, length, ib_access_writable(access),
 			       &mr->pages, &mr->npages);
 	if (IS_ERR(sdb)) {
 		err = PTR_ERR(sdb);
@@ -444,9 +522,21 @@ struct ib_mr *sroce_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start, u64 
 	struct sroce_mr *mr = sroce_to_mr(ibmr), *nmr, *old;
 
 	/* ODP MRs are registered anew, not re-registered */
-	if (!mr->umem || mr->odp.umem || (flags & ~IB_MR_REREG_SUPPORTED) ||
-	    ((flags & IB_MR_REREG_ACCESS) && (access & IB_ACCESS_ON_DEMAND)))
+	if (!mr->umem || mr->odp.umem) {
+		sroce_dbg_mr(mr,
+			     "rereg_mr: only a pinned user MR is re-registered (not DMA, DM, dma-buf, FR or ODP)");
 		return ERR_PTR(-EOPNOTSUPP);
+	}
+	if (flags & ~IB_MR_REREG_SUPPORTED) {
+		sroce_dbg_mr(mr, "rereg_mr: flags 0x%x: unknown bits 0x%x", flags,
+			     flags & ~IB_MR_REREG_SUPPORTED);
+		return ERR_PTR(-EOPNOTSUPP);
+	}
+	if ((flags & IB_MR_REREG_ACCESS) && (access & IB_ACCESS_ON_DEMAND)) {
+		sroce_dbg_mr(mr, "rereg_mr: access 0x%x: ON_DEMAND (register an ODP MR anew)",
+			     access);
+		return ERR_PTR(-EOPNOTSUPP);
+	}
 	if (!(flags & IB_MR_REREG_TRANS)) {
 		start = mr->umem->address;
 		length = mr->len;
@@ -454,7 +544,7 @@ struct ib_mr *sroce_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start, u64 
 	}
 	if (!(flags & IB_MR_REREG_ACCESS))
 		access = mr->access;
-	nmr = sroce_user_mr_create(pd, start, length, iova, access);
+	nmr = sroce_user_mr_create(pd, start, length, iova, access, "rereg_mr");
 	if (IS_ERR(nmr))
 		return ERR_CAST(nmr);
 	refcount_set(&nmr->ref, 1);
@@ -463,6 +553,8 @@ struct ib_mr *sroce_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start, u64 
 	nmr->key = mr->key;
 	old = xa_cmpxchg(&sroce_to_dev(ibmr->device)->mr_xa, mr->key >> 8, mr, nmr, GFP_KERNEL);
 	if (old != mr) {
+		sroce_dbg_mr(mr, "rereg_mr: %s", xa_is_err(old) ? "no memory for the MR table" :
+			     "the MR left the table meanwhile");
 		sroce_user_mr_free(nmr);
 		return ERR_PTR(xa_is_err(old) ? xa_err(old) : -EINVAL);
 	}
@@ -528,10 +620,15 @@ struct ib_mr *sroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type, u32 max_n
 	struct sroce_mr *mr;
 	int err;
 
-	if (type != IB_MR_TYPE_MEM_REG)
+	if (type != IB_MR_TYPE_MEM_REG) {
+		sroce_dbg_dev(ibpd->device, "alloc_mr: mr_type %d (MEM_REG only)", type);
 		return ERR_PTR(-EOPNOTSUPP);
-	if (!max_num_sg || max_num_sg > SROCE_MAX_FR_PAGES)
+	}
+	if (!max_num_sg || max_num_sg > SROCE_MAX_FR_PAGES) {
+		sroce_dbg_dev(ibpd->device, "alloc_mr: max_num_sg %u outside 1..%d", max_num_sg,
+			      SROCE_MAX_FR_PAGES);
 		return ERR_PTR(-EINVAL);
+	}
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
@@ -577,8 +674,10 @@ int sroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 	struct sroce_mr *mr = sroce_to_mr(ibmr);
 	int n;
 
-	if (!mr->frmr)
+	if (!mr->frmr) {
+		sroce_dbg_mr(mr, "map_mr_sg: not a fast-registration MR (alloc_mr)");
 		return -EINVAL;
+	}
 	/* a consumer remapping a registered MR: copies never see half a list */
 	write_lock_bh(&mr->lock);
 	mr->npbl = 0;
@@ -620,16 +719,22 @@ static struct sroce_mr *sroce_frmr_get(struct sroce_dev *sdev, struct ib_pd *pd,
 int sroce_mr_fast_reg(struct sroce_dev *sdev, struct ib_pd *pd, u32 key, int access)
 {
 	struct sroce_mr *mr = sroce_frmr_get(sdev, pd, key);
+	const char *why;
 	int err = 0;
 
-	if (!mr)
+	if (!mr) {
+		sroce_dbg_dev_rl(&sdev->ib_dev, "REG_MR: key 0x%x names no FR MR of the QP's PD",
+				 key);
 		return -EINVAL;
-	if (sroce_mr_check_access(access)) {
+	}
+	if (sroce_mr_check_access(access, &why)) {
+		sroce_dbg_mr_rl(mr, "REG_MR: access 0x%x: %s", access, why);
 		sroce_mr_put(mr);
 		return -EINVAL;
 	}
 	write_lock(&mr->lock);
 	if (!mr->npbl) {
+		sroce_dbg_mr_rl(mr, "REG_MR: no pages mapped (map_mr_sg)");
 		err = -EINVAL;
 	} else {
 		if (mr->valid)
@@ -659,10 +764,16 @@ int sroce_mr_invalidate(struct sroce_dev *sdev, struct ib_pd *pd, u32 key)
 	struct sroce_mr *mr = sroce_frmr_get(sdev, pd, key);
 	int err = 0;
 
-	if (!mr)
+	if (!mr) {
+		sroce_dbg_dev_rl(&sdev->ib_dev,
+				 "invalidate: key 0x%x names no FR MR of the QP's PD",
+				 key);
 		return -EINVAL;
+	}
 	write_lock(&mr->lock);
 	if (!mr->valid || mr->key != key) {
+		sroce_dbg_mr_rl(mr, "invalidate: key 0x%x %s", key,
+				mr->valid ? "is not the registered key" : "is not registered");
 		err = -EINVAL;
 	} else {
 		mr->valid = false;

@@ -21,6 +21,7 @@
 #include <linux/overflow.h>
 
 #include "sroce.h"
+#include "qp.h"
 #include "mw.h"
 
 /**
@@ -87,11 +88,19 @@ int sroce_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
 	u32 idx;
 	int err;
 
-	if (ibmw->type != IB_MW_TYPE_1 && ibmw->type != IB_MW_TYPE_2)
+	if (ibmw->type != IB_MW_TYPE_1 && ibmw->type != IB_MW_TYPE_2) {
+		sroce_dbg_dev(ibmw->device, "alloc_mw: type %d (1 or 2 only)", ibmw->type);
 		return -EINVAL;
-	if (udata && udata->inlen && !ib_is_udata_cleared(udata, 0, udata->inlen))
+	}
+	if (udata && udata->inlen && !ib_is_udata_cleared(udata, 0, udata->inlen)) {
+		sroce_dbg_dev(ibmw->device,
+			      "alloc_mw: %zu bytes of driver data not zero (takes none)",
+			      udata->inlen);
 		return -EINVAL;
+	}
 	if (atomic_inc_return(&sdev->mw_count) > SROCE_MAX_MW) {
+		sroce_dbg_dev(ibmw->device, "alloc_mw: the device has max_mw %d MWs already",
+			      SROCE_MAX_MW);
 		err = -ENOMEM;
 		goto err_dec_count;
 	}
@@ -107,6 +116,7 @@ int sroce_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
 	err = xa_alloc_cyclic(&sdev->mw_xa, &idx, NULL, XA_LIMIT(1, SROCE_MAX_MW),
 			      &sdev->mw_next, GFP_KERNEL_ACCOUNT);
 	if (err < 0) {
+		sroce_dbg_dev(ibmw->device, "alloc_mw: no MW index: error %d", err);
 		err = err == -EBUSY ? -ENOMEM : err;
 		goto err_free_win;
 	}
@@ -184,13 +194,23 @@ static struct sroce_win *sroce_win_find(struct sroce_dev *sdev, u32 key)
  * length; a bound type 2 window belongs to its QP until invalidated.
  */
 static bool sroce_win_bind_ok(const struct sroce_win *win, const struct ib_qp *ibqp,
-			      const struct sroce_bind *b)
+			      const struct sroce_bind *b, const char **why)
 {
 	lockdep_assert_held(&win->lock);
-	if (win->dead || win->pd != ibqp->pd)
+	if (win->dead) {
+		*why = "the MW is deallocated";
 		return false;
-	if (win->type == IB_MW_TYPE_1)
+	}
+	if (win->pd != ibqp->pd) {
+		*why = "the MW is of another PD than the QP";
+		return false;
+	}
+	if (win->type == IB_MW_TYPE_1) {
+		*why = "a type 1 MW named by a stale rkey";
 		return win->key == b->mw_key;
+	}
+	*why = win->mr ? "a type 2 MW still bound (invalidate it first)" :
+			 "a type 2 MW bound with length 0";
 	return !win->mr && b->len;
 }
 
@@ -212,27 +232,47 @@ static bool sroce_win_bind_ok(const struct sroce_win *win, const struct ib_qp *i
  */
 int sroce_mw_bind(struct sroce_dev *sdev, struct ib_qp *ibqp, const struct sroce_bind *b)
 {
+	struct sroce_qp *qp = sroce_to_qp(ibqp);
 	struct sroce_mr *mr = NULL, *old;
+	const char *why = "the rkey names no MW";
 	struct sroce_win *win;
 	u64 end;
 	u32 gen;
 	int err = -EINVAL;
 
 	/* local write may come along (it means nothing for a window) */
-	if ((b->new_key >> 8) != (b->mw_key >> 8) ||
-	    (b->access & ~(SROCE_MW_ACCESS | IB_ACCESS_LOCAL_WRITE)))
+	if ((b->new_key >> 8) != (b->mw_key >> 8)) {
+		sroce_dbg_qp_rl(qp,
+				"bind_mw: new rkey 0x%x changes the index of rkey 0x%x (only its low 8 bits may change)",
+				b->new_key, b->mw_key);
 		return -EINVAL;
-	if (check_add_overflow(b->va, b->len, &end))
+	}
+	if (b->access & ~(SROCE_MW_ACCESS | IB_ACCESS_LOCAL_WRITE)) {
+		sroce_dbg_qp_rl(qp, "bind_mw: mw_access_flags 0x%x: not remote rights 0x%x",
+				b->access, b->access & ~(SROCE_MW_ACCESS | IB_ACCESS_LOCAL_WRITE));
 		return -EINVAL;
+	}
+	if (check_add_overflow(b->va, b->len, &end)) {
+		sroce_dbg_qp_rl(qp, "bind_mw: addr 0x%llx + length %llu wraps", b->va, b->len);
+		return -EINVAL;
+	}
 	if (b->len) {
 		int need = IB_ACCESS_MW_BIND;
 
 		if (b->access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC))
 			need |= IB_ACCESS_LOCAL_WRITE;
 		mr = sroce_mr_lookup(sdev, b->mr_key, ibqp->pd, need, b->va, b->len, &gen);
-		if (IS_ERR(mr))
+		if (IS_ERR(mr)) {
+			sroce_dbg_qp_rl(qp,
+					"bind_mw: MR lkey 0x%x: none of the QP's PD, or not registered with MW_BIND%s, or [0x%llx, +%llu) outside it (error %ld)",
+					b->mr_key, need & IB_ACCESS_LOCAL_WRITE ?
+					" and LOCAL_WRITE (remote write or atomic)" : "",
+					b->va, b->len, PTR_ERR(mr));
 			return -EINVAL;
+		}
 		if (mr->frmr || !mr->umem) {	/* user MRs only */
+			sroce_dbg_qp_rl(qp,
+					"bind_mw: MR lkey 0x%x is no user memory MR", b->mr_key);
 			sroce_mr_put(mr);
 			return -EINVAL;
 		}
@@ -241,7 +281,7 @@ int sroce_mw_bind(struct sroce_dev *sdev, struct ib_qp *ibqp, const struct sroce
 	win = sroce_win_find(sdev, b->mw_key);
 	if (win) {
 		spin_lock_bh(&win->lock);
-		if (sroce_win_bind_ok(win, ibqp, b)) {
+		if (sroce_win_bind_ok(win, ibqp, b, &why)) {
 			old = sroce_win_unbind(win);
 			win->mr = mr;
 			win->va = b->va;
@@ -255,6 +295,8 @@ int sroce_mw_bind(struct sroce_dev *sdev, struct ib_qp *ibqp, const struct sroce
 		spin_unlock_bh(&win->lock);
 	}
 	rcu_read_unlock();
+	if (err)
+		sroce_dbg_qp_rl(qp, "bind_mw: rkey 0x%x: %s", b->mw_key, why);
 	if (mr)
 		sroce_mr_put(mr);
 	return err;
@@ -290,6 +332,10 @@ static int sroce_mw_invalidate(struct sroce_dev *sdev, struct ib_pd *pd, u32 qpn
 		spin_unlock_bh(&win->lock);
 	}
 	rcu_read_unlock();
+	if (err)
+		sroce_dbg_dev_rl(&sdev->ib_dev,
+				 "invalidate: rkey 0x%x on qp#%u: no bound type 2 MW of that rkey, PD and QP",
+				 key, qpn);
 	if (mr)
 		sroce_mr_put(mr);
 	return err;

@@ -26,6 +26,7 @@
 #include "qp.h"
 #include "sroce_icrc.h"
 #include "sroce_wire.h"
+#include "trace.h"
 
 /**
  * struct sroce_udp - per-network-namespace socket state
@@ -60,9 +61,23 @@ static DEFINE_MUTEX(sroce_udp_lock);
 
 atomic64_t sroce_rx_drops[SROCE_DROP_MAX];
 
-static void sroce_rx_drop(struct sk_buff *skb, enum sroce_drop why)
+/**
+ * sroce_drop_count() - count (and trace) a received packet dropped
+ * @why: the reason
+ * @qpn: the destination QP, SROCE_DROP_NO_QPN when not known
+ *
+ * Every drop of a received packet is counted here, whoever frees it.
+ */
+void sroce_drop_count(enum sroce_drop why, u32 qpn)
 {
 	atomic64_inc(&sroce_rx_drops[why]);
+	trace_sroce_drop(qpn, why);
+}
+
+/* Drop a received packet: the receive path's one exit for them. */
+static void sroce_rx_drop(struct sk_buff *skb, u32 qpn, enum sroce_drop why)
+{
+	sroce_drop_count(why, qpn);
 	kfree_skb(skb);
 }
 
@@ -99,12 +114,12 @@ static int sroce_mc_rcv(struct sk_buff *skb, const struct sroce_pkt_hdr *hdr,
 			if (c)
 				sroce_sched_rx(qps[i], c);
 		} else {
-			atomic64_inc(&sroce_rx_drops[why]);
+			sroce_drop_count(why, qps[i]->ibqp.qp_num);
 		}
 		sroce_qp_put(qps[i]);
 	}
 	if (!n)
-		atomic64_inc(&sroce_rx_drops[why]);
+		sroce_drop_count(why, SROCE_MCAST_QPN);
 	kfree_skb(skb);
 	return 0;
 }
@@ -196,7 +211,7 @@ static int sroce_rcv_finish(struct sroce_qp *qp, struct sk_buff *skb, enum sroce
 	if (why == SROCE_DROP_MAX)
 		sroce_sched_rx(qp, skb);
 	else
-		sroce_rx_drop(skb, why);
+		sroce_rx_drop(skb, qp->ibqp.qp_num, why);
 	sroce_qp_put(qp);
 	return 0;
 }
@@ -231,7 +246,7 @@ static int sroce_cnp_rcv(struct net *net, struct sk_buff *skb, const u8 *iph, bo
 	if (!qp) {
 		why = unchecked && !sroce_rcv_icrc_ok(skb, iph, v6) ?
 		      SROCE_DROP_ICRC : SROCE_DROP_CNP;
-		sroce_rx_drop(skb, why);
+		sroce_rx_drop(skb, SROCE_DROP_NO_QPN, why);
 		return 0;
 	}
 	if (unchecked && !READ_ONCE(qp->icrc_skip) && !sroce_rcv_icrc_ok(skb, iph, v6)) {
@@ -285,18 +300,18 @@ static int sroce_rcv(struct net *net, struct sk_buff *skb, const u8 *iph, bool v
 		    skb->data[sizeof(struct udphdr)] == SROCE_OP_CNP)
 			return sroce_cnp_rcv(net, skb, iph, v6, unchecked);
 		if (unchecked && !sroce_rcv_icrc_ok(skb, iph, v6)) {
-			sroce_rx_drop(skb, SROCE_DROP_ICRC);
+			sroce_rx_drop(skb, SROCE_DROP_NO_QPN, SROCE_DROP_ICRC);
 			return 0;
 		}
 		net_dbg_ratelimited("sroce: dropped a packet: %s\n",
 				    sroce_pkt_strerror(err));
-		sroce_rx_drop(skb, SROCE_DROP_HDR);
+		sroce_rx_drop(skb, SROCE_DROP_NO_QPN, SROCE_DROP_HDR);
 		return 0;
 	}
 	/* UD never skips the ICRC */
 	if (unchecked && (hdr.info->flags & SROCE_OPF_UD)) {
 		if (!sroce_rcv_icrc_ok(skb, iph, v6)) {
-			sroce_rx_drop(skb, SROCE_DROP_ICRC);
+			sroce_rx_drop(skb, hdr.bth.dqpn, SROCE_DROP_ICRC);
 			return 0;
 		}
 		unchecked = false;
@@ -312,7 +327,8 @@ static int sroce_rcv(struct net *net, struct sk_buff *skb, const u8 *iph, bool v
 
 	qp = sroce_qp_get_net(net, hdr.bth.dqpn);
 	if (!qp) {
-		sroce_rx_drop(skb, unchecked && !sroce_rcv_icrc_ok(skb, iph, v6) ?
+		sroce_rx_drop(skb, hdr.bth.dqpn,
+			      unchecked && !sroce_rcv_icrc_ok(skb, iph, v6) ?
 			      SROCE_DROP_ICRC : SROCE_DROP_NO_QP);
 		return 0;
 	}
@@ -389,16 +405,16 @@ static int sroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 	unchecked = skb->data[sizeof(struct udphdr) + SROCE_BTH_RESV8A_OFF] &
 		    SROCE_BTH_ICRC_NONE;
 	if (!unchecked && !sroce_rcv_icrc_ok(skb, iph, v6)) {
-		sroce_rx_drop(skb, SROCE_DROP_ICRC);
+		sroce_rx_drop(skb, SROCE_DROP_NO_QPN, SROCE_DROP_ICRC);
 		return 0;
 	}
 	return sroce_rcv(sock_net(sk), skb, iph, v6, unchecked);
 
 drop_len:
-	sroce_rx_drop(skb, SROCE_DROP_LEN);
+	sroce_rx_drop(skb, SROCE_DROP_NO_QPN, SROCE_DROP_LEN);
 	return 0;
 drop_hdr:
-	sroce_rx_drop(skb, SROCE_DROP_HDR);
+	sroce_rx_drop(skb, SROCE_DROP_NO_QPN, SROCE_DROP_HDR);
 	return 0;
 }
 
@@ -1047,6 +1063,7 @@ int sroce_pkt_xmit(struct sroce_qp *qp, struct sk_buff *skb, u32 payload)
 	struct net *net = dev_net(qp->sdev->ndev);
 	struct udphdr *uh;
 
+	trace_sroce_pkt_tx(qp, skb->data, payload);
 	/* a packet with fragments has its pad and ICRC field in the last one */
 	if (!skb_shinfo(skb)->nr_frags)
 		skb_put_zero(skb, sroce_pad_len(payload) + SROCE_ICRC_LEN);

@@ -33,6 +33,7 @@
 #include "sroce.h"
 #include "odp.h"
 #include "qp.h"
+#include "trace.h"
 
 static struct sroce_mr *sroce_odp_to_mr(struct sroce_odp *odp)
 {
@@ -204,10 +205,12 @@ static void sroce_odp_fault_work(struct work_struct *w)
 		if (failed) {
 			odp->bad_start = start;
 			odp->bad_end = end;
+			odp->fault_errs++;
 		} else if (start < odp->bad_end && odp->bad_start < end) {
 			odp->bad_start = odp->bad_end = 0;
 		}
 		spin_unlock_bh(&odp->lock);
+		trace_sroce_odp_fault_done(mr->ibmr.lkey, start, end, failed);
 		if (failed)
 			sroce_stat_inc(sdev, SROCE_STAT_ODP_FAULT_ERRS);
 	}
@@ -227,15 +230,18 @@ static int sroce_odp_miss(struct sroce_mr *mr, u64 uva, u64 len)
 	spin_lock_bh(&odp->lock);
 	if (uva >= odp->bad_start && uva < odp->bad_end) {
 		spin_unlock_bh(&odp->lock);
+		trace_sroce_odp_fault(mr->ibmr.lkey, uva, len, -EFAULT);
 		return -EFAULT;		/* faulting it in failed already */
 	}
 	odp->start = min(odp->start, uva);
 	odp->end = max(odp->end, uva + len);
+	odp->faults++;
 	spin_unlock_bh(&odp->lock);
 	refcount_inc(&mr->ref);
 	if (!queue_work(sroce_odp_wq, &odp->fault_work))
 		sroce_mr_put(mr);	/* already queued: it takes the new range too */
 	sroce_stat_inc(sroce_to_dev(mr->ibmr.device), SROCE_STAT_ODP_FAULTS);
+	trace_sroce_odp_fault(mr->ibmr.lkey, uva, len, -EAGAIN);
 	return -EAGAIN;
 }
 
@@ -266,6 +272,8 @@ int sroce_odp_mr_init(struct sroce_mr *mr, struct ib_device *ibdev, u64 start, u
 	mr->odp.end = 0;
 	mr->odp.bad_start = 0;
 	mr->odp.bad_end = 0;
+	mr->odp.faults = 0;
+	mr->odp.fault_errs = 0;
 	mutex_lock(&umem->umem_mutex);
 	umem->private = mr;
 	mutex_unlock(&umem->umem_mutex);
@@ -480,10 +488,14 @@ int sroce_advise_mr(struct ib_pd *pd, enum ib_uverbs_advise_mr_advice advice, u3
 		need = IB_ACCESS_LOCAL_WRITE;
 		break;
 	default:
+		sroce_dbg_dev(pd->device, "advise_mr: advice %d not supported", advice);
 		return -EOPNOTSUPP;
 	}
-	if (flags & ~IB_UVERBS_ADVISE_MR_FLAG_FLUSH)
+	if (flags & ~IB_UVERBS_ADVISE_MR_FLAG_FLUSH) {
+		sroce_dbg_dev(pd->device, "advise_mr: flags 0x%x: unknown bits 0x%x", flags,
+			      flags & ~IB_UVERBS_ADVISE_MR_FLAG_FLUSH);
 		return -EOPNOTSUPP;
+	}
 	for (i = 0; i < num_sge; i++) {
 		struct sroce_mr *mr;
 		u32 gen;
@@ -491,12 +503,24 @@ int sroce_advise_mr(struct ib_pd *pd, enum ib_uverbs_advise_mr_advice advice, u3
 
 		mr = sroce_mr_lookup(sdev, sg_list[i].lkey, pd, need, sg_list[i].addr,
 				     sg_list[i].length, &gen);
-		if (IS_ERR(mr))
+		if (IS_ERR(mr)) {
+			sroce_dbg_dev(pd->device,
+				      "advise_mr: sge %u: lkey 0x%x: no MR of this PD%s covering [0x%llx, +%u) (error %ld)",
+				      i, sg_list[i].lkey, need ? " with LOCAL_WRITE" : "",
+				      sg_list[i].addr, sg_list[i].length, PTR_ERR(mr));
 			return -EINVAL;
+		}
 		err = !mr->odp.umem ? -EINVAL :
 		      !sg_list[i].length ? 0 :
 		      sroce_odp_map(mr, sroce_odp_uva(mr, sg_list[i].addr), sg_list[i].length,
 				    advice != IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT);
+		if (err)
+			sroce_dbg_mr(mr, "advise_mr: sge %u [0x%llx, +%u): %s (error %d)", i,
+				     sg_list[i].addr, sg_list[i].length,
+				     !mr->odp.umem ? "not an ODP MR" :
+				     err == -ENOENT ? "deregistered meanwhile" :
+				     err == -EINTR ? "killed" : "faulting the pages in failed",
+				     err);
 		sroce_mr_put(mr);
 		/* -ENOENT: deregistered meanwhile, a bad lkey */
 		if (err == -EINTR || err == -EINVAL || err == -ENOENT)

@@ -32,6 +32,8 @@ enum ib_uverbs_advise_mr_advice;
  * @bad_start: first address of the last range that could not be faulted in
  * @bad_end: its end (equal to @bad_start: none); transfers that miss in it
  *           fail with -EFAULT instead of waiting for ever
+ * @faults: transfers that missed a page and queued the fault work
+ * @fault_errs: fault work runs that could not map their range
  */
 struct sroce_odp {
 	struct ib_umem_odp *umem;
@@ -42,6 +44,8 @@ struct sroce_odp {
 	u64 end;
 	u64 bad_start;
 	u64 bad_end;
+	u64 faults;
+	u64 fault_errs;
 };
 
 int sroce_odp_mr_init(struct sroce_mr *mr, struct ib_device *ibdev, u64 start, u64 length,

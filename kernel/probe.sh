@@ -55,6 +55,8 @@ probe IB_DEVICE_GET_BY_NAME rdma/ib_verbs.h 'struct ib_device \*ib_device_get_by
 probe IB_UMEM_GET rdma/ib_umem.h 'struct ib_umem \*ib_umem_get\('
 # ODP pages in an HMM pfn list (umem_odp->map.pfn_list), not a DMA list
 probe ODP_HMM_MAP rdma/ib_umem_odp.h 'struct hmm_dma_map map;'
+# ib_device_ops.fill_res_srq_entry: driver attributes of SRQs in resource dumps
+probe FILL_RES_SRQ rdma/ib_verbs.h '\(\*fill_res_srq_entry\)\('
 # the IBTA 1.5 FLUSH capability and MR access flags (6.2)
 probe IB_FLUSH rdma/ib_verbs.h 'IB_DEVICE_FLUSH_GLOBAL'
 

@@ -16,9 +16,16 @@
 #include "srq.h"
 #include "mcast.h"
 #include "sroce_psn.h"
+#include "trace.h"
 
 #define SROCE_QPN_MIN		16
 #define SROCE_QPN_MAX		0xffffff
+
+/* the access flags modify_qp takes */
+#define SROCE_QP_ACCESS		(IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ |	\
+				 IB_ACCESS_REMOTE_ATOMIC | IB_ACCESS_LOCAL_WRITE |	\
+				 IB_ACCESS_ON_DEMAND | SROCE_ACCESS_FLUSH_GLOBAL |	\
+				 SROCE_ACCESS_FLUSH_PERSISTENT | SROCE_QP_ACCESS_FLUSH_IGNORED)
 
 /* QPNs are unique module-wide: the receive path finds a QP from the BTH
  * alone, then checks the namespace.
@@ -206,6 +213,7 @@ void sroce_qp_set_error(struct sroce_qp *qp)
 	spin_lock_irqsave(&qp->state_lock, flags);
 	changed = qp->state != IB_QPS_ERR && qp->state != IB_QPS_RESET;
 	if (changed) {
+		trace_sroce_qp_state(qp->ibqp.qp_num, qp->state, IB_QPS_ERR);
 		qp->state = IB_QPS_ERR;
 		qp->attr.qp_state = IB_QPS_ERR;
 	}
@@ -216,6 +224,27 @@ void sroce_qp_set_error(struct sroce_qp *qp)
 
 /* ---- create / destroy ------------------------------------------------ */
 
+/* The send queue's capabilities, as every QP type with an SQ asks them */
+static int sroce_qp_check_send_cap(struct sroce_dev *sdev, const struct ib_qp_cap *cap)
+{
+	if (cap->max_send_wr > SROCE_MAX_QP_WR) {
+		sroce_dbg_dev(&sdev->ib_dev, "create_qp: max_send_wr %u > max %d",
+			      cap->max_send_wr, SROCE_MAX_QP_WR);
+		return -EINVAL;
+	}
+	if (cap->max_send_sge > SROCE_MAX_SGE) {
+		sroce_dbg_dev(&sdev->ib_dev, "create_qp: max_send_sge %u > max %d",
+			      cap->max_send_sge, SROCE_MAX_SGE);
+		return -EINVAL;
+	}
+	if (cap->max_inline_data > SROCE_MAX_INLINE) {
+		sroce_dbg_dev(&sdev->ib_dev, "create_qp: max_inline_data %u > max %d",
+			      cap->max_inline_data, SROCE_MAX_INLINE);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /*
  * XRC QPs: an INI QP only sends (a send CQ, no RQ, no receive CQ, no SRQ);
  * a TGT QP has no queues and no CQs at all, only its XRC domain (the core
@@ -223,8 +252,10 @@ void sroce_qp_set_error(struct sroce_qp *qp)
  * hands user space a shared handle of its own). An INI QP needs a user
  * ring: a kernel ib_send_wr cannot name the remote XRC SRQ.
  */
-static int sroce_qp_check_xrc(struct ib_qp_init_attr *init, struct ib_udata *udata)
+static int sroce_qp_check_xrc(struct sroce_dev *sdev, struct ib_qp_init_attr *init,
+			      struct ib_udata *udata)
 {
+	struct ib_device *ibdev = &sdev->ib_dev;
 	struct ib_qp_cap *cap = &init->cap;
 
 	/*
@@ -232,24 +263,37 @@ static int sroce_qp_check_xrc(struct ib_qp_init_attr *init, struct ib_udata *uda
 	 * for receive ones) are ignored and reported back as 0, as hardware
 	 * does. An INI QP that asks for receives is refused.
 	 */
-	if (init->qp_type == IB_QPT_XRC_TGT)
-		return init->xrcd ? 0 : -EINVAL;
-	if (init->srq || init->recv_cq || cap->max_recv_wr || cap->max_recv_sge)
+	if (init->qp_type == IB_QPT_XRC_TGT) {
+		if (init->xrcd)
+			return 0;
+		sroce_dbg_dev(ibdev, "create_qp: XRC TGT QP without an XRC domain");
 		return -EINVAL;
-	if (!udata)
+	}
+	if (init->srq || init->recv_cq || cap->max_recv_wr || cap->max_recv_sge) {
+		sroce_dbg_dev(ibdev,
+			      "create_qp: XRC INI QP only sends: srq %s, recv_cq %s, max_recv_wr %u, max_recv_sge %u (all must be none/0)",
+			      init->srq ? "set" : "none", init->recv_cq ? "set" : "none",
+			      cap->max_recv_wr, cap->max_recv_sge);
+		return -EINVAL;
+	}
+	if (!udata) {
+		sroce_dbg_dev(ibdev,
+			      "create_qp: XRC INI QP for a kernel consumer (user space only)");
 		return -EOPNOTSUPP;
-	if (!init->send_cq)
+	}
+	if (!init->send_cq) {
+		sroce_dbg_dev(ibdev, "create_qp: XRC INI QP without a send_cq");
 		return -EINVAL;
-	if (cap->max_send_wr > SROCE_MAX_QP_WR || cap->max_send_sge > SROCE_MAX_SGE ||
-	    cap->max_inline_data > SROCE_MAX_INLINE)
-		return -EINVAL;
-	return 0;
+	}
+	return sroce_qp_check_send_cap(sdev, cap);
 }
 
 static int sroce_qp_check_init(struct sroce_dev *sdev, struct ib_qp_init_attr *init,
 			       struct ib_udata *udata)
 {
+	struct ib_device *ibdev = &sdev->ib_dev;
 	struct ib_qp_cap *cap = &init->cap;
+	int err;
 
 	switch (init->qp_type) {
 	case IB_QPT_RC:
@@ -258,30 +302,56 @@ static int sroce_qp_check_init(struct sroce_dev *sdev, struct ib_qp_init_attr *i
 		break;
 	case IB_QPT_XRC_INI:
 	case IB_QPT_XRC_TGT:
-		if (init->create_flags)
+		if (init->create_flags) {
+			sroce_dbg_dev(ibdev, "create_qp: create_flags 0x%x not supported",
+				      init->create_flags);
 			return -EOPNOTSUPP;
-		return sroce_qp_check_xrc(init, udata);
+		}
+		return sroce_qp_check_xrc(sdev, init, udata);
 	case IB_QPT_GSI:	/* QP1: ib_mad's, on port 1 */
-		if (udata || init->port_num != SROCE_PORT)
+		if (udata || init->port_num != SROCE_PORT) {
+			sroce_dbg_dev(ibdev,
+				      "create_qp: GSI QP from %s on port %u (kernel, port %d only)",
+				      udata ? "user space" : "the kernel", init->port_num,
+				      SROCE_PORT);
 			return -EINVAL;
+		}
 		break;
 	default:
+		sroce_dbg_dev(ibdev, "create_qp: qp_type %d not supported", init->qp_type);
 		return -EOPNOTSUPP;
 	}
-	if (init->create_flags)
+	if (init->create_flags) {
+		sroce_dbg_dev(ibdev, "create_qp: create_flags 0x%x not supported",
+			      init->create_flags);
 		return -EOPNOTSUPP;
-	if (init->srq && init->qp_type == IB_QPT_GSI)
+	}
+	if (init->srq && init->qp_type == IB_QPT_GSI) {
+		sroce_dbg_dev(ibdev, "create_qp: GSI QP with an SRQ");
 		return -EINVAL;
-	if (!init->send_cq || !init->recv_cq)
+	}
+	if (!init->send_cq || !init->recv_cq) {
+		sroce_dbg_dev(ibdev, "create_qp: send_cq %s, recv_cq %s (both needed)",
+			      init->send_cq ? "set" : "none", init->recv_cq ? "set" : "none");
 		return -EINVAL;
+	}
 	/* 0 WRs: a QP that only receives, or only sends */
-	if (cap->max_send_wr > SROCE_MAX_QP_WR ||
-	    cap->max_send_sge > SROCE_MAX_SGE || cap->max_inline_data > SROCE_MAX_INLINE)
-		return -EINVAL;
+	err = sroce_qp_check_send_cap(sdev, cap);
+	if (err)
+		return err;
 	/* with an SRQ the receive capabilities are the SRQ's */
-	if (!init->srq && (cap->max_recv_wr > SROCE_MAX_QP_WR ||
-			   cap->max_recv_sge > SROCE_MAX_SGE))
+	if (init->srq)
+		return 0;
+	if (cap->max_recv_wr > SROCE_MAX_QP_WR) {
+		sroce_dbg_dev(ibdev, "create_qp: max_recv_wr %u > max %d",
+			      cap->max_recv_wr, SROCE_MAX_QP_WR);
 		return -EINVAL;
+	}
+	if (cap->max_recv_sge > SROCE_MAX_SGE) {
+		sroce_dbg_dev(ibdev, "create_qp: max_recv_sge %u > max %d",
+			      cap->max_recv_sge, SROCE_MAX_SGE);
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -299,6 +369,8 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	if (err)
 		return err;
 	if (atomic_inc_return(&sdev->qp_count) > SROCE_MAX_QP) {
+		sroce_dbg_dev(ibqp->device, "create_qp: the device has max_qp %d QPs already",
+			      SROCE_MAX_QP);
 		err = -ENOMEM;
 		goto err_dec_count;
 	}
@@ -340,6 +412,8 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->sq = sroce_queue_create(udata, qp->sq_entries, qp->sq_stride);
 	if (IS_ERR(qp->sq)) {
 		err = PTR_ERR(qp->sq);
+		sroce_dbg_dev(ibqp->device, "create_qp: SQ ring of %u x %u bytes: error %d",
+			      qp->sq_entries, qp->sq_stride, err);
 		goto err_dec_count;
 	}
 	/* an XRC INI QP's RQ is never posted to: not even mappable */
@@ -347,6 +421,8 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 				    qp->rq_entries, qp->rq_stride);
 	if (IS_ERR(qp->rq)) {
 		err = PTR_ERR(qp->rq);
+		sroce_dbg_dev(ibqp->device, "create_qp: RQ ring of %u x %u bytes: error %d",
+			      qp->rq_entries, qp->rq_stride, err);
 		goto err_destroy_sq;
 	}
 	qp->sq_shadow = kvcalloc(qp->sq_entries, qp->sq_stride, GFP_KERNEL_ACCOUNT);
@@ -364,6 +440,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	    !qp->resp.atomics ||
 	    (init->qp_type != IB_QPT_UD && init->qp_type != IB_QPT_GSI &&
 	     dst_cache_init(&qp->dst_cache, GFP_KERNEL_ACCOUNT))) {
+		sroce_dbg_dev(ibqp->device, "create_qp: out of memory for the QP's state");
 		err = -ENOMEM;
 		goto err_free_shadow;
 	}
@@ -397,8 +474,11 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 				      XA_LIMIT(SROCE_QPN_MIN, SROCE_QPN_MAX),
 				      &sroce_next_qpn, GFP_KERNEL_ACCOUNT);
 	}
-	if (err < 0)
+	if (err < 0) {
+		sroce_dbg_dev(ibqp->device, "create_qp: no QP number (%s): error %d",
+			      init->qp_type == IB_QPT_GSI ? "QP1 taken" : "all in use", err);
 		goto err_free_shadow;
+	}
 	ibqp->qp_num = qpn;
 
 	cap->max_send_wr = qp->has_sq ? qp->sq_entries : 0;
@@ -415,8 +495,10 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 			sroce_queue_info(qp->rq, &resp.rq);
 		resp.qpn = qpn;
 		err = ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
-		if (err)
+		if (err) {
+			sroce_dbg_qp(qp, "create_qp: response not writable (%d)", err);
 			goto err_release_qpn;
+		}
 	}
 	if (init->qp_type != IB_QPT_GSI) {
 		/* publish: a reserved entry reads as NULL until this store */
@@ -453,6 +535,7 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	if (ibqp->qp_type == IB_QPT_UD)
 		sroce_ud_send_posted(qp);
 	spin_lock_irq(&qp->state_lock);
+	trace_sroce_qp_state(ibqp->qp_num, qp->state, IB_QPS_RESET);
 	qp->state = IB_QPS_RESET;
 	spin_unlock_irq(&qp->state_lock);
 
@@ -491,63 +574,106 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 static int sroce_qp_set_path(struct sroce_qp *qp, const struct ib_qp_attr *attr)
 {
 	struct sroce_path path;
+	const char *why;
 	int err;
 
-	err = sroce_path_from_ah_attr(&attr->ah_attr, &path);
+	err = sroce_path_from_ah_attr(&attr->ah_attr, &path, &why);
 	if (!err)
 		qp->path = path;
+	else
+		sroce_dbg_qp(qp, "modify_qp: ah_attr: %s", why);
 	return err;
 }
+
+/* A QP state's name, for debug messages */
+const char *sroce_qp_state_name(enum ib_qp_state state)
+{
+	static const char * const names[] = {
+		[IB_QPS_RESET] = "RESET", [IB_QPS_INIT] = "INIT", [IB_QPS_RTR] = "RTR",
+		[IB_QPS_RTS] = "RTS", [IB_QPS_SQD] = "SQD", [IB_QPS_SQE] = "SQE",
+		[IB_QPS_ERR] = "ERR",
+	};
+
+	return (unsigned int)state < ARRAY_SIZE(names) ? names[state] : "(bad state)";
+}
+
+/* A modify_qp attribute above its limit: say which, with the values */
+#define sroce_qp_attr_over(qp, mask, bit, name, val, max)			\
+	({									\
+		bool __over = ((mask) & (bit)) && (val) > (max);		\
+										\
+		if (__over)							\
+			sroce_dbg_qp(qp, "modify_qp: %s %u > max %u", name,	\
+				     (unsigned int)(val), (unsigned int)(max));	\
+		__over;								\
+	})
 
 static int sroce_qp_check_attr(struct sroce_qp *qp, const struct ib_qp_attr *attr,
 			       int mask, bool may_priv_qkey)
 {
 	int port_mtu;
 
-	if ((mask & IB_QP_PORT) && attr->port_num != SROCE_PORT)
+	if ((mask & IB_QP_PORT) && attr->port_num != SROCE_PORT) {
+		sroce_dbg_qp(qp, "modify_qp: port_num %u (port %d only)", attr->port_num,
+			     SROCE_PORT);
 		return -EINVAL;
-	if ((mask & IB_QP_PKEY_INDEX) && attr->pkey_index)
+	}
+	if ((mask & IB_QP_PKEY_INDEX) && attr->pkey_index) {
+		sroce_dbg_qp(qp, "modify_qp: pkey_index %u (one P_Key, index 0)",
+			     attr->pkey_index);
 		return -EINVAL;
+	}
 	if ((mask & IB_QP_PATH_MTU) &&
-	    (attr->path_mtu < IB_MTU_256 || attr->path_mtu > IB_MTU_4096))
+	    (attr->path_mtu < IB_MTU_256 || attr->path_mtu > IB_MTU_4096)) {
+		sroce_dbg_qp(qp, "modify_qp: path_mtu %d is no IB MTU (%d..%d)", attr->path_mtu,
+			     IB_MTU_256, IB_MTU_4096);
 		return -EINVAL;
+	}
 	/* no larger than the port's active MTU: such packets would not fit */
 	port_mtu = sroce_ib_mtu_from_netdev_mtu(READ_ONCE(qp->sdev->ndev->mtu));
-	if ((mask & IB_QP_PATH_MTU) && (!port_mtu || attr->path_mtu > port_mtu))
+	if ((mask & IB_QP_PATH_MTU) && (!port_mtu || attr->path_mtu > port_mtu)) {
+		sroce_dbg_qp(qp,
+			     "modify_qp: path_mtu %d > the port's active_mtu %d (netdev mtu %u)",
+			     ib_mtu_enum_to_int(attr->path_mtu),
+			     port_mtu ? ib_mtu_enum_to_int((enum ib_mtu)port_mtu) : 0,
+			     READ_ONCE(qp->sdev->ndev->mtu));
 		return -EINVAL;
-	if ((mask & IB_QP_TIMEOUT) && attr->timeout > 31)
-		return -EINVAL;
-	if ((mask & IB_QP_RETRY_CNT) && attr->retry_cnt > 7)
-		return -EINVAL;
-	if ((mask & IB_QP_RNR_RETRY) && attr->rnr_retry > 7)
-		return -EINVAL;
-	if ((mask & IB_QP_MIN_RNR_TIMER) && attr->min_rnr_timer > 31)
-		return -EINVAL;
-	if ((mask & IB_QP_MAX_QP_RD_ATOMIC) && attr->max_rd_atomic > SROCE_MAX_RD_ATOMIC)
-		return -EINVAL;
-	if ((mask & IB_QP_MAX_DEST_RD_ATOMIC) &&
-	    attr->max_dest_rd_atomic > SROCE_MAX_RD_ATOMIC)
-		return -EINVAL;
-	if ((mask & IB_QP_DEST_QPN) && attr->dest_qp_num > SROCE_QPN_MAX)
+	}
+	if (sroce_qp_attr_over(qp, mask, IB_QP_TIMEOUT, "timeout", attr->timeout, 31) ||
+	    sroce_qp_attr_over(qp, mask, IB_QP_RETRY_CNT, "retry_cnt", attr->retry_cnt, 7) ||
+	    sroce_qp_attr_over(qp, mask, IB_QP_RNR_RETRY, "rnr_retry", attr->rnr_retry, 7) ||
+	    sroce_qp_attr_over(qp, mask, IB_QP_MIN_RNR_TIMER, "min_rnr_timer",
+			       attr->min_rnr_timer, 31) ||
+	    sroce_qp_attr_over(qp, mask, IB_QP_MAX_QP_RD_ATOMIC, "max_rd_atomic",
+			       attr->max_rd_atomic, SROCE_MAX_RD_ATOMIC) ||
+	    sroce_qp_attr_over(qp, mask, IB_QP_MAX_DEST_RD_ATOMIC, "max_dest_rd_atomic",
+			       attr->max_dest_rd_atomic, SROCE_MAX_RD_ATOMIC) ||
+	    sroce_qp_attr_over(qp, mask, IB_QP_DEST_QPN, "dest_qp_num", attr->dest_qp_num,
+			       SROCE_QPN_MAX))
 		return -EINVAL;
 	/* a controlled Q_Key (high bit set) is for privileged consumers */
 	if ((mask & IB_QP_QKEY) && (attr->qkey & SROCE_QKEY_PRIVILEGED) &&
-	    !may_priv_qkey)
+	    !may_priv_qkey) {
+		sroce_dbg_qp(qp, "modify_qp: qkey 0x%x is a controlled Q_Key (needs CAP_NET_RAW)",
+			     attr->qkey);
 		return -EPERM;
+	}
 	/*
 	 * ON_DEMAND is accepted (and means nothing: paging is per MR), as on
 	 * NICs; the FLUSH rights are what the CM (6.2+) sets when the device
 	 * can flush, and are accepted without meaning where it cannot (6.1)
 	 */
 	if ((mask & IB_QP_ACCESS_FLAGS) &&
-	    (attr->qp_access_flags & ~(IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ |
-				       IB_ACCESS_REMOTE_ATOMIC | IB_ACCESS_LOCAL_WRITE |
-				       IB_ACCESS_ON_DEMAND | SROCE_ACCESS_FLUSH_GLOBAL |
-				       SROCE_ACCESS_FLUSH_PERSISTENT |
-				       SROCE_QP_ACCESS_FLUSH_IGNORED)))
+	    (attr->qp_access_flags & ~SROCE_QP_ACCESS)) {
+		sroce_dbg_qp(qp, "modify_qp: qp_access_flags 0x%x: unknown bits 0x%x",
+			     attr->qp_access_flags, attr->qp_access_flags & ~SROCE_QP_ACCESS);
 		return -EINVAL;
-	if ((mask & IB_QP_CAP) && (attr->cap.max_send_wr > qp->sq_entries ||
-				   attr->cap.max_recv_wr > qp->rq_entries))
+	}
+	/* the rings are mmapped: no resize, only what they hold already */
+	if (sroce_qp_attr_over(qp, mask, IB_QP_CAP, "cap.max_send_wr", attr->cap.max_send_wr,
+			       qp->sq_entries) ||
+	    sroce_qp_attr_over(qp, mask, IB_QP_CAP, "cap.max_recv_wr", attr->cap.max_recv_wr,
+			       qp->rq_entries))
 		return -EINVAL;
 	return 0;
 }
@@ -606,10 +732,15 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	bool may_priv_qkey;
 	int err;
 
-	if (mask & ~IB_QP_ATTR_STANDARD_BITS)
+	if (mask & ~IB_QP_ATTR_STANDARD_BITS) {
+		sroce_dbg_qp(qp, "modify_qp: attr_mask 0x%x: unsupported bits 0x%x", mask,
+			     mask & ~IB_QP_ATTR_STANDARD_BITS);
 		return -EOPNOTSUPP;
-	if (udata && udata->inlen)
+	}
+	if (udata && udata->inlen) {
+		sroce_dbg_qp(qp, "modify_qp: %zu bytes of driver data (takes none)", udata->inlen);
 		return -EINVAL;
+	}
 	/* capable() may sleep (audit): ask before taking the locks */
 	may_priv_qkey = !qp->ibqp.uobject ||
 		!((mask & IB_QP_QKEY) && (attr->qkey & SROCE_QKEY_PRIVILEGED)) ||
@@ -620,8 +751,18 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	cur = (mask & IB_QP_CUR_STATE) ? attr->cur_qp_state : qp->state;
 	next = (mask & IB_QP_STATE) ? attr->qp_state : cur;
 	err = -EINVAL;
-	if (cur != qp->state || !ib_modify_qp_is_ok(cur, next, ibqp->qp_type, mask))
+	if (cur != qp->state) {
+		sroce_dbg_qp(qp, "modify_qp: cur_qp_state %s but the QP is in %s",
+			     sroce_qp_state_name(cur), sroce_qp_state_name(qp->state));
 		goto out_unlock;
+	}
+	if (!ib_modify_qp_is_ok(cur, next, ibqp->qp_type, mask)) {
+		sroce_dbg_qp(qp,
+			     "modify_qp: %s -> %s with attr_mask 0x%x not allowed for qp_type %d (no such transition, or an attribute missing or not allowed in it)",
+			     sroce_qp_state_name(cur), sroce_qp_state_name(next), mask,
+			     ibqp->qp_type);
+		goto out_unlock;
+	}
 	err = sroce_qp_check_attr(qp, attr, mask, may_priv_qkey);
 	if (err)
 		goto out_unlock;
@@ -717,6 +858,7 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		default:
 			break;
 		}
+		trace_sroce_qp_state(ibqp->qp_num, cur, next);
 		qp->state = next;
 		qp->attr.qp_state = next;
 		qp->attr.cur_qp_state = next;

@@ -441,7 +441,9 @@ int sroce_kpost_recv(struct sroce_qp *qp, const struct ib_recv_wr *wr,
 		     const struct ib_recv_wr **bad_wr);
 
 /* ah.c */
-int sroce_path_from_ah_attr(const struct rdma_ah_attr *ah, struct sroce_path *path);
+const char *sroce_qp_state_name(enum ib_qp_state state);
+int sroce_path_from_ah_attr(const struct rdma_ah_attr *ah, struct sroce_path *path,
+			    const char **why);
 u32 sroce_ah_id(struct ib_ah *ibah);
 bool sroce_ah_path(struct sroce_dev *sdev, struct ib_pd *pd, u32 id,
 		   struct sroce_path *path);
@@ -489,20 +491,37 @@ void sroce_responder_reset(struct sroce_qp *qp);
 void sroce_responder_release(struct sroce_qp *qp);
 int sroce_send_ack(struct sroce_qp *qp, u8 syndrome, u32 psn);
 
-/* net.c */
+/*
+ * net.c: why a received packet was dropped. One list for the enum, the
+ * rx_drop_* counters (counters.c) and the sroce_drop tracepoint's names
+ * (trace.h): X(NAME, name) for SROCE_DROP_NAME, counted as rx_drop_name;
+ * the last one is Y(NAME, name), for lists that must end without a comma
+ * (a __print_symbolic() table).
+ *  LEN       runt or unlinearisable datagram
+ *  HDR       bad IP/transport header, wrong QP type/peer
+ *  ICRC      ICRC mismatch
+ *  NO_QP     no such destination QP in this namespace
+ *  QKEY      UD: Q_Key is not the QP's
+ *  NO_RQE    UD: no receive posted, or the QP's backlog full
+ *  QP_STATE  RC: the QP does not receive in its state
+ *  BACKLOG   RC: the QP's receive queue is full
+ *  CNP       a CNP for no QP, or one not doing DCQCN
+ */
+#define SROCE_DROP_REASONS(X, Y)					\
+	X(LEN, len) X(HDR, hdr) X(ICRC, icrc) X(NO_QP, no_qp)		\
+	X(QKEY, qkey) X(NO_RQE, no_rqe) X(QP_STATE, qp_state)		\
+	X(BACKLOG, backlog) Y(CNP, cnp)
+
+#define SROCE_DROP_ENUM_(up, low)	SROCE_DROP_##up,
 enum sroce_drop {
-	SROCE_DROP_LEN,		/* runt or unlinearisable datagram */
-	SROCE_DROP_HDR,		/* bad IP/transport header, wrong QP type/peer */
-	SROCE_DROP_ICRC,	/* ICRC mismatch */
-	SROCE_DROP_NO_QP,	/* no such destination QP in this namespace */
-	SROCE_DROP_QKEY,	/* UD: Q_Key is not the QP's */
-	SROCE_DROP_NO_RQE,	/* UD: no receive posted, or the QP's backlog full */
-	SROCE_DROP_QP_STATE,	/* RC: the QP does not receive in its state */
-	SROCE_DROP_BACKLOG,	/* RC: the QP's receive queue is full */
-	SROCE_DROP_CNP,		/* a CNP for no QP, or one not doing DCQCN */
+	SROCE_DROP_REASONS(SROCE_DROP_ENUM_, SROCE_DROP_ENUM_)
 	SROCE_DROP_MAX
 };
+#undef SROCE_DROP_ENUM_
 extern atomic64_t sroce_rx_drops[SROCE_DROP_MAX];
+void sroce_drop_count(enum sroce_drop why, u32 qpn);
+/* sroce_drop_count()'s @qpn when the destination QP is not known */
+#define SROCE_DROP_NO_QPN	U32_MAX
 /* ud.c, needs enum sroce_drop */
 enum sroce_drop sroce_ud_check(struct sroce_qp *qp, const struct sroce_pkt_hdr *hdr);
 struct sk_buff *sroce_pkt_alloc(struct sroce_qp *qp, u32 len);

@@ -220,17 +220,28 @@ int sroce_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
 	int err = 0;
 
 	/* a private (copy-on-write) mapping would never see the kernel's writes */
-	if (!(vma->vm_flags & VM_SHARED))
+	if (!(vma->vm_flags & VM_SHARED)) {
+		sroce_dbg_dev(ibuc->device,
+			      "mmap: offset 0x%lx: MAP_PRIVATE (rings are MAP_SHARED)",
+			      vma->vm_pgoff << PAGE_SHIFT);
 		return -EINVAL;
+	}
 	/* checks that the length is the entry's (whole pages of the buffer) */
 	e = rdma_user_mmap_entry_get(ibuc, vma);
-	if (!e)
+	if (!e) {
+		sroce_dbg_dev(ibuc->device,
+			      "mmap: offset 0x%lx length %lu: no ring or DM of this context there, or not its whole length",
+			      vma->vm_pgoff << PAGE_SHIFT, vma->vm_end - vma->vm_start);
 		return -EINVAL;
+	}
 	buf = sroce_to_mmap(e)->buf;
 	for (off = 0; off < vma->vm_end - vma->vm_start && !err; off += PAGE_SIZE)
 		err = vm_insert_page(vma, vma->vm_start + off, vmalloc_to_page(buf + off));
 	if (!err)
 		sroce_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
+	else
+		sroce_dbg_dev(ibuc->device, "mmap: offset 0x%lx: inserting page at 0x%lx: error %d",
+			      vma->vm_pgoff << PAGE_SHIFT, off - PAGE_SIZE, err);
 	rdma_user_mmap_entry_put(e);
 	return err;
 }

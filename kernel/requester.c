@@ -15,6 +15,7 @@
 #include "qp.h"
 #include "queue.h"
 #include "xrc.h"
+#include "trace.h"
 
 static bool sroce_wqe_is_read(const struct sroce_send_wqe *wqe)
 {
@@ -66,8 +67,9 @@ static u32 sroce_npkts(u32 len, u32 mtu)
  * @wqe: the entry, already copied out of the ring
  * @len: its payload length (sum of the SGEs, or the inline length)
  *
- * Shared by the RC and UD requesters. Return: IB_WC_SUCCESS or the
- * completion status of a malformed entry.
+ * Shared by the RC and UD requesters; a malformed entry is reported
+ * (rate limited debug message). Return: IB_WC_SUCCESS or the completion
+ * status of a malformed entry.
  */
 enum ib_wc_status sroce_wqe_len(struct sroce_qp *qp, const struct sroce_send_wqe *wqe,
 				u64 *len)
@@ -75,37 +77,40 @@ enum ib_wc_status sroce_wqe_len(struct sroce_qp *qp, const struct sroce_send_wqe
 	u32 i;
 
 	if (wqe->send_flags & ~(SROCE_SEND_FENCE | SROCE_SEND_SIGNALED |
-				SROCE_SEND_SOLICITED | SROCE_SEND_INLINE))
+				SROCE_SEND_SOLICITED | SROCE_SEND_INLINE)) {
+		sroce_dbg_qp_rl(qp, "SQ entry: send_flags 0x%x: unsupported bits", wqe->send_flags);
 		return IB_WC_LOC_QP_OP_ERR;
+	}
 	if (wqe->send_flags & SROCE_SEND_INLINE) {
-		if (wqe->inline_len > qp->max_inline)
+		if (wqe->inline_len > qp->max_inline) {
+			sroce_dbg_qp_rl(qp, "SQ entry: inline_len %u > max_inline_data %u",
+					wqe->inline_len, qp->max_inline);
 			return IB_WC_LOC_LEN_ERR;
+		}
 		*len = wqe->inline_len;
 		return IB_WC_SUCCESS;
 	}
-	if (wqe->num_sge > qp->max_send_sge)
+	if (wqe->num_sge > qp->max_send_sge) {
+		sroce_dbg_qp_rl(qp, "SQ entry: num_sge %u > max_send_sge %u", wqe->num_sge,
+				qp->max_send_sge);
 		return IB_WC_LOC_QP_OP_ERR;
+	}
 	*len = 0;
 	for (i = 0; i < wqe->num_sge; i++)
 		*len += wqe->sge[i].length;
 	return IB_WC_SUCCESS;
 }
 
-/* Copy and check one SQ entry; returns a completion status on error. */
-static enum ib_wc_status sroce_fetch_wqe(struct sroce_qp *qp, u32 idx)
+/*
+ * Can @qp carry @wqe's opcode with these flags and SGEs? NULL if so, else
+ * what is wrong.
+ */
+static const char *sroce_fetch_opcode_bad(struct sroce_qp *qp, const struct sroce_send_wqe *wqe)
 {
-	struct sroce_send_wqe *wqe = sroce_shadow(qp, idx);
-	struct sroce_swqe *sw = sroce_swqe(qp, idx);
-	enum ib_wc_status status;
-	u64 len;
-
-	memcpy(wqe, sroce_queue_at(qp->sq, idx), qp->sq_stride);
-	memset(sw, 0, sizeof(*sw));
-
 	if (qp->ibqp.qp_type == IB_QPT_XRC_INI) {
 		/* the XRCETH names the remote XRC SRQ in 24 bits */
 		if (wqe->xrc_srqn > SROCE_QPN_MASK)
-			return IB_WC_LOC_QP_OP_ERR;
+			return "remote XRC SRQ number above 24 bits";
 		/*
 		 * XRC sends data: no local operations, no SEND with Invalidate,
 		 * no IBTA 1.5 ATOMIC WRITE or FLUSH (RC only)
@@ -117,7 +122,7 @@ static enum ib_wc_status sroce_fetch_wqe(struct sroce_qp *qp, u32 idx)
 		case IB_UVERBS_WR_LOCAL_INV:
 		case IB_UVERBS_WR_BIND_MW:
 		case SROCE_WR_REG_MR:
-			return IB_WC_LOC_QP_OP_ERR;
+			return "not an XRC opcode";
 		default:
 			break;
 		}
@@ -128,55 +133,80 @@ static enum ib_wc_status sroce_fetch_wqe(struct sroce_qp *qp, u32 idx)
 	case IB_UVERBS_WR_SEND_WITH_IMM:
 	case IB_UVERBS_WR_RDMA_WRITE:
 	case IB_UVERBS_WR_RDMA_WRITE_WITH_IMM:
-		break;
-	case IB_UVERBS_WR_SEND_WITH_INV:
-		if (sroce_qp_is_uc(qp))
-			return IB_WC_LOC_QP_OP_ERR;
-		break;
-	case SROCE_WR_REG_MR:
-		/* kernel consumers only: user space has no FR MRs */
-		if (qp->sq->mmap)
-			return IB_WC_LOC_QP_OP_ERR;
-		fallthrough;
 	case IB_UVERBS_WR_LOCAL_INV:
 	case IB_UVERBS_WR_BIND_MW:
-		sw->length = 0;
-		sw->npkts = 0;
-		return IB_WC_SUCCESS;
+		return NULL;
+	case IB_UVERBS_WR_SEND_WITH_INV:
+		return sroce_qp_is_uc(qp) ? "SEND_WITH_INV on a UC QP" : NULL;
+	case SROCE_WR_REG_MR:
+		/* kernel consumers only: user space has no FR MRs */
+		return qp->sq->mmap ? "REG_MR from user space" : NULL;
 	case IB_UVERBS_WR_RDMA_READ:
-		if ((wqe->send_flags & SROCE_SEND_INLINE) || sroce_qp_is_uc(qp))
-			return IB_WC_LOC_QP_OP_ERR;
-		break;
+		if (wqe->send_flags & SROCE_SEND_INLINE)
+			return "RDMA_READ inline";
+		return sroce_qp_is_uc(qp) ? "RDMA_READ on a UC QP" : NULL;
 	case IB_UVERBS_WR_ATOMIC_CMP_AND_SWP:
 	case IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD:
 		/* one 8-byte local buffer for the original value; RC only */
-		if (sroce_qp_is_uc(qp) || (wqe->send_flags & SROCE_SEND_INLINE) ||
-		    wqe->num_sge != 1 ||
+		if (sroce_qp_is_uc(qp))
+			return "atomic on a UC QP";
+		if ((wqe->send_flags & SROCE_SEND_INLINE) || wqe->num_sge != 1 ||
 		    wqe->sge[0].length != 8)
-			return IB_WC_LOC_QP_OP_ERR;
-		break;
+			return "atomic without one 8-byte SGE (or inline)";
+		return NULL;
 	case SROCE_WR_ATOMIC_WRITE:
 		/* RC only; the 8 bytes travel inline in the entry */
-		if (sroce_qp_is_uc(qp) || !(wqe->send_flags & SROCE_SEND_INLINE) ||
-		    wqe->inline_len != 8)
-			return IB_WC_LOC_QP_OP_ERR;
-		break;
+		if (sroce_qp_is_uc(qp))
+			return "ATOMIC_WRITE on a UC QP";
+		if (!(wqe->send_flags & SROCE_SEND_INLINE) || wqe->inline_len != 8)
+			return "ATOMIC_WRITE without 8 bytes inline";
+		return NULL;
 	case SROCE_WR_FLUSH:
 		/* RC only, no data; the length fits the RETH by the entry's layout */
-		if (sroce_qp_is_uc(qp) || (wqe->send_flags & SROCE_SEND_INLINE) ||
-		    wqe->num_sge || !wqe->wr.flush.type ||
+		if (sroce_qp_is_uc(qp))
+			return "FLUSH on a UC QP";
+		if ((wqe->send_flags & SROCE_SEND_INLINE) || wqe->num_sge)
+			return "FLUSH with data";
+		if (!wqe->wr.flush.type ||
 		    (wqe->wr.flush.type & ~(SROCE_FLUSH_GLOBAL | SROCE_FLUSH_PERSISTENT)) ||
 		    wqe->wr.flush.level > SROCE_FLUSH_MR)
-			return IB_WC_LOC_QP_OP_ERR;
-		break;
+			return "FLUSH type or level unknown";
+		return NULL;
 	default:
+		return "unknown opcode";
+	}
+}
+
+/* Copy and check one SQ entry; returns a completion status on error. */
+static enum ib_wc_status sroce_fetch_wqe(struct sroce_qp *qp, u32 idx)
+{
+	struct sroce_send_wqe *wqe = sroce_shadow(qp, idx);
+	struct sroce_swqe *sw = sroce_swqe(qp, idx);
+	enum ib_wc_status status;
+	const char *bad;
+	u64 len;
+
+	memcpy(wqe, sroce_queue_at(qp->sq, idx), qp->sq_stride);
+	memset(sw, 0, sizeof(*sw));
+
+	bad = sroce_fetch_opcode_bad(qp, wqe);
+	if (bad) {
+		sroce_dbg_qp_rl(qp, "SQ entry %u: opcode %u: %s", idx, wqe->opcode, bad);
 		return IB_WC_LOC_QP_OP_ERR;
+	}
+	if (sroce_wqe_is_local(wqe)) {
+		sw->length = 0;
+		sw->npkts = 0;
+		return IB_WC_SUCCESS;
 	}
 	status = sroce_wqe_len(qp, wqe, &len);
 	if (status != IB_WC_SUCCESS)
 		return status;
-	if (len > SROCE_MAX_MSG_SZ)
+	if (len > SROCE_MAX_MSG_SZ) {
+		sroce_dbg_qp_rl(qp, "SQ entry %u: length %llu > max_msg_sz %u", idx, len,
+				SROCE_MAX_MSG_SZ);
 		return IB_WC_LOC_LEN_ERR;
+	}
 	sw->length = len;
 	sw->npkts = sroce_npkts(len, qp->mtu);
 	return IB_WC_SUCCESS;
@@ -531,6 +561,7 @@ void sroce_req_complete(struct sroce_qp *qp, u32 idx, enum ib_wc_status status)
 
 	lockdep_assert_held(&qp->lock);
 
+	trace_sroce_wqe_complete(qp, idx, status);
 	if (status == IB_WC_SUCCESS && !qp->sig_all &&
 	    !(wqe->send_flags & SROCE_SEND_SIGNALED))
 		return;
@@ -644,12 +675,17 @@ static int sroce_req_fetch(struct sroce_qp *qp)
 	 * fetched (or wrapped) would have the loop below run round the u32
 	 * space and resend stale entries: a corrupt ring, the QP fails.
 	 */
-	if (posted > qp->sq_entries || posted < req->fetched - req->comp_idx)
+	if (posted > qp->sq_entries || posted < req->fetched - req->comp_idx) {
+		sroce_dbg_qp_rl(qp,
+				"SQ producer index %u corrupt (completed up to %u, fetched %u, %u entries)",
+				prod, req->comp_idx, req->fetched, qp->sq_entries);
 		return -EOVERFLOW;
+	}
 	if (req->fetched != prod)
 		req->poll_until = 0;	/* a post: the next idle starts a new grace */
 	for (; req->fetched != prod; req->fetched++) {
 		sroce_swqe(qp, req->fetched)->bad = sroce_fetch_wqe(qp, req->fetched);
+		trace_sroce_wqe_fetch(qp, req->fetched, sroce_swqe(qp, req->fetched)->bad);
 		sroce_stat_inc(qp->sdev, SROCE_STAT_SQ_WQES);
 	}
 	return 0;
@@ -834,6 +870,9 @@ void sroce_requester(struct sroce_qp *qp, int budget)
 		if (err == -EAGAIN)
 			return;		/* kicked again once the page is there */
 		if (err) {
+			sroce_dbg_qp_rl(qp,
+					"SQ entry %u: its local memory (lkey, range, rights) refused: error %d",
+					req->send_idx, err);
 			sroce_req_fail_head(qp, IB_WC_LOC_PROT_ERR);
 			sroce_qp_set_error(qp);
 			return;

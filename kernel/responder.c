@@ -12,6 +12,7 @@
 #include "queue.h"
 #include "srq.h"
 #include "xrc.h"
+#include "trace.h"
 
 /* ---- sending ACKs and READ responses --------------------------------- */
 
@@ -41,10 +42,12 @@ static int sroce_send_ack_sack(struct sroce_qp *qp, u8 syndrome, u32 psn,
 		return -ENOMEM;
 	buf = skb_put(skb, hdr.info->hdr_len);
 	sroce_pkt_build_hdrs(buf, hdr.info->hdr_len, &hdr);
+	trace_sroce_ack(qp->ibqp.qp_num, true, syndrome, hdr.aeth.msn, hdr.bth.psn);
 	if (sack) {
 		buf[SROCE_BTH_RESV8A_OFF] |= SROCE_BTH_SACK;
 		sroce_sack_put(skb_put(skb, ext), sack);
 		sroce_stat_inc(qp->sdev, SROCE_STAT_SR_SACK_TX);
+		trace_sroce_sr_sack(qp->ibqp.qp_num, true, hdr.bth.psn, sroce_sack_span(sack));
 	}
 	return sroce_pkt_xmit(qp, skb, 0);
 }
@@ -237,6 +240,8 @@ static bool sroce_resp_sr_hold(struct sroce_qp *qp, struct sk_buff *skb,
 	resp->sr_psn[slot] = hdr->bth.psn;
 	resp->sr_held++;
 	sroce_stat_inc(qp->sdev, SROCE_STAT_SR_OOO_RX);
+	trace_sroce_sr_hold(qp->ibqp.qp_num, hdr->bth.psn, resp->psn, resp->sr_held,
+			    !resp->sr_hold[slot]);
 	/* the reordering window: NAK once the gap is old or much is held */
 	return resp->sr_held < SROCE_SR_NAK_HELD &&
 	       time_before(jiffies, resp->sr_gap_since + sroce_sr_nak_delay());
@@ -626,7 +631,7 @@ static int sroce_resp_need_rqe(struct sroce_qp *qp)
 	err = sroce_resp_get_rqe(qp);
 	if (err == -EAGAIN && sroce_qp_is_uc(qp)) {
 		/* UC: no RNR; the message is lost */
-		atomic64_inc(&sroce_rx_drops[SROCE_DROP_NO_RQE]);
+		sroce_drop_count(SROCE_DROP_NO_RQE, qp->ibqp.qp_num);
 		sroce_uc_drop_msg(qp);
 	} else if (err == -EAGAIN) {
 		sroce_stat_inc(qp->sdev, SROCE_STAT_RNR_NAKS_SENT);

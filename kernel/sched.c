@@ -23,6 +23,7 @@
 #include "qp.h"
 #include "queue.h"
 #include "srq.h"
+#include "trace.h"
 
 struct workqueue_struct *sroce_wq;
 static struct workqueue_struct *sroce_kwq;
@@ -88,7 +89,7 @@ static void sroce_rc_cnp(struct sroce_qp *qp, struct sk_buff *skb)
 	const u8 *iph = skb_network_header(skb);
 
 	if (!qp->dcqcn.on || !sroce_qp_peer_ok(qp, iph, (iph[0] >> 4) == 6)) {
-		atomic64_inc(&sroce_rx_drops[SROCE_DROP_CNP]);
+		sroce_drop_count(SROCE_DROP_CNP, qp->ibqp.qp_num);
 		return;
 	}
 	sroce_dcqcn_cnp_rx(qp, skb);
@@ -116,10 +117,14 @@ static void sroce_qp_drain_rx(struct sroce_qp *qp,
 		sroce_stat_inc(qp->sdev, SROCE_STAT_RX_PKTS);
 		/* parsed and checked on arrival; parse again for the fields */
 		if (!sroce_pkt_parse(skb->data + sizeof(struct udphdr),
-				     skb->len - sizeof(struct udphdr), &hdr))
+				     skb->len - sizeof(struct udphdr), &hdr)) {
+			trace_sroce_pkt_rx(qp, skb->data + sizeof(struct udphdr),
+					   hdr.payload_len);
 			rx(qp, skb, &hdr);
-		else if (skb->data[sizeof(struct udphdr)] == SROCE_OP_CNP)
+		} else if (skb->data[sizeof(struct udphdr)] == SROCE_OP_CNP) {
+			trace_sroce_pkt_rx(qp, skb->data + sizeof(struct udphdr), 0);
 			sroce_rc_cnp(qp, skb);	/* checked by sroce_cnp_rcv() */
+		}
 		kfree_skb(skb);
 	}
 }
@@ -131,7 +136,7 @@ static void sroce_rc_rx(struct sroce_qp *qp, struct sk_buff *skb,
 
 	/* qp->path changes under qp->lock (modify_qp): check it here */
 	if (!sroce_qp_peer_ok(qp, iph, (iph[0] >> 4) == 6)) {
-		atomic64_inc(&sroce_rx_drops[SROCE_DROP_HDR]);
+		sroce_drop_count(SROCE_DROP_HDR, qp->ibqp.qp_num);
 		return;
 	}
 	sroce_qp_icrc_learn(qp, skb);
@@ -458,12 +463,15 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 
 	/* an XRC TGT QP has no queues: its SRQs take the receives */
 	if (wr && ibqp->qp_type == IB_QPT_XRC_TGT) {
+		sroce_dbg_qp_rl(qp, "post_send: an XRC TGT QP has no SQ");
 		*bad_wr = wr;
 		return -EINVAL;
 	}
 	if (wr && !qp->sq->mmap)
 		return sroce_kpost_send(qp, wr, bad_wr);
 	if (wr) {
+		sroce_dbg_qp_rl(qp,
+				"post_send: work requests of a user QP go into its SQ ring (only a doorbell with none)");
 		*bad_wr = wr;
 		return -EOPNOTSUPP;
 	}
@@ -481,12 +489,15 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 
 	/* XRC QPs have no RQ: INI only sends, TGT receives into XRC SRQs */
 	if (wr && sroce_qp_is_xrc(qp)) {
+		sroce_dbg_qp_rl(qp, "post_recv: an XRC QP has no RQ");
 		*bad_wr = wr;
 		return -EINVAL;
 	}
 	if (wr && !qp->rq->mmap)
 		return sroce_kpost_recv(qp, wr, bad_wr);
 	if (wr) {
+		sroce_dbg_qp_rl(qp,
+				"post_recv: work requests of a user QP go into its RQ ring (only a doorbell with none)");
 		*bad_wr = wr;
 		return -EOPNOTSUPP;
 	}

@@ -242,6 +242,44 @@ static inline struct sroce_dev *sroce_to_dev(struct ib_device *ibdev)
 	return container_of(ibdev, struct sroce_dev, ib_dev);
 }
 
+/*
+ * Debug logging: why a verb was refused. Every error return a user (or a
+ * kernel consumer) can cause in the verbs paths is preceded by one of
+ * these, naming the argument and the values. They are ibdev_dbg(), so
+ * dynamic debug, off by default; on with
+ *
+ *	echo 'module sroce +p' > /sys/kernel/debug/dynamic_debug/control
+ *
+ * Each line names the object: the device (ibdev_dbg's prefix), then
+ * "qp#N: ", "cq#N: ", "mr#N: " or "srq#N: " (N: the number `rdma
+ * resource show` prints; a CQ, MR or SRQ being created has none yet, so
+ * creation refusals use sroce_dbg_dev() and name the verb). The newline
+ * is added here. The _rl variants are rate limited, for what a consumer
+ * can hit once per work request. No argument may have side effects: with
+ * the site disabled none is evaluated.
+ */
+#define sroce_dbg_dev(ibdev, fmt, ...) \
+	ibdev_dbg(ibdev, fmt "\n", ##__VA_ARGS__)
+#define sroce_dbg_dev_rl(ibdev, fmt, ...) \
+	ibdev_dbg_ratelimited(ibdev, fmt "\n", ##__VA_ARGS__)
+#define sroce_dbg_qp(qp, fmt, ...) \
+	ibdev_dbg((qp)->ibqp.device, "qp#%u: " fmt "\n", (qp)->ibqp.qp_num, ##__VA_ARGS__)
+#define sroce_dbg_qp_rl(qp, fmt, ...) \
+	ibdev_dbg_ratelimited((qp)->ibqp.device, "qp#%u: " fmt "\n", (qp)->ibqp.qp_num, \
+			      ##__VA_ARGS__)
+#define sroce_dbg_cq(cq, fmt, ...) \
+	ibdev_dbg((cq)->ibcq.device, "cq#%u: " fmt "\n", (cq)->ibcq.res.id, ##__VA_ARGS__)
+#define sroce_dbg_mr(mr, fmt, ...) \
+	ibdev_dbg((mr)->ibmr.device, "mr#%u: " fmt "\n", (mr)->ibmr.res.id, ##__VA_ARGS__)
+#define sroce_dbg_mr_rl(mr, fmt, ...) \
+	ibdev_dbg_ratelimited((mr)->ibmr.device, "mr#%u: " fmt "\n", (mr)->ibmr.res.id, \
+			      ##__VA_ARGS__)
+#define sroce_dbg_srq(srq, fmt, ...) \
+	ibdev_dbg((srq)->ibsrq.device, "srq#%u: " fmt "\n", (srq)->ibsrq.res.id, ##__VA_ARGS__)
+#define sroce_dbg_srq_rl(srq, fmt, ...) \
+	ibdev_dbg_ratelimited((srq)->ibsrq.device, "srq#%u: " fmt "\n", (srq)->ibsrq.res.id, \
+			      ##__VA_ARGS__)
+
 /* ---- CQ (cq.c) ---- */
 
 struct sroce_queue;
@@ -255,6 +293,7 @@ struct sroce_queue;
  * @notify: armed state: 0, IB_CQ_SOLICITED or IB_CQ_NEXT_COMP
  * @overflow: the ring overflowed (or its consumer index was corrupt): the
  *	CQ is in error, IB_EVENT_CQ_ERR was raised, posts fail
+ * @overflows: completions lost to the overflow (for resource dumps)
  * @user: the ring is mmapped by user space (polled there, not by poll_cq)
  */
 struct sroce_cq {
@@ -264,6 +303,7 @@ struct sroce_cq {
 	u8 notify;
 	bool overflow;
 	bool user;
+	u32 overflows;
 };
 
 static inline struct sroce_cq *sroce_to_cq(struct ib_cq *ibcq)

@@ -35,18 +35,37 @@ int sroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	int err;
 
 	/* an XRC SRQ's XRCD and CQ are the core's to check and hold */
-	if (init->srq_type != IB_SRQT_BASIC && init->srq_type != IB_SRQT_XRC)
+	if (init->srq_type != IB_SRQT_BASIC && init->srq_type != IB_SRQT_XRC) {
+		sroce_dbg_dev(ibsrq->device, "create_srq: srq_type %d not supported",
+			      init->srq_type);
 		return -EOPNOTSUPP;
-	if (!attr->max_wr || attr->max_wr > SROCE_MAX_SRQ_WR ||
-	    attr->max_sge > SROCE_MAX_SGE)
+	}
+	if (!attr->max_wr || attr->max_wr > SROCE_MAX_SRQ_WR) {
+		sroce_dbg_dev(ibsrq->device, "create_srq: max_wr %u outside 1..max_srq_wr %d",
+			      attr->max_wr, SROCE_MAX_SRQ_WR);
 		return -EINVAL;
+	}
+	if (attr->max_sge > SROCE_MAX_SGE) {
+		sroce_dbg_dev(ibsrq->device, "create_srq: max_sge %u > max %d", attr->max_sge,
+			      SROCE_MAX_SGE);
+		return -EINVAL;
+	}
 	if (udata) {
-		if (udata->inlen && !ib_is_udata_cleared(udata, 0, udata->inlen))
+		if (udata->inlen && !ib_is_udata_cleared(udata, 0, udata->inlen)) {
+			sroce_dbg_dev(ibsrq->device,
+				      "create_srq: %zu bytes of driver data not zero (takes none)",
+				      udata->inlen);
 			return -EINVAL;
-		if (udata->outlen < sizeof(resp))
+		}
+		if (udata->outlen < sizeof(resp)) {
+			sroce_dbg_dev(ibsrq->device, "create_srq: response %zu bytes < %zu",
+				      udata->outlen, sizeof(resp));
 			return -EINVAL;
+		}
 	}
 	if (atomic_inc_return(&sdev->srq_count) > SROCE_MAX_SRQ) {
+		sroce_dbg_dev(ibsrq->device, "create_srq: the device has max_srq %d SRQs already",
+			      SROCE_MAX_SRQ);
 		err = -ENOMEM;
 		goto err_dec_count;
 	}
@@ -61,6 +80,8 @@ int sroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	srq->rq = sroce_queue_create(udata, n, srq->stride);
 	if (IS_ERR(srq->rq)) {
 		err = PTR_ERR(srq->rq);
+		sroce_dbg_dev(ibsrq->device, "create_srq: ring of %u x %u bytes: error %d", n,
+			      srq->stride, err);
 		goto err_dec_count;
 	}
 	attr->max_wr = n;
@@ -68,15 +89,20 @@ int sroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	attr->srq_limit = 0;
 	if (init->srq_type == IB_SRQT_XRC) {
 		err = sroce_xrc_srq_reserve(srq);
-		if (err)
+		if (err) {
+			sroce_dbg_dev(ibsrq->device,
+				      "create_srq: no XRC SRQ number: error %d", err);
 			goto err_destroy_queue;
+		}
 	}
 
 	if (udata) {
 		sroce_queue_info(srq->rq, &resp.ring);
 		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
-		if (err)
+		if (err) {
+			sroce_dbg_dev(ibsrq->device, "create_srq: response not writable (%d)", err);
 			goto err_remove_srqn;
+		}
 	}
 	if (init->srq_type == IB_SRQT_XRC)
 		sroce_xrc_srq_publish(srq);
@@ -101,14 +127,22 @@ int sroce_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 {
 	struct sroce_srq *srq = sroce_to_srq(ibsrq);
 
-	if (mask & ~(IB_SRQ_MAX_WR | IB_SRQ_LIMIT))
+	if (mask & ~(IB_SRQ_MAX_WR | IB_SRQ_LIMIT)) {
+		sroce_dbg_srq(srq, "modify_srq: attr_mask 0x%x: unknown bits 0x%x", mask,
+			      mask & ~(IB_SRQ_MAX_WR | IB_SRQ_LIMIT));
 		return -EINVAL;
-	if (mask & IB_SRQ_MAX_WR)
+	}
+	if (mask & IB_SRQ_MAX_WR) {
+		sroce_dbg_srq(srq, "modify_srq: max_wr %u: an SRQ is not resized", attr->max_wr);
 		return -EOPNOTSUPP;
+	}
 	if (!(mask & IB_SRQ_LIMIT))
 		return 0;
-	if (attr->srq_limit > srq->rq->num_entries)
+	if (attr->srq_limit > srq->rq->num_entries) {
+		sroce_dbg_srq(srq, "modify_srq: srq_limit %u > max_wr %u", attr->srq_limit,
+			      srq->rq->num_entries);
 		return -EINVAL;
+	}
 	spin_lock_bh(&srq->lock);
 	srq->limit = attr->srq_limit;
 	spin_unlock_bh(&srq->lock);
@@ -161,17 +195,22 @@ int sroce_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 	int err = 0, i;
 
 	if (q->mmap) {
+		sroce_dbg_srq_rl(srq, "post_srq_recv: a user SRQ is posted to in its ring");
 		*bad_wr = wr;
 		return -EINVAL;
 	}
 	spin_lock_irqsave(&srq->kpost_lock, flags);
 	for (; wr; wr = wr->next) {
 		if (wr->num_sge < 0 || wr->num_sge > srq->max_sge) {
+			sroce_dbg_srq_rl(srq, "post_srq_recv: num_sge %d > max_sge %u",
+					 wr->num_sge, srq->max_sge);
 			err = -EINVAL;
 			break;
 		}
 		/* the consumer index is ours (a kernel ring): read it under the lock */
 		if (q->prod - smp_load_acquire(&q->hdr->consumer) >= q->num_entries) {
+			sroce_dbg_srq_rl(srq, "post_srq_recv: SRQ full (%u WRs posted)",
+					 q->num_entries);
 			err = -ENOMEM;
 			break;
 		}
@@ -228,6 +267,8 @@ int sroce_srq_take(struct sroce_srq *srq, void *rqe)
 	n = sroce_queue_avail(srq->rq);
 	if (n <= 0) {
 		spin_unlock_bh(&srq->lock);
+		if (n < 0)
+			sroce_dbg_srq_rl(srq, "SRQ producer index corrupt");
 		return n < 0 ? -EOVERFLOW : -EAGAIN;
 	}
 	/* copy before validating: user space may change the ring at any time */
@@ -240,7 +281,12 @@ int sroce_srq_take(struct sroce_srq *srq, void *rqe)
 	spin_unlock_bh(&srq->lock);
 	if (event)
 		sroce_srq_limit_event(srq);
-	return w->num_sge > srq->max_sge ? -EINVAL : 0;
+	if (w->num_sge > srq->max_sge) {
+		sroce_dbg_srq_rl(srq, "SRQ entry: num_sge %u > max_sge %u", w->num_sge,
+				 srq->max_sge);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 /**
@@ -263,13 +309,21 @@ int sroce_recv_take(struct sroce_qp *qp, struct sroce_recv_wqe *rqe)
 	if (qp->srq)
 		return sroce_srq_take(qp->srq, rqe);
 	n = sroce_queue_avail(qp->rq);
-	if (n < 0)
+	if (n < 0) {
+		sroce_dbg_qp_rl(qp, "RQ producer index corrupt (consumed up to %u, %u entries)",
+				qp->rq->cons, qp->rq->num_entries);
 		return -EOVERFLOW;
+	}
 	if (!n)
 		return -EAGAIN;
 	/* copy before validating: user space may change the ring at any time */
 	memcpy(rqe, sroce_queue_at(qp->rq, qp->rq->cons), qp->rq_stride);
-	return rqe->num_sge > qp->max_recv_sge ? -EINVAL : 0;
+	if (rqe->num_sge > qp->max_recv_sge) {
+		sroce_dbg_qp_rl(qp, "RQ entry %u: num_sge %u > max_recv_sge %u", qp->rq->cons,
+				rqe->num_sge, qp->max_recv_sge);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 /* The receive buffer taken by sroce_recv_take() is completed. */

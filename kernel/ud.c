@@ -31,6 +31,7 @@
 #include "qp.h"
 #include "queue.h"
 #include "srq.h"
+#include "trace.h"
 
 #define SROCE_GRH_LEN		40
 #define SROCE_UD_RXQ_MAX	1024	/* packets queued to one QP */
@@ -184,7 +185,7 @@ struct sroce_qp *sroce_ud_accept(struct net *net, struct sk_buff *skb,
 		return qp;
 	if (qp)
 		sroce_qp_put(qp);
-	atomic64_inc(&sroce_rx_drops[why]);
+	sroce_drop_count(why, dqpn);
 	kfree_skb(skb);
 	return NULL;
 }
@@ -260,12 +261,12 @@ void sroce_ud_rx(struct sroce_qp *qp, struct sk_buff *skb,
 	}
 	if (!(hdr->info->flags & SROCE_OPF_UD) ||
 	    hdr->deth.qkey != qp->attr.qkey) {
-		atomic64_inc(&sroce_rx_drops[SROCE_DROP_QKEY]);
+		sroce_drop_count(SROCE_DROP_QKEY, qp->ibqp.qp_num);
 		return;
 	}
 	err = sroce_recv_take(qp, rqe);
 	if (err == -EAGAIN) {
-		atomic64_inc(&sroce_rx_drops[SROCE_DROP_NO_RQE]);
+		sroce_drop_count(SROCE_DROP_NO_RQE, qp->ibqp.qp_num);
 		return;
 	}
 	if (err == -EOVERFLOW) {
@@ -333,17 +334,26 @@ static enum ib_wc_status sroce_ud_send_one(struct sroce_qp *qp, u32 idx)
 	memset(sw, 0, sizeof(*sw));
 
 	if (wqe->opcode != IB_UVERBS_WR_SEND &&
-	    wqe->opcode != IB_UVERBS_WR_SEND_WITH_IMM)
+	    wqe->opcode != IB_UVERBS_WR_SEND_WITH_IMM) {
+		sroce_dbg_qp_rl(qp, "SQ entry %u: opcode %u on a UD QP (SEND only)", idx,
+				wqe->opcode);
 		return IB_WC_LOC_QP_OP_ERR;
+	}
 	status = sroce_wqe_len(qp, wqe, &len);
 	if (status != IB_WC_SUCCESS)
 		return status;
-	if (len > sroce_ud_mtu(qp))
+	if (len > sroce_ud_mtu(qp)) {
+		sroce_dbg_qp_rl(qp, "SQ entry %u: datagram of %llu bytes > the port MTU %u", idx,
+				len, sroce_ud_mtu(qp));
 		return IB_WC_LOC_LEN_ERR;
+	}
 	sw->length = len;
 
-	if (!sroce_ah_path(qp->sdev, qp->ibqp.pd, wqe->wr.ud.ah, &path))
+	if (!sroce_ah_path(qp->sdev, qp->ibqp.pd, wqe->wr.ud.ah, &path)) {
+		sroce_dbg_qp_rl(qp, "SQ entry %u: AH id %u names no AH of the QP's PD", idx,
+				wqe->wr.ud.ah);
 		return IB_WC_LOC_QP_OP_ERR;
+	}
 	dqpn = wqe->wr.ud.remote_qpn & SROCE_QPN_MASK;
 	/* a Q_Key with the high bit set means the QP's own (IBTA 10.2.4) */
 	qkey = wqe->wr.ud.remote_qkey;
@@ -383,6 +393,9 @@ static enum ib_wc_status sroce_ud_send_one(struct sroce_qp *qp, u32 idx)
 				     0, skb_put(skb, len), len, SROCE_COPY_FROM_MR);
 	}
 	if (err) {
+		sroce_dbg_qp_rl(qp,
+				"SQ entry %u: its local memory (lkey, range, rights) refused: error %d",
+				idx, err);
 		kfree_skb(skb);
 		return IB_WC_LOC_PROT_ERR;
 	}
@@ -426,6 +439,7 @@ void sroce_ud_send(struct sroce_qp *qp)
 		if (READ_ONCE(qp->state) == IB_QPS_SQD)
 			return;
 		status = sroce_ud_send_one(qp, req->comp_idx);
+		trace_sroce_wqe_fetch(qp, req->comp_idx, status);
 		sroce_stat_inc(qp->sdev, SROCE_STAT_SQ_WQES);
 		/*
 		 * Free the slot before the completion is visible: a poster

@@ -20,6 +20,7 @@
 #include "mw.h"
 #include "mcast.h"
 #include "dm.h"
+#include "restrack.h"
 
 /**
  * sroce_port_state() - IB port state derived from the netdev
@@ -39,8 +40,11 @@ static int sroce_query_device(struct ib_device *ibdev,
 			      struct ib_device_attr *attr,
 			      struct ib_udata *udata)
 {
-	if (udata && (udata->inlen || udata->outlen))
+	if (udata && (udata->inlen || udata->outlen)) {
+		sroce_dbg_dev(ibdev, "query_device: driver data in %zu, out %zu bytes (takes none)",
+			      udata->inlen, udata->outlen);
 		return -EINVAL;
+	}
 
 	memset(attr, 0, sizeof(*attr));
 	attr->fw_ver = 0;
@@ -119,8 +123,10 @@ static int sroce_query_port(struct ib_device *ibdev, u32 port,
 static int sroce_query_pkey(struct ib_device *ibdev, u32 port, u16 index,
 			    u16 *pkey)
 {
-	if (index)
+	if (index) {
+		sroce_dbg_dev(ibdev, "query_pkey: index %u > 0 (one P_Key)", index);
 		return -EINVAL;
+	}
 	*pkey = IB_DEFAULT_PKEY_FULL;
 	return 0;
 }
@@ -156,9 +162,14 @@ static int sroce_alloc_ucontext(struct ib_ucontext *ibuc,
 		.caps = 0,
 	};
 
+	int err;
+
 	if (!udata)
 		return 0;
-	return ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
+	err = ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
+	if (err)
+		sroce_dbg_dev(ibuc->device, "alloc_ucontext: response not writable (%d)", err);
+	return err;
 }
 
 static void sroce_dealloc_ucontext(struct ib_ucontext *ibuc)
@@ -197,6 +208,8 @@ static int sroce_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 
 	if (atomic_inc_return(&sdev->pd_count) > SROCE_MAX_PD) {
 		atomic_dec(&sdev->pd_count);
+		sroce_dbg_dev(ibpd->device,
+			      "alloc_pd: the device has max_pd %d PDs already", SROCE_MAX_PD);
 		return -ENOMEM;
 	}
 	return 0;
@@ -338,8 +351,11 @@ static ssize_t sroce_dcqcn_store(struct device *device,
 	err = kstrtou32(buf, 0, &v);
 	if (err)
 		return err;
-	if (v < da->min || v > da->max)
+	if (v < da->min || v > da->max) {
+		sroce_dbg_dev(rdma_device_to_ibdev(device), "%s: %u outside [%u, %u]",
+			      attr->attr.name, v, da->min, da->max);
 		return -ERANGE;
+	}
 	WRITE_ONCE(*p, v);
 	return count;
 }
@@ -424,6 +440,10 @@ const struct ib_device_ops sroce_dev_ops = {
 	.destroy_srq = sroce_destroy_srq,
 	.detach_mcast = sroce_detach_mcast,
 	.device_group = &sroce_dev_attr_group,
+	.fill_res_cq_entry = sroce_fill_res_cq_entry,
+	.fill_res_mr_entry = sroce_fill_res_mr_entry,
+	.fill_res_qp_entry = sroce_fill_res_qp_entry,
+	SROCE_FILL_RES_SRQ_OP
 	.get_dma_mr = sroce_get_dma_mr,
 	.get_hw_stats = sroce_get_hw_stats,
 	.get_link_layer = sroce_get_link_layer,

@@ -32,10 +32,16 @@ int sroce_alloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata)
 {
 	struct sroce_dev *sdev = sroce_to_dev(ibxrcd->device);
 
-	if (udata && udata->inlen && !ib_is_udata_cleared(udata, 0, udata->inlen))
+	if (udata && udata->inlen && !ib_is_udata_cleared(udata, 0, udata->inlen)) {
+		sroce_dbg_dev(ibxrcd->device,
+			      "alloc_xrcd: %zu bytes of driver data not zero (takes none)",
+			      udata->inlen);
 		return -EINVAL;
+	}
 	if (atomic_inc_return(&sdev->xrcd_count) > SROCE_MAX_XRCD) {
 		atomic_dec(&sdev->xrcd_count);
+		sroce_dbg_dev(ibxrcd->device, "alloc_xrcd: the device has %d XRC domains already",
+			      SROCE_MAX_XRCD);
 		return -ENOMEM;
 	}
 	return 0;

@@ -73,12 +73,17 @@ struct ibv_cq *sroce_create_cq(struct ibv_context *ibctx, int cqe,
 	ret = ibv_cmd_create_cq(ibctx, cqe, channel, comp_vector,
 				&cq->vcq.cq, &cmd.ibv_cmd, sizeof(cmd),
 				&resp.ibv_resp, sizeof(resp));
-	if (ret)
+	if (ret) {
+		sroce_dbg(ibctx, "create_cq: the kernel refused cqe %d: %s", cqe, strerror(ret));
 		goto err_free;
+	}
 
 	ret = sroce_cq_map(cq, ibctx, &resp.ring);
-	if (ret)
+	if (ret) {
+		sroce_err(ibctx, "create_cq: mapping the ring the kernel described: %s",
+			  strerror(ret));
 		goto err_destroy;
+	}
 	return &cq->vcq.cq;
 
 err_destroy:
@@ -94,8 +99,10 @@ int sroce_destroy_cq(struct ibv_cq *ibcq)
 	int ret;
 
 	ret = ibv_cmd_destroy_cq(ibcq);
-	if (ret)
+	if (ret) {
+		sroce_dbg(ibcq->context, "destroy_cq: the kernel refused: %s", strerror(ret));
 		return ret;
+	}
 	sroce_cq_free(to_scq(ibcq));
 	return 0;
 }
@@ -111,12 +118,18 @@ int sroce_cq_read(struct sroce_cq *cq, struct sroce_cqe *cqe)
 	struct sroce_ring *r = &cq->ring;
 	uint32_t prod;
 
-	if (!r->map)
+	if (!r->map) {
+		sroce_err(cq->vcq.cq.context, "poll_cq: the CQ lost its ring in a failed resize_cq");
 		return EIO;
+	}
 	/* pairs with the kernel's release store after writing the CQEs */
 	prod = sroce_load_acquire(&r->hdr->producer);
-	if (prod - r->own > r->num_entries)
-		return EIO;	/* the kernel never does this: no garbage */
+	if (prod - r->own > r->num_entries) {
+		/* the kernel never does this: no garbage */
+		sroce_err(cq->vcq.cq.context, "poll_cq: producer index %u impossible (consumer %u, %u entries)",
+			  prod, r->own, r->num_entries);
+		return EIO;
+	}
 	if (prod == r->own)
 		return ENOENT;
 	memcpy(cqe, sroce_ring_slot(r, r->own), sizeof(*cqe));
@@ -198,8 +211,11 @@ int sroce_resize_cq(struct ibv_cq *ibcq, int cqe)
 	pthread_spin_lock(&cq->lock);
 	ret = ibv_cmd_resize_cq(ibcq, cqe, &cmd.ibv_cmd, sizeof(cmd),
 				&resp.ibv_resp, sizeof(resp));
-	if (ret)
+	if (ret) {
+		sroce_dbg(ibcq->context, "resize_cq: the kernel refused cqe %d: %s", cqe,
+			  strerror(ret));
 		goto out;
+	}
 
 	ret = sroce_ring_map(&nr, ibcq->context->cmd_fd, &resp.ring,
 			     sizeof(struct sroce_cqe));
@@ -209,8 +225,11 @@ int sroce_resize_cq(struct ibv_cq *ibcq, int cqe)
 	 * one the CQ is unusable (poll_cq fails) until destroyed.
 	 */
 	sroce_ring_unmap(&cq->ring);
-	if (ret)
+	if (ret) {
+		sroce_err(ibcq->context, "resize_cq: mapping the new ring: %s (the CQ is unusable)",
+			  strerror(ret));
 		goto out;
+	}
 	cq->ring = nr;
 	cq->ring.own = sroce_load_acquire(&cq->ring.hdr->consumer);
 out:

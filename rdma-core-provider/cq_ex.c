@@ -34,8 +34,10 @@ static int sroce_start_poll(struct ibv_cq_ex *cqx,
 	struct sroce_cq *cq = cqx_to_scq(cqx);
 	int ret;
 
-	if (attr->comp_mask)
+	if (attr->comp_mask) {
+		sroce_err(cqx->context, "start_poll: comp_mask 0x%x (none known)", attr->comp_mask);
 		return EINVAL;
+	}
 	pthread_spin_lock(&cq->lock);
 	ret = sroce_cq_read(cq, &cq->cur);
 	if (ret) {
@@ -141,20 +143,34 @@ static void sroce_cqx_set_ops(struct ibv_cq_ex *cqx, uint64_t wc_flags)
 		cqx->read_dlid_path_bits = sroce_read_dlid_path_bits;
 }
 
-static int sroce_cqx_check(const struct ibv_cq_init_attr_ex *attr)
+static int sroce_cqx_check(struct ibv_context *ibctx, const struct ibv_cq_init_attr_ex *attr)
 {
+	const uint32_t masks = IBV_CQ_INIT_ATTR_MASK_FLAGS | IBV_CQ_INIT_ATTR_MASK_PD;
+
 	/* a parent domain (IBV_CQ_INIT_ATTR_MASK_PD) changes nothing here */
-	if (attr->comp_mask & ~(IBV_CQ_INIT_ATTR_MASK_FLAGS | IBV_CQ_INIT_ATTR_MASK_PD))
+	if (attr->comp_mask & ~masks) {
+		sroce_err(ibctx, "create_cq_ex: comp_mask 0x%x: unsupported bits 0x%x",
+			  attr->comp_mask, attr->comp_mask & ~masks);
 		return EOPNOTSUPP;
+	}
 	if ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) &&
-	    (!attr->parent_domain || !to_spd(attr->parent_domain)->parent_of))
+	    (!attr->parent_domain || !to_spd(attr->parent_domain)->parent_of)) {
+		sroce_err(ibctx, "create_cq_ex: IBV_CQ_INIT_ATTR_MASK_PD without a parent domain");
 		return EINVAL;
-	if (attr->wc_flags & ~(uint64_t)SROCE_CQX_WC_FLAGS)
+	}
+	if (attr->wc_flags & ~(uint64_t)SROCE_CQX_WC_FLAGS) {
+		sroce_err(ibctx, "create_cq_ex: wc_flags 0x%llx: unsupported bits 0x%llx (no time stamps, CVLAN, flow tag, TM)",
+			  (unsigned long long)attr->wc_flags,
+			  (unsigned long long)(attr->wc_flags & ~(uint64_t)SROCE_CQX_WC_FLAGS));
 		return EOPNOTSUPP;
+	}
 	/* SINGLE_THREADED is a hint (we lock anyway); no IGNORE_OVERRUN */
 	if ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
-	    (attr->flags & ~SROCE_CQX_CREATE_FLAGS))
+	    (attr->flags & ~SROCE_CQX_CREATE_FLAGS)) {
+		sroce_err(ibctx, "create_cq_ex: flags 0x%x: unsupported bits 0x%x", attr->flags,
+			  attr->flags & ~SROCE_CQX_CREATE_FLAGS);
 		return EOPNOTSUPP;
+	}
 	return 0;
 }
 
@@ -166,7 +182,7 @@ struct ibv_cq_ex *sroce_create_cq_ex(struct ibv_context *ibctx,
 	struct sroce_cq *cq;
 	int ret;
 
-	ret = sroce_cqx_check(attr);
+	ret = sroce_cqx_check(ibctx, attr);
 	if (ret) {
 		errno = ret;
 		return NULL;
@@ -184,11 +200,17 @@ struct ibv_cq_ex *sroce_create_cq_ex(struct ibv_context *ibctx,
 	ret = ibv_cmd_create_cq_ex(ibctx, attr, &cq->vcq, &cmd.ibv_cmd,
 				   sizeof(cmd), &resp.ibv_resp, sizeof(resp), 0);
 #endif
-	if (ret)
+	if (ret) {
+		sroce_dbg(ibctx, "create_cq_ex: the kernel refused cqe %u: %s", attr->cqe,
+			  strerror(ret));
 		goto err_free;
+	}
 	ret = sroce_cq_map(cq, ibctx, &resp.ring);
-	if (ret)
+	if (ret) {
+		sroce_err(ibctx, "create_cq_ex: mapping the ring the kernel described: %s",
+			  strerror(ret));
 		goto err_destroy;
+	}
 	sroce_cqx_set_ops(&cq->vcq.cq_ex, attr->wc_flags);
 	return &cq->vcq.cq_ex;
 

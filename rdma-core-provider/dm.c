@@ -29,14 +29,21 @@ static struct sroce_dm *to_sdm(struct ibv_dm *ibdm)
 }
 
 /* EINVAL unless [@off, @off + @len) is whole words inside @dm */
-static int sroce_dm_check(const struct sroce_dm *dm, uint64_t off, size_t len)
+static int sroce_dm_check(const struct sroce_dm *dm, const char *verb, uint64_t off,
+			  size_t len)
 {
 	uint64_t end;
 
-	if ((off | len) & (SROCE_DM_WORD - 1))
+	if ((off | len) & (SROCE_DM_WORD - 1)) {
+		sroce_err(dm->vdm.dm.context, "%s: offset %llu length %zu: not whole %u-byte words",
+			  verb, (unsigned long long)off, len, SROCE_DM_WORD);
 		return EINVAL;
-	if (__builtin_add_overflow(off, (uint64_t)len, &end) || end > dm->limit)
+	}
+	if (__builtin_add_overflow(off, (uint64_t)len, &end) || end > dm->limit) {
+		sroce_err(dm->vdm.dm.context, "%s: offset %llu + length %zu past the DM's %llu bytes",
+			  verb, (unsigned long long)off, len, (unsigned long long)dm->limit);
 		return EINVAL;
+	}
 	return 0;
 }
 
@@ -44,7 +51,7 @@ static int sroce_memcpy_to_dm(struct ibv_dm *ibdm, uint64_t dm_offset,
 			      const void *host_addr, size_t length)
 {
 	struct sroce_dm *dm = to_sdm(ibdm);
-	int ret = sroce_dm_check(dm, dm_offset, length);
+	int ret = sroce_dm_check(dm, "memcpy_to_dm", dm_offset, length);
 
 	if (ret)
 		return ret;
@@ -56,7 +63,7 @@ static int sroce_memcpy_from_dm(void *host_addr, struct ibv_dm *ibdm,
 				uint64_t dm_offset, size_t length)
 {
 	struct sroce_dm *dm = to_sdm(ibdm);
-	int ret = sroce_dm_check(dm, dm_offset, length);
+	int ret = sroce_dm_check(dm, "memcpy_from_dm", dm_offset, length);
 
 	if (ret)
 		return ret;
@@ -74,12 +81,19 @@ static int sroce_dm_map(struct sroce_dm *dm, struct ibv_context *ibctx,
 	uint64_t limit = (length + SROCE_DM_WORD - 1) & ~(uint64_t)(SROCE_DM_WORD - 1);
 	void *buf;
 
-	if (!length || limit < length || map_len < limit || map_len > SIZE_MAX)
-		return EPROTO;	/* not what this provider's kernel says */
+	if (!length || limit < length || map_len < limit || map_len > SIZE_MAX) {
+		/* not what this provider's kernel says */
+		sroce_err(ibctx, "DM: the kernel described length %llu mapped in %llu bytes: inconsistent",
+			  (unsigned long long)length, (unsigned long long)map_len);
+		return EPROTO;
+	}
 	buf = mmap(NULL, map_len, PROT_READ | PROT_WRITE, MAP_SHARED,
 		   ibctx->cmd_fd, offset);
-	if (buf == MAP_FAILED)
+	if (buf == MAP_FAILED) {
+		sroce_err(ibctx, "DM: mmap of %llu bytes: %s", (unsigned long long)map_len,
+			  strerror(errno));
 		return errno;
+	}
 	dm->buf = buf;
 	dm->map_len = map_len;
 	dm->limit = limit;
@@ -97,6 +111,7 @@ struct ibv_dm *sroce_alloc_dm(struct ibv_context *ibctx,
 	int ret;
 
 	if (attr->comp_mask) {
+		sroce_err(ibctx, "alloc_dm: comp_mask 0x%x (none known)", attr->comp_mask);
 		errno = EINVAL;
 		return NULL;
 	}
@@ -106,8 +121,11 @@ struct ibv_dm *sroce_alloc_dm(struct ibv_context *ibctx,
 	fill_attr_out_ptr(link, SROCE_ATTR_ALLOC_DM_RESP_MMAP_OFFSET, &offset);
 	fill_attr_out_ptr(link, SROCE_ATTR_ALLOC_DM_RESP_MMAP_LEN, &map_len);
 	ret = ibv_cmd_alloc_dm(ibctx, attr, &dm->vdm, link);
-	if (ret)
+	if (ret) {
+		sroce_dbg(ibctx, "alloc_dm: the kernel refused length %llu log_align_req %u: %s",
+			  (unsigned long long)attr->length, attr->log_align_req, strerror(ret));
 		goto err_free;
+	}
 	ret = sroce_dm_map(dm, ibctx, offset, map_len, attr->length);
 	if (ret)
 		goto err_free_dm;
@@ -128,8 +146,11 @@ int sroce_free_dm(struct ibv_dm *ibdm)
 	int ret;
 
 	ret = ibv_cmd_free_dm(&dm->vdm);
-	if (ret)
+	if (ret) {
+		sroce_dbg(ibdm->context, "free_dm: the kernel refused: %s%s", strerror(ret),
+			  ret == EBUSY ? " (an MR is registered on it)" : "");
 		return ret;
+	}
 	munmap(dm->buf, dm->map_len);
 	free(dm);
 	return 0;
@@ -153,6 +174,8 @@ struct ibv_dm *sroce_import_dm(struct ibv_context *ibctx, uint32_t dm_handle)
 	ret = execute_ioctl(ibctx, cmdb);
 	if (ret) {
 		ret = errno;
+		sroce_dbg(ibctx, "import_dm: the kernel refused handle %u: %s", dm_handle,
+			  strerror(ret));
 		goto err_free;
 	}
 	ret = sroce_dm_map(dm, ibctx, offset, map_len, length);
@@ -193,6 +216,8 @@ struct ibv_mr *sroce_reg_dm_mr(struct ibv_pd *pd, struct ibv_dm *ibdm,
 	ret = ibv_cmd_reg_dm_mr(pd, &to_sdm(ibdm)->vdm, dm_offset, length,
 				access, vmr, NULL);
 	if (ret) {
+		sroce_dbg(pd->context, "reg_dm_mr: the kernel refused offset %llu length %zu access 0x%x: %s",
+			  (unsigned long long)dm_offset, length, access, strerror(ret));
 		free(vmr);
 		errno = ret;
 		return NULL;

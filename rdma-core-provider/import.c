@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "sroce.h"
 
@@ -43,6 +44,8 @@ struct ibv_mr *sroce_import_mr(struct ibv_pd *pd, uint32_t mr_handle)
 		return NULL;
 	ret = ibv_cmd_query_mr(pd, vmr, mr_handle);
 	if (ret) {
+		sroce_dbg(pd->context, "import_mr: the kernel refused handle %u: %s", mr_handle,
+			  strerror(ret));
 		free(vmr);
 		errno = ret;
 		return NULL;

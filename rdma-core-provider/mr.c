@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "sroce.h"
 
@@ -27,6 +28,8 @@ struct ibv_mr *sroce_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 	ret = ibv_cmd_reg_mr(pd, addr, length, hca_va, access, vmr, &cmd,
 			     sizeof(cmd), &resp, sizeof(resp));
 	if (ret) {
+		sroce_dbg(pd->context, "reg_mr: the kernel refused addr %p length %zu iova 0x%llx access 0x%x: %s",
+			  addr, length, (unsigned long long)hca_va, access, strerror(ret));
 		free(vmr);
 		errno = ret;
 		return NULL;
@@ -50,6 +53,8 @@ struct ibv_mr *sroce_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t le
 		return NULL;
 	ret = ibv_cmd_reg_dmabuf_mr(pd, offset, length, iova, fd, access, vmr, NULL);
 	if (ret) {
+		sroce_dbg(pd->context, "reg_dmabuf_mr: the kernel refused fd %d offset %llu length %zu access 0x%x: %s",
+			  fd, (unsigned long long)offset, length, access, strerror(ret));
 		free(vmr);
 		errno = ret;
 		return NULL;
@@ -64,7 +69,12 @@ struct ibv_mr *sroce_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t le
 int sroce_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
 		    uint32_t flags, struct ibv_sge *sg_list, uint32_t num_sge)
 {
-	return ibv_cmd_advise_mr(pd, advice, flags, sg_list, num_sge);
+	int ret = ibv_cmd_advise_mr(pd, advice, flags, sg_list, num_sge);
+
+	if (ret)
+		sroce_dbg(pd->context, "advise_mr: the kernel refused advice %d flags 0x%x on %u SGEs: %s",
+			  advice, flags, num_sge, strerror(ret));
+	return ret;
 }
 
 int sroce_dereg_mr(struct verbs_mr *vmr)
@@ -72,8 +82,10 @@ int sroce_dereg_mr(struct verbs_mr *vmr)
 	int ret;
 
 	ret = ibv_cmd_dereg_mr(vmr);
-	if (ret)
+	if (ret) {
+		sroce_dbg(vmr->ibv_mr.context, "dereg_mr: the kernel refused: %s", strerror(ret));
 		return ret;
+	}
 	free(vmr);
 	return 0;
 }
@@ -87,9 +99,14 @@ int sroce_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
 {
 	struct ib_uverbs_rereg_mr_resp resp;
 	struct ibv_rereg_mr cmd;
+	int ret;
 
-	return ibv_cmd_rereg_mr(vmr, flags, addr, length, (uintptr_t)addr, access, pd,
-				&cmd, sizeof(cmd), &resp, sizeof(resp));
+	ret = ibv_cmd_rereg_mr(vmr, flags, addr, length, (uintptr_t)addr, access, pd,
+			       &cmd, sizeof(cmd), &resp, sizeof(resp));
+	if (ret)
+		sroce_dbg(vmr->ibv_mr.context, "rereg_mr: the kernel refused flags 0x%x addr %p length %zu access 0x%x: %s",
+			  flags, addr, length, access, strerror(ret));
+	return ret;
 }
 
 struct ibv_mw *sroce_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
@@ -104,6 +121,8 @@ struct ibv_mw *sroce_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
 		return NULL;
 	ret = ibv_cmd_alloc_mw(pd, type, mw, &cmd, sizeof(cmd), &resp, sizeof(resp));
 	if (ret) {
+		sroce_dbg(pd->context, "alloc_mw: the kernel refused type %d: %s", type,
+			  strerror(ret));
 		free(mw);
 		errno = ret;
 		return NULL;

@@ -100,9 +100,15 @@ struct ibv_qp *sroce_create_qp_ex(struct ibv_context *ibctx,
 	uint32_t room;
 	int ret;
 
-	if (attr->comp_mask & ~SROCE_QP_INIT_ATTR_MASK ||
-	    ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
-	     attr->create_flags)) {
+	if (attr->comp_mask & ~SROCE_QP_INIT_ATTR_MASK) {
+		sroce_err(ibctx, "create_qp: comp_mask 0x%x: unsupported bits 0x%x",
+			  attr->comp_mask, attr->comp_mask & ~SROCE_QP_INIT_ATTR_MASK);
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) && attr->create_flags) {
+		sroce_err(ibctx, "create_qp: create_flags 0x%x not supported",
+			  attr->create_flags);
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
@@ -117,19 +123,29 @@ struct ibv_qp *sroce_create_qp_ex(struct ibv_context *ibctx,
 		 * ignored, as libibverbs and the kernel do).
 		 */
 		if (attr->srq || attr->cap.max_recv_wr || attr->cap.max_recv_sge) {
+			sroce_err(ibctx, "create_qp: an XRC send QP has no receive side: srq %s, max_recv_wr %u, max_recv_sge %u",
+				  attr->srq ? "set" : "none", attr->cap.max_recv_wr,
+				  attr->cap.max_recv_sge);
 			errno = EINVAL;
 			return NULL;
 		}
 		break;
 	case IBV_QPT_XRC_RECV:
 		/* an XRC TGT QP: no queues, nothing to post, no ops to offer */
-		if (!(attr->comp_mask & IBV_QP_INIT_ATTR_XRCD) || !attr->xrcd ||
-		    (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)) {
+		if (!(attr->comp_mask & IBV_QP_INIT_ATTR_XRCD) || !attr->xrcd) {
+			sroce_err(ibctx, "create_qp: an XRC receive QP without an XRC domain");
+			errno = EINVAL;
+			return NULL;
+		}
+		if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
+			sroce_err(ibctx, "create_qp: send_ops_flags on an XRC receive QP (it has no SQ)");
 			errno = EINVAL;
 			return NULL;
 		}
 		break;
 	default:
+		sroce_err(ibctx, "create_qp: qp_type %d not supported (RC, UC, UD, XRC)",
+			  attr->qp_type);
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
@@ -155,6 +171,7 @@ struct ibv_qp *sroce_create_qp_ex(struct ibv_context *ibctx,
 				   sizeof(cmd), &resp.ibv_resp, sizeof(resp));
 	attr->comp_mask = comp_mask;
 	if (ret) {
+		sroce_dbg(ibctx, "create_qp: the kernel refused: %s", strerror(ret));
 		sroce_qp_free(qp);
 		errno = ret;
 		return NULL;
@@ -168,6 +185,8 @@ struct ibv_qp *sroce_create_qp_ex(struct ibv_context *ibctx,
 		ret = sroce_wq_map(&qp->rq, ibctx->cmd_fd, &resp.rq,
 				   sizeof(struct sroce_recv_wqe));
 	if (ret) {
+		sroce_err(ibctx, "create_qp: mapping the rings the kernel described: %s",
+			  strerror(ret));
 		ibv_cmd_destroy_qp(&qp->vqp.qp);
 		sroce_qp_free(qp);
 		errno = ret;
@@ -244,8 +263,11 @@ int sroce_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 	int ret;
 
 	ret = ibv_cmd_modify_qp(ibqp, attr, attr_mask, &cmd, sizeof(cmd));
-	if (ret)
+	if (ret) {
+		sroce_qp_dbg(qp, "modify_qp: the kernel refused attr_mask 0x%x: %s", attr_mask,
+			     strerror(ret));
 		return ret;
+	}
 	if ((attr_mask & IBV_QP_STATE) && attr->qp_state == IBV_QPS_RESET) {
 		sroce_wq_resync(&qp->sq);
 		sroce_wq_resync(&qp->rq);
@@ -277,6 +299,8 @@ struct ibv_qp *sroce_open_qp(struct ibv_context *ibctx, struct ibv_qp_open_attr 
 	ret = ibv_cmd_open_qp(ibctx, &qp->vqp, sizeof(qp->vqp), attr, &cmd, sizeof(cmd),
 			      &resp, sizeof(resp));
 	if (ret) {
+		sroce_dbg(ibctx, "open_qp: the kernel refused qp_num %u: %s", attr->qp_num,
+			  strerror(ret));
 		sroce_qp_free(qp);
 		errno = ret;
 		return NULL;
@@ -290,8 +314,10 @@ int sroce_destroy_qp(struct ibv_qp *ibqp)
 	int ret;
 
 	ret = ibv_cmd_destroy_qp(ibqp);
-	if (ret)
+	if (ret) {
+		sroce_qp_dbg(qp, "destroy_qp: the kernel refused: %s", strerror(ret));
 		return ret;
+	}
 	sroce_qp_free(qp);
 	return 0;
 }
@@ -304,16 +330,23 @@ int sroce_destroy_qp(struct ibv_qp *ibqp)
  * the state through modify_qp (and query_qp).
  */
 static int sroce_wq_check_postable(const struct sroce_qp *qp,
-				   const struct sroce_wq *wq)
+				   const struct sroce_wq *wq, const char *verb)
 {
-	if (!wq->ring.map || qp->vqp.qp.state == IBV_QPS_RESET)
+	if (!wq->ring.map) {
+		sroce_qp_err(qp, "%s: the QP has no such queue (created with 0 WRs, an SRQ, or XRC)",
+			     verb);
 		return EINVAL;
+	}
+	if (qp->vqp.qp.state == IBV_QPS_RESET) {
+		sroce_qp_err(qp, "%s: the QP is in RESET", verb);
+		return EINVAL;
+	}
 	return 0;
 }
 
 int sroce_sq_check_postable(const struct sroce_qp *qp)
 {
-	return sroce_wq_check_postable(qp, &qp->sq);
+	return sroce_wq_check_postable(qp, &qp->sq, "post_send");
 }
 
 /* Everything that can make a WR fail is checked before its slot is touched. */
@@ -323,20 +356,34 @@ static int sroce_check_send_wr(const struct sroce_qp *qp,
 	uint64_t len = 0;
 	int i, ret;
 
-	if (!sroce_opcode_ok(qp->vqp.qp.qp_type, wr->opcode))
+	if (!sroce_opcode_ok(qp->vqp.qp.qp_type, wr->opcode)) {
+		sroce_qp_err(qp, "post_send: opcode %d not supported on qp_type %d", wr->opcode,
+			     qp->vqp.qp.qp_type);
 		return EINVAL;
-	ret = sroce_check_send_flags(wr->send_flags);
+	}
+	ret = sroce_check_send_flags(qp, wr->send_flags);
 	if (ret)
 		return ret;
-	if (wr->num_sge < 0)
+	if (wr->num_sge < 0) {
+		sroce_qp_err(qp, "post_send: num_sge %d", wr->num_sge);
 		return EINVAL;
-	if (qp->vqp.qp.qp_type == IBV_QPT_UD && !wr->wr.ud.ah)
+	}
+	if (qp->vqp.qp.qp_type == IBV_QPT_UD && !wr->wr.ud.ah) {
+		sroce_qp_err(qp, "post_send: UD work request without an AH");
 		return EINVAL;
-	if (wr->opcode == IBV_WR_BIND_MW)
-		return wr->bind_mw.mw ? 0 : EINVAL;
+	}
+	if (wr->opcode == IBV_WR_BIND_MW) {
+		if (wr->bind_mw.mw)
+			return 0;
+		sroce_qp_err(qp, "post_send: BIND_MW without an MW");
+		return EINVAL;
+	}
 	if (sroce_opcode_is_atomic(wr->opcode) &&
-	    (wr->num_sge != 1 || wr->sg_list[0].length != 8))
+	    (wr->num_sge != 1 || wr->sg_list[0].length != 8)) {
+		sroce_qp_err(qp, "post_send: atomic opcode %d needs one 8-byte SGE (num_sge %d, length %u)",
+			     wr->opcode, wr->num_sge, wr->num_sge ? wr->sg_list[0].length : 0);
 		return EINVAL;
+	}
 
 	if (!(wr->send_flags & IBV_SEND_INLINE))
 		return sroce_check_num_sge(qp, wr->num_sge);
@@ -505,6 +552,8 @@ int sroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 			break;
 		slot = sroce_sq_slot(r, prod, &cons);
 		if (!slot) {
+			sroce_qp_dbg(qp, "post_send: SQ full (%u work requests outstanding)",
+				     r->num_entries);
 			ret = ENOMEM;
 			break;
 		}
@@ -524,6 +573,7 @@ out:
 	 */
 	dret = sroce_sq_kick(qp, published);
 	if (dret && !ret) {
+		sroce_qp_err(qp, "post_send: the doorbell failed: %s", strerror(dret));
 		ret = dret;
 		wr = first;
 	}
@@ -546,19 +596,23 @@ int sroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	int ret = 0, dret;
 
 	pthread_spin_lock(&qp->rq.lock);
-	ret = sroce_wq_check_postable(qp, &qp->rq);
+	ret = sroce_wq_check_postable(qp, &qp->rq, "post_recv");
 	if (ret)
 		goto out;
 	prod = r->own;
 	cons = sroce_load_acquire(&r->hdr->consumer);
 	for (; wr; wr = wr->next) {
 		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->rq.max_sge) {
+			sroce_qp_err(qp, "post_recv: num_sge %d > max_recv_sge %u", wr->num_sge,
+				     qp->rq.max_sge);
 			ret = EINVAL;
 			break;
 		}
 		if (prod - cons >= r->num_entries) {
 			cons = sroce_load_acquire(&r->hdr->consumer);
 			if (prod - cons >= r->num_entries) {
+				sroce_qp_dbg(qp, "post_recv: RQ full (%u work requests posted)",
+					     r->num_entries);
 				ret = ENOMEM;
 				break;
 			}
@@ -583,6 +637,7 @@ out:
 	 */
 	dret = sroce_ring_kick(ibqp, r, published, sroce_rq_doorbell);
 	if (dret && !ret) {
+		sroce_qp_err(qp, "post_recv: the doorbell failed: %s", strerror(dret));
 		ret = dret;
 		wr = first;
 	}

@@ -102,7 +102,13 @@ int sroce_qpx_check(struct ibv_context *ibctx, enum ibv_qp_type type,
 			continue;
 		ok |= sroce_qpx_ops[i].flag;
 	}
-	return (send_ops_flags & ~ok) ? EOPNOTSUPP : 0;
+	if (send_ops_flags & ~ok) {
+		sroce_err(ibctx, "create_qp: send_ops_flags 0x%llx: not offered on qp_type %d: 0x%llx",
+			  (unsigned long long)send_ops_flags, type,
+			  (unsigned long long)(send_ops_flags & ~ok));
+		return EOPNOTSUPP;
+	}
+	return 0;
 }
 
 /* --- building a batch (all under sq.lock) -------------------------------- */
@@ -114,14 +120,28 @@ static void sroce_batch_fail(struct sroce_qpx_batch *b, int err)
 	b->cur = NULL;
 }
 
+/*
+ * The batch of @qp fails with @errnum, for the reason the format says: logged
+ * for the first failure only (a failed batch refuses everything after it).
+ */
+#define sroce_batch_refuse(qp, errnum, fmt, ...)				\
+	do {									\
+		if (!(qp)->batch.err)						\
+			sroce_qp_err(qp, fmt, ##__VA_ARGS__);			\
+		sroce_batch_fail(&(qp)->batch, errnum);				\
+	} while (0)
+
 /* The WR being built is done: what it still lacks is an error. */
-static void sroce_wr_finish(struct sroce_qpx_batch *b)
+static void sroce_wr_finish(struct sroce_qp *qp)
 {
+	struct sroce_qpx_batch *b = &qp->batch;
+
 	if (!b->cur)
 		return;
-	if (b->need_ud ||
-	    (sroce_opcode_is_atomic(b->cur->opcode) && b->cur->num_sge != 1))
-		sroce_batch_fail(b, EINVAL);
+	if (b->need_ud)
+		sroce_batch_refuse(qp, EINVAL, "wr_*: a UD work request without wr_set_ud_addr");
+	else if (sroce_opcode_is_atomic(b->cur->opcode) && b->cur->num_sge != 1)
+		sroce_batch_refuse(qp, EINVAL, "wr_*: an atomic without its 8-byte SGE (wr_set_sge)");
 	b->cur = NULL;
 }
 
@@ -134,16 +154,18 @@ static struct sroce_send_wqe *sroce_wr_begin(struct ibv_qp_ex *qpx,
 	struct sroce_send_wqe *slot;
 	int ret;
 
-	sroce_wr_finish(b);
+	sroce_wr_finish(qp);
 	if (b->err)
 		return NULL;
-	ret = sroce_check_send_flags(qpx->wr_flags);
+	ret = sroce_check_send_flags(qp, qpx->wr_flags);
 	if (ret) {
 		sroce_batch_fail(b, ret);
 		return NULL;
 	}
 	slot = sroce_sq_slot(&qp->sq.ring, b->prod, &b->cons);
 	if (!slot) {
+		sroce_qp_dbg(qp, "wr_*: SQ full (%u work requests outstanding)",
+			     qp->sq.ring.num_entries);
 		sroce_batch_fail(b, ENOMEM);
 		return NULL;
 	}
@@ -175,7 +197,7 @@ static int sroce_wr_complete(struct ibv_qp_ex *qpx)
 	bool published = false;
 	int ret;
 
-	sroce_wr_finish(b);
+	sroce_wr_finish(qp);
 	ret = b->err;
 	if (!ret)
 		published = sroce_sq_publish(qp, b->prod);
@@ -282,7 +304,7 @@ static void sroce_wr_bind_mw(struct ibv_qp_ex *qpx, struct ibv_mw *mw, uint32_t 
 	struct sroce_send_wqe *w;
 
 	if (!mw) {
-		sroce_batch_fail(&qpx_to_sqp(qpx)->batch, EINVAL);
+		sroce_batch_refuse(qpx_to_sqp(qpx), EINVAL, "wr_bind_mw: no MW");
 		return;
 	}
 	w = sroce_wr_begin(qpx, IBV_WR_BIND_MW);
@@ -308,9 +330,14 @@ static void sroce_wr_flush(struct ibv_qp_ex *qpx, uint32_t rkey, uint64_t remote
 	struct sroce_send_wqe *w;
 
 	/* the RETH carries a 32-bit length */
-	if (len > UINT32_MAX || !type ||
-	    (type & ~(IBV_FLUSH_GLOBAL | IBV_FLUSH_PERSISTENT)) || level > IBV_FLUSH_MR) {
-		sroce_batch_fail(&qpx_to_sqp(qpx)->batch, EINVAL);
+	if (len > UINT32_MAX) {
+		sroce_batch_refuse(qpx_to_sqp(qpx), EINVAL, "wr_flush: len %zu > 4 GiB - 1", len);
+		return;
+	}
+	if (!type || (type & ~(IBV_FLUSH_GLOBAL | IBV_FLUSH_PERSISTENT)) ||
+	    level > IBV_FLUSH_MR) {
+		sroce_batch_refuse(qpx_to_sqp(qpx), EINVAL, "wr_flush: type 0x%x level %u unknown",
+				   type, level);
 		return;
 	}
 	w = sroce_wr_begin(qpx, IBV_WR_FLUSH);
@@ -328,15 +355,16 @@ static void sroce_wr_flush(struct ibv_qp_ex *qpx, uint32_t rkey, uint64_t remote
 static void sroce_wr_set_ud_addr(struct ibv_qp_ex *qpx, struct ibv_ah *ah,
 				 uint32_t remote_qpn, uint32_t remote_qkey)
 {
-	struct sroce_qpx_batch *b = &qpx_to_sqp(qpx)->batch;
+	struct sroce_qp *qp = qpx_to_sqp(qpx);
+	struct sroce_qpx_batch *b = &qp->batch;
 
 	if (!b->cur) {
 		/* no WR to set (or the batch failed already) */
-		sroce_batch_fail(b, EINVAL);
+		sroce_batch_refuse(qp, EINVAL, "wr_set_ud_addr: no work request started");
 		return;
 	}
 	if (!ah) {
-		sroce_batch_fail(b, EINVAL);
+		sroce_batch_refuse(qp, EINVAL, "wr_set_ud_addr: no AH");
 		return;
 	}
 	sroce_wqe_set_ud(b->cur, ah, remote_qpn, remote_qkey);
@@ -345,10 +373,11 @@ static void sroce_wr_set_ud_addr(struct ibv_qp_ex *qpx, struct ibv_ah *ah,
 
 static void sroce_wr_set_xrc_srqn(struct ibv_qp_ex *qpx, uint32_t remote_srqn)
 {
-	struct sroce_qpx_batch *b = &qpx_to_sqp(qpx)->batch;
+	struct sroce_qp *qp = qpx_to_sqp(qpx);
+	struct sroce_qpx_batch *b = &qp->batch;
 
 	if (!b->cur) {
-		sroce_batch_fail(b, EINVAL);
+		sroce_batch_refuse(qp, EINVAL, "wr_set_xrc_srqn: no work request started");
 		return;
 	}
 	sroce_wqe_set_xrc(b->cur, remote_srqn);
@@ -362,13 +391,16 @@ static void sroce_wr_set_sge_list(struct ibv_qp_ex *qpx, size_t num_sge,
 
 	if (!b->cur) {
 		/* no WR to set (or the batch failed already) */
+		sroce_batch_refuse(qp, EINVAL, "wr_set_sge: no work request started");
+		return;
+	}
+	if (sroce_check_num_sge(qp, num_sge)) {
 		sroce_batch_fail(b, EINVAL);
 		return;
 	}
-	if (sroce_check_num_sge(qp, num_sge) ||
-	    (sroce_opcode_is_atomic(b->cur->opcode) &&
-	     (num_sge != 1 || sg_list[0].length != 8))) {
-		sroce_batch_fail(b, EINVAL);
+	if (sroce_opcode_is_atomic(b->cur->opcode) && (num_sge != 1 || sg_list[0].length != 8)) {
+		sroce_batch_refuse(qp, EINVAL, "wr_set_sge: an atomic needs one 8-byte SGE (num_sge %zu, length %u)",
+				   num_sge, num_sge ? sg_list[0].length : 0);
 		return;
 	}
 	sroce_wqe_set_sges(b->cur, sg_list, num_sge);
@@ -393,13 +425,14 @@ static void sroce_wr_set_inline_data_list(struct ibv_qp_ex *qpx,
 
 	if (!b->cur) {
 		/* no WR to set (or the batch failed already) */
-		sroce_batch_fail(b, EINVAL);
+		sroce_batch_refuse(qp, EINVAL, "wr_set_inline_data: no work request started");
 		return;
 	}
 	for (i = 0; i < num_buf; i++) {
 		/* len <= max_inline here: no wrap-around */
 		if (buf_list[i].length > qp->max_inline - len) {
-			sroce_batch_fail(b, EINVAL);
+			sroce_batch_refuse(qp, EINVAL, "wr_set_inline_data: more than max_inline_data %u bytes",
+					   qp->max_inline);
 			return;
 		}
 		len += buf_list[i].length;

@@ -7,7 +7,6 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -163,20 +162,16 @@ static struct verbs_context *sroce_alloc_context(struct ibv_device *ibdev,
 				  &resp.ibv_resp, sizeof(resp));
 #endif
 	if (ret) {
+		sroce_dbg(&ctx->vctx.context, "alloc_context: the kernel refused: %s", strerror(ret));
 		errno = ret;
 		goto err;
 	}
 
 	if (resp.abi_version != SROCE_UVERBS_ABI_VERSION) {
-		/*
-		 * Printed unconditionally, like libibverbs' own ABI warnings:
-		 * a mismatched kernel module is a setup error the user must
-		 * see, not a debug detail.
-		 */
-		fprintf(stderr,
-			"sroce: %s: kernel returned uverbs ABI version %u, this provider supports only %u; rebuild/reload sroce.ko and libsroce together\n",
-			ibdev->name, resp.abi_version,
-			SROCE_UVERBS_ABI_VERSION);
+		/* a setup error: logged as an error (VERBS_LOG_LEVEL >= 1) */
+		sroce_err(&ctx->vctx.context,
+			  "kernel returned uverbs ABI version %u, this provider supports only %u; rebuild/reload sroce.ko and libsroce together",
+			  resp.abi_version, SROCE_UVERBS_ABI_VERSION);
 		errno = EPROTONOSUPPORT;
 		goto err;
 	}
@@ -210,6 +205,7 @@ static struct verbs_context *sroce_import_context(struct ibv_device *ibdev,
 		return NULL;
 	ret = ibv_cmd_query_context(&ctx->vctx.context, NULL);
 	if (ret) {
+		sroce_dbg(&ctx->vctx.context, "import_context: the kernel refused: %s", strerror(ret));
 		verbs_uninit_context(&ctx->vctx);
 		free(ctx);
 		errno = ret;

@@ -137,6 +137,44 @@ static inline struct sroce_context *to_sctx(struct ibv_context *ibctx)
 	return container_of(ibctx, struct sroce_context, vctx.context);
 }
 
+/*
+ * Why a call was refused, through libibverbs' logger (verbs_err() and
+ * verbs_debug() of rdma-core's driver.h): nothing is written unless the
+ * application runs with VERBS_LOG_LEVEL (1 errors .. 4 debug) and, with a
+ * release build of libibverbs such as the distributions', VERBS_LOG_FILE
+ * (a path to append to). Every refusal of the provider's own is an error
+ * naming the argument and its values; a full ring (ENOMEM, which an
+ * application may meet in normal flow control) and a command the kernel
+ * refused (its reason is in the kernel log: dynamic debug, see
+ * Documentation/provider.rst) are debug. The newline is added here.
+ */
+/*
+ * verbs_log() is a macro of a system header (-isystem), where the compiler
+ * checks no format: the dead call to sroce_log_format() has it check ours.
+ */
+static inline __attribute__((format(printf, 1, 2))) void sroce_log_format(const char *fmt, ...)
+{
+	(void)fmt;
+}
+
+#define sroce_err(ibctx, fmt, ...)						\
+	do {									\
+		if (0)								\
+			sroce_log_format(fmt, ##__VA_ARGS__);			\
+		verbs_err(&to_sctx(ibctx)->vctx, fmt "\n", ##__VA_ARGS__);	\
+	} while (0)
+#define sroce_dbg(ibctx, fmt, ...)						\
+	do {									\
+		if (0)								\
+			sroce_log_format(fmt, ##__VA_ARGS__);			\
+		verbs_debug(&to_sctx(ibctx)->vctx, fmt "\n", ##__VA_ARGS__);	\
+	} while (0)
+/* the same for a QP's context */
+#define sroce_qp_err(sqp, fmt, ...) \
+	sroce_err((sqp)->vqp.qp.context, "qp#%u: " fmt, (sqp)->vqp.qp.qp_num, ##__VA_ARGS__)
+#define sroce_qp_dbg(sqp, fmt, ...) \
+	sroce_dbg((sqp)->vqp.qp.context, "qp#%u: " fmt, (sqp)->vqp.qp.qp_num, ##__VA_ARGS__)
+
 static inline struct sroce_pd *to_spd(struct ibv_pd *ibpd)
 {
 	return container_of(ibpd, struct sroce_pd, ibv_pd);

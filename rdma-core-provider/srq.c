@@ -16,6 +16,10 @@
 
 #include "sroce.h"
 
+/* what create_srq_ex takes */
+#define SROCE_SRQ_INIT_ATTR_MASK (IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD | \
+				  IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_CQ)
+
 static void sroce_srq_free(struct sroce_srq *srq)
 {
 	sroce_ring_unmap(&srq->ring);
@@ -50,6 +54,8 @@ static struct ibv_srq *sroce_srq_finish(struct sroce_srq *srq, int cmd_fd,
 
 	ret = sroce_ring_map(&srq->ring, cmd_fd, ring, sizeof(struct sroce_recv_wqe));
 	if (ret) {
+		sroce_err(srq->vsrq.srq.context, "create_srq: mapping the ring the kernel described: %s",
+			  strerror(ret));
 		ibv_cmd_destroy_srq(&srq->vsrq.srq);
 		sroce_srq_free(srq);
 		errno = ret;
@@ -76,6 +82,8 @@ struct ibv_srq *sroce_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *at
 	ret = ibv_cmd_create_srq(pd, &srq->vsrq.srq, attr, &cmd, sizeof(cmd),
 				 &resp.ibv_resp, sizeof(resp));
 	if (ret) {
+		sroce_dbg(pd->context, "create_srq: the kernel refused max_wr %u max_sge %u: %s",
+			  attr->attr.max_wr, attr->attr.max_sge, strerror(ret));
 		sroce_srq_free(srq);
 		errno = ret;
 		return NULL;
@@ -97,21 +105,30 @@ struct ibv_srq *sroce_create_srq_ex(struct ibv_context *ibctx,
 	struct sroce_srq *srq;
 	int ret;
 
-	if (attr->comp_mask & ~(IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD |
-				IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_CQ)) {
+	if (attr->comp_mask & ~SROCE_SRQ_INIT_ATTR_MASK) {
+		sroce_err(ibctx, "create_srq_ex: comp_mask 0x%x: unsupported bits 0x%x",
+			  attr->comp_mask, attr->comp_mask & ~SROCE_SRQ_INIT_ATTR_MASK);
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
 	if (attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE)
 		type = attr->srq_type;
 	if (type != IBV_SRQT_BASIC && type != IBV_SRQT_XRC) {
+		sroce_err(ibctx, "create_srq_ex: srq_type %d not supported (basic, XRC)", type);
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
-	if (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_PD) || !attr->pd ||
-	    (type == IBV_SRQT_XRC &&
-	     (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_XRCD) || !attr->xrcd ||
-	      !(attr->comp_mask & IBV_SRQ_INIT_ATTR_CQ) || !attr->cq))) {
+	if (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_PD) || !attr->pd) {
+		sroce_err(ibctx, "create_srq_ex: no PD");
+		errno = EINVAL;
+		return NULL;
+	}
+	if (type == IBV_SRQT_XRC &&
+	    (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_XRCD) || !attr->xrcd ||
+	     !(attr->comp_mask & IBV_SRQ_INIT_ATTR_CQ) || !attr->cq)) {
+		sroce_err(ibctx, "create_srq_ex: an XRC SRQ needs an XRC domain and a CQ (xrcd %s, cq %s)",
+			  (attr->comp_mask & IBV_SRQ_INIT_ATTR_XRCD) && attr->xrcd ? "set" : "none",
+			  (attr->comp_mask & IBV_SRQ_INIT_ATTR_CQ) && attr->cq ? "set" : "none");
 		errno = EINVAL;
 		return NULL;
 	}
@@ -122,6 +139,8 @@ struct ibv_srq *sroce_create_srq_ex(struct ibv_context *ibctx,
 	ret = ibv_cmd_create_srq_ex(ibctx, &srq->vsrq, attr, &cmd.ibv_cmd,
 				    sizeof(cmd), &resp.ibv_resp, sizeof(resp));
 	if (ret) {
+		sroce_dbg(ibctx, "create_srq_ex: the kernel refused max_wr %u max_sge %u: %s",
+			  attr->attr.max_wr, attr->attr.max_sge, strerror(ret));
 		sroce_srq_free(srq);
 		errno = ret;
 		return NULL;
@@ -133,8 +152,10 @@ int sroce_get_srq_num(struct ibv_srq *ibsrq, uint32_t *srq_num)
 {
 	struct sroce_srq *srq = to_ssrq(ibsrq);
 
-	if (srq->vsrq.srq_type != IBV_SRQT_XRC)
+	if (srq->vsrq.srq_type != IBV_SRQT_XRC) {
+		sroce_err(ibsrq->context, "get_srq_num: not an XRC SRQ");
 		return EOPNOTSUPP;
+	}
 	*srq_num = srq->vsrq.srq_num;
 	return 0;
 }
@@ -142,8 +163,13 @@ int sroce_get_srq_num(struct ibv_srq *ibsrq, uint32_t *srq_num)
 int sroce_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr, int mask)
 {
 	struct ibv_modify_srq cmd;
+	int ret;
 
-	return ibv_cmd_modify_srq(ibsrq, attr, mask, &cmd, sizeof(cmd));
+	ret = ibv_cmd_modify_srq(ibsrq, attr, mask, &cmd, sizeof(cmd));
+	if (ret)
+		sroce_dbg(ibsrq->context, "modify_srq: the kernel refused attr_mask 0x%x: %s", mask,
+			  strerror(ret));
+	return ret;
 }
 
 int sroce_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr)
@@ -159,8 +185,10 @@ int sroce_destroy_srq(struct ibv_srq *ibsrq)
 	int ret;
 
 	ret = ibv_cmd_destroy_srq(ibsrq);
-	if (ret)
+	if (ret) {
+		sroce_dbg(ibsrq->context, "destroy_srq: the kernel refused: %s", strerror(ret));
 		return ret;
+	}
 	sroce_srq_free(srq);
 	return 0;
 }
@@ -179,12 +207,16 @@ int sroce_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 	cons = sroce_load_acquire(&r->hdr->consumer);
 	for (; wr; wr = wr->next) {
 		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > srq->max_sge) {
+			sroce_err(ibsrq->context, "post_srq_recv: num_sge %d > max_sge %u",
+				  wr->num_sge, srq->max_sge);
 			ret = EINVAL;
 			break;
 		}
 		if (prod - cons >= r->num_entries) {
 			cons = sroce_load_acquire(&r->hdr->consumer);
 			if (prod - cons >= r->num_entries) {
+				sroce_dbg(ibsrq->context, "post_srq_recv: SRQ full (%u work requests posted)",
+					  r->num_entries);
 				ret = ENOMEM;
 				break;
 			}

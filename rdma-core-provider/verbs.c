@@ -12,6 +12,10 @@
 
 #include "sroce.h"
 
+/* what alloc_parent_domain takes */
+#define SROCE_PD_INIT_ATTR_MASK (IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS | \
+				 IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT)
+
 int sroce_query_device_ex(struct ibv_context *ibctx,
 			  const struct ibv_query_device_ex_input *input,
 			  struct ibv_device_attr_ex *attr, size_t attr_size)
@@ -56,6 +60,7 @@ struct ibv_pd *sroce_alloc_pd(struct ibv_context *ibctx)
 	ret = ibv_cmd_alloc_pd(ibctx, &pd->ibv_pd, &cmd, sizeof(cmd), &resp,
 			       sizeof(resp));
 	if (ret) {
+		sroce_dbg(ibctx, "alloc_pd: the kernel refused: %s", strerror(ret));
 		free(pd);
 		errno = ret;
 		return NULL;
@@ -72,14 +77,24 @@ struct ibv_pd *sroce_alloc_parent_domain(struct ibv_context *ibctx,
 {
 	struct sroce_pd *pd;
 
-	if (ibv_check_alloc_parent_domain(attr))
+	if (ibv_check_alloc_parent_domain(attr)) {
+		sroce_err(ibctx, "alloc_parent_domain: refused by libibverbs' checks: %s",
+			  strerror(errno));
 		return NULL;	/* errno set */
+	}
 	if (attr->pd->context != ibctx) {
+		sroce_err(ibctx, "alloc_parent_domain: the PD is of another context");
 		errno = EINVAL;
 		return NULL;
 	}
-	if (attr->td || (attr->comp_mask & ~(IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS |
-					     IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT))) {
+	if (attr->td) {
+		sroce_err(ibctx, "alloc_parent_domain: thread domains not supported");
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (attr->comp_mask & ~SROCE_PD_INIT_ATTR_MASK) {
+		sroce_err(ibctx, "alloc_parent_domain: comp_mask 0x%x: unsupported bits 0x%x",
+			  attr->comp_mask, attr->comp_mask & ~SROCE_PD_INIT_ATTR_MASK);
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
@@ -102,8 +117,10 @@ int sroce_dealloc_pd(struct ibv_pd *ibpd)
 		return 0;
 	}
 	ret = ibv_cmd_dealloc_pd(ibpd);
-	if (ret)
+	if (ret) {
+		sroce_dbg(ibpd->context, "dealloc_pd: the kernel refused: %s", strerror(ret));
 		return ret;
+	}
 	free(pd);
 	return 0;
 }
@@ -121,6 +138,8 @@ struct ibv_ah *sroce_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
 	ret = ibv_cmd_create_ah(pd, &ah->ibv_ah, attr, &resp.ibv_resp,
 				sizeof(resp));
 	if (ret) {
+		sroce_dbg(pd->context, "create_ah: the kernel refused (is_global %u, sgid_index %u, port %u): %s",
+			  attr->is_global, attr->grh.sgid_index, attr->port_num, strerror(ret));
 		free(ah);
 		errno = ret;
 		return NULL;

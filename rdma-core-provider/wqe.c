@@ -50,23 +50,41 @@ bool sroce_opcode_is_atomic(enum ibv_wr_opcode op)
 	       op == IBV_WR_ATOMIC_FETCH_AND_ADD;
 }
 
-int sroce_check_send_flags(unsigned int send_flags)
+int sroce_check_send_flags(const struct sroce_qp *qp, unsigned int send_flags)
 {
-	return (send_flags & ~SROCE_SEND_FLAGS) ? EINVAL : 0;
+	if (send_flags & ~SROCE_SEND_FLAGS) {
+		sroce_qp_err(qp, "send_flags 0x%x: unsupported bits 0x%x", send_flags,
+			     send_flags & ~SROCE_SEND_FLAGS);
+		return EINVAL;
+	}
+	return 0;
 }
 
 int sroce_check_num_sge(const struct sroce_qp *qp, uint64_t num_sge)
 {
-	return num_sge > qp->sq.max_sge ? EINVAL : 0;
+	if (num_sge > qp->sq.max_sge) {
+		sroce_qp_err(qp, "num_sge %llu > max_send_sge %u",
+			     (unsigned long long)num_sge, qp->sq.max_sge);
+		return EINVAL;
+	}
+	return 0;
 }
 
 /* inline data is something we send, never a target */
 int sroce_check_inline(const struct sroce_qp *qp, enum ibv_wr_opcode op,
 		       uint64_t len)
 {
-	if (op == IBV_WR_RDMA_READ || sroce_opcode_is_atomic(op))
+	if (op == IBV_WR_RDMA_READ || sroce_opcode_is_atomic(op)) {
+		sroce_qp_err(qp, "opcode %d with IBV_SEND_INLINE (READ and atomics have a local target)",
+			     op);
 		return EINVAL;
-	return len > qp->max_inline ? EINVAL : 0;
+	}
+	if (len > qp->max_inline) {
+		sroce_qp_err(qp, "%llu bytes inline > max_inline_data %u",
+			     (unsigned long long)len, qp->max_inline);
+		return EINVAL;
+	}
+	return 0;
 }
 
 struct sroce_send_wqe *sroce_sq_slot(struct sroce_ring *r, uint32_t prod,

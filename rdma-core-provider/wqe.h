@@ -5,8 +5,8 @@
  * ibv_post_send (qp.c) and the extended ibv_wr_* API (qp_ex.c), so both
  * write exactly the same ring entries.
  *
- * The checks return 0 or EINVAL and touch nothing; the builders assume the
- * checks passed.
+ * The checks return 0 or EINVAL and touch nothing but the log (a refusal
+ * says why: sroce_qp_err()); the builders assume the checks passed.
  */
 #ifndef SROCE_WQE_H
 #define SROCE_WQE_H
@@ -23,7 +23,7 @@ struct sroce_qp;
 
 bool sroce_opcode_ok(enum ibv_qp_type type, enum ibv_wr_opcode op);
 bool sroce_opcode_is_atomic(enum ibv_wr_opcode op);
-int sroce_check_send_flags(unsigned int send_flags);
+int sroce_check_send_flags(const struct sroce_qp *qp, unsigned int send_flags);
 int sroce_check_num_sge(const struct sroce_qp *qp, uint64_t num_sge);
 int sroce_check_inline(const struct sroce_qp *qp, enum ibv_wr_opcode op,
 		       uint64_t len);

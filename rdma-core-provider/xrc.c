@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "sroce.h"
 
@@ -27,6 +28,7 @@ struct ibv_xrcd *sroce_open_xrcd(struct ibv_context *ibctx,
 	ret = ibv_cmd_open_xrcd(ibctx, xrcd, sizeof(*xrcd), attr, &cmd,
 				sizeof(cmd), &resp, sizeof(resp));
 	if (ret) {
+		sroce_dbg(ibctx, "open_xrcd: the kernel refused: %s", strerror(ret));
 		free(xrcd);
 		errno = ret;
 		return NULL;
@@ -40,8 +42,10 @@ int sroce_close_xrcd(struct ibv_xrcd *ibxrcd)
 	int ret;
 
 	ret = ibv_cmd_close_xrcd(xrcd);
-	if (ret)
+	if (ret) {
+		sroce_dbg(ibxrcd->context, "close_xrcd: the kernel refused: %s", strerror(ret));
 		return ret;
+	}
 	free(xrcd);
 	return 0;
 }

@@ -32,8 +32,26 @@ std::variant<Command, UsageError> parse_link(std::span<const std::string_view> a
 	return err("link: unknown subcommand '" + std::string(a[0]) + "'");
 }
 
+std::variant<Command, UsageError> parse_show_qp(std::span<const std::string_view> a)
+{
+	ShowQp s;
+	for (std::string_view arg : a) {
+		if (arg == "--json" || arg == "-j")
+			s.json = true;
+		else if (arg.starts_with("-"))
+			return err("show qp: unknown option '" + std::string(arg) + "'");
+		else if (s.name)
+			return err("show qp: more than one device name");
+		else
+			s.name = std::string(arg);
+	}
+	return Command{s};
+}
+
 std::variant<Command, UsageError> parse_show(std::span<const std::string_view> a)
 {
+	if (!a.empty() && a[0] == "qp")
+		return parse_show_qp(a.subspan(1));
 	Show s;
 	for (std::string_view arg : a) {
 		if (arg == "--json" || arg == "-j")
@@ -74,6 +92,7 @@ std::string_view usage_text()
 	return "usage: sroce link add NAME netdev IFNAME\n"
 	       "       sroce link del NAME\n"
 	       "       sroce show [NAME] [--json|-j] [--all|-a]\n"
+	       "       sroce show qp [NAME] [--json|-j]\n"
 	       "       sroce --help | --version\n"
 	       "\n"
 	       "Manage sroce (software RoCEv2) RDMA devices over RDMA netlink.\n"
@@ -81,6 +100,9 @@ std::string_view usage_text()
 	       "  link del   remove device NAME\n"
 	       "  show       list sroce devices (--all: every RDMA device), port 1\n"
 	       "             state, netdev, MTUs and the GID table\n"
+	       "  show qp    the QPs of device NAME (default: every sroce device), one\n"
+	       "             line each: type, state, PSNs, owner and the driver's\n"
+	       "             transport state (what `rdma resource show qp -dd` shows)\n"
 	       "\n"
 	       "Exit status: 0 success, 1 failure, 2 usage error.\n";
 }

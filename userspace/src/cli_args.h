@@ -24,8 +24,14 @@ struct Show {
 	bool json = false;
 	bool all = false;
 };
+// `sroce show qp [NAME] [--json]`: the QPs of device NAME, else of every
+// sroce device, with the driver's attributes (RDMA netlink resource dump).
+struct ShowQp {
+	std::optional<std::string> name;
+	bool json = false;
+};
 
-using Command = std::variant<Help, Version, LinkAdd, LinkDel, Show>;
+using Command = std::variant<Help, Version, LinkAdd, LinkDel, Show, ShowQp>;
 
 struct UsageError {
 	std::string message;

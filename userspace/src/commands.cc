@@ -4,12 +4,15 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 #include <string>
 #include <vector>
 
 #include "device_view.h"
 #include "nl_socket.h"
 #include "nldev.h"
+#include "nldev_res.h"
+#include "qp_render.h"
 #include "render.h"
 #include "sysfs.h"
 
@@ -76,6 +79,42 @@ Result<nldev::Port> query_port(nl::Socket &sk, std::uint32_t index, std::uint32_
 	if (!result)
 		return Errno{EPROTO};
 	return std::move(*result);
+}
+
+Result<std::vector<nldev::QpEntry>> dump_qps(nl::Socket &sk, std::uint32_t index)
+{
+	auto msg = nldev::build_res_qp_dump(index);
+	if (!msg)
+		return Errno{msg.error()};
+	std::vector<nldev::QpEntry> qps;
+	int err = sk.transact(msg->get(), [&qps](const nlmsghdr &nlh) {
+		auto part = nldev::parse_res_qp(nlh);
+		if (!part)
+			return part.error();
+		for (auto &q : *part)
+			qps.push_back(std::move(q));
+		return 0;
+	});
+	if (err)
+		return Errno{err};
+	std::sort(qps.begin(), qps.end(),
+		  [](const auto &a, const auto &b) { return a.lqpn < b.lqpn; });
+	return qps;
+}
+
+// Who owns a QP: the kernel module's name, else the process's command
+// (as `rdma resource` shows it); none once the process has gone.
+std::optional<std::string> qp_owner(const nldev::QpEntry &q, const std::filesystem::path &proc_root)
+{
+	if (q.kern_name)
+		return q.kern_name;
+	if (!q.pid)
+		return std::nullopt;
+	std::ifstream f(proc_root / std::to_string(*q.pid) / "comm");
+	std::string comm;
+	if (!std::getline(f, comm) || comm.empty())
+		return std::nullopt;
+	return comm;
 }
 
 }  // namespace
@@ -148,6 +187,45 @@ int run_show(const Show &cmd, Streams io, const std::filesystem::path &sysfs_roo
 	return io.out ? kExitOk : report(io, what, EIO);
 }
 
+int run_show_qp(const ShowQp &cmd, Streams io, const std::filesystem::path &sysfs_root,
+		const std::filesystem::path &proc_root)
+{
+	const std::string what = cmd.name ? "show qp " + *cmd.name : "show qp";
+	auto sk = nl::Socket::open_rdma();
+	if (!sk && (cmd.name || sk.error() != EPROTONOSUPPORT))
+		return report(io, what, sk.error());
+	// else: no RDMA netlink in this kernel, hence no RDMA devices.
+	std::vector<nldev::Device> no_devs;
+	auto devs = sk ? list_devices(*sk) : Result<std::vector<nldev::Device>>(no_devs);
+	if (!devs)
+		return report(io, what, devs.error());
+
+	std::vector<QpView> views;
+	bool found = false;
+	for (const auto &d : *devs) {
+		if (cmd.name ? d.name != *cmd.name : !sysfs::is_sroce_device(sysfs_root, d.name))
+			continue;
+		found = true;
+		auto qps = dump_qps(*sk, d.index);
+		if (!qps) {
+			// A device removed since the listing just drops out of it.
+			if (!cmd.name && (qps.error() == ENODEV || qps.error() == EINVAL))
+				continue;
+			return report(io, what, qps.error());
+		}
+		for (auto &q : *qps) {
+			auto owner = qp_owner(q, proc_root);
+			views.push_back(QpView{std::move(q), std::move(owner)});
+		}
+	}
+	if (cmd.name && !found)
+		return report(io, what, ENODEV);
+
+	io.out << (cmd.json ? render_qps_json(views) : render_qps_human(views));
+	io.out.flush();
+	return io.out ? kExitOk : report(io, what, EIO);
+}
+
 int run(const Command &cmd, Streams io)
 {
 	struct Visitor {
@@ -165,6 +243,7 @@ int run(const Command &cmd, Streams io)
 		int operator()(const LinkAdd &c) const { return run_link_add(c, io); }
 		int operator()(const LinkDel &c) const { return run_link_del(c, io); }
 		int operator()(const Show &c) const { return run_show(c, io); }
+		int operator()(const ShowQp &c) const { return run_show_qp(c, io); }
 	};
 	return std::visit(Visitor{io}, cmd);
 }

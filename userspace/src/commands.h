@@ -19,6 +19,9 @@ int run_link_add(const LinkAdd &cmd, Streams io);
 int run_link_del(const LinkDel &cmd, Streams io);
 int run_show(const Show &cmd, Streams io,
 	     const std::filesystem::path &sysfs_root = "/sys");
+int run_show_qp(const ShowQp &cmd, Streams io,
+		const std::filesystem::path &sysfs_root = "/sys",
+		const std::filesystem::path &proc_root = "/proc");
 
 int run(const Command &cmd, Streams io);
 

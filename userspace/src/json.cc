@@ -103,6 +103,13 @@ JsonWriter &JsonWriter::integer(std::int64_t n)
 	return *this;
 }
 
+JsonWriter &JsonWriter::unsigned_integer(std::uint64_t n)
+{
+	separate();
+	out_ += std::to_string(n);
+	return *this;
+}
+
 JsonWriter &JsonWriter::value(bool b)
 {
 	separate();

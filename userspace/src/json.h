@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 namespace sroce {
@@ -27,7 +28,13 @@ public:
 	JsonWriter &value(const char *s) { return value(std::string_view(s)); }
 	template <std::integral T>
 		requires(!std::same_as<T, bool>)
-	JsonWriter &value(T n) { return integer(static_cast<std::int64_t>(n)); }
+	JsonWriter &value(T n)
+	{
+		if constexpr (std::is_unsigned_v<T>)
+			return unsigned_integer(static_cast<std::uint64_t>(n));
+		else
+			return integer(static_cast<std::int64_t>(n));
+	}
 	JsonWriter &value(bool b);
 	JsonWriter &null();
 	template <typename T>
@@ -38,6 +45,7 @@ public:
 
 private:
 	JsonWriter &integer(std::int64_t n);
+	JsonWriter &unsigned_integer(std::uint64_t n);
 	void separate();
 
 	std::string out_;

@@ -92,6 +92,25 @@ TEST(CliArgs, Show)
 	EXPECT_TRUE(usage_error(parse({"show", "--pretty"})));
 }
 
+TEST(CliArgs, ShowQp)
+{
+	const auto plain = parse({"show", "qp"});
+	ASSERT_TRUE(as<ShowQp>(plain));
+	EXPECT_FALSE(as<ShowQp>(plain)->name);
+	EXPECT_FALSE(as<ShowQp>(plain)->json);
+
+	const auto full = parse({"show", "qp", "--json", "sroce0"});
+	ASSERT_TRUE(as<ShowQp>(full));
+	EXPECT_EQ(as<ShowQp>(full)->name, "sroce0");
+	EXPECT_TRUE(as<ShowQp>(full)->json);
+	EXPECT_TRUE(as<ShowQp>(parse({"show", "qp", "sroce0", "-j"}))->json);
+
+	// `qp` only means the QP listing as the first word after `show`
+	EXPECT_EQ(as<Show>(parse({"show", "-j", "qp"}))->name, "qp");
+	EXPECT_TRUE(usage_error(parse({"show", "qp", "a", "b"})));
+	EXPECT_TRUE(usage_error(parse({"show", "qp", "--all"})));
+}
+
 TEST(CliArgs, UnknownOrMissingCommand)
 {
 	EXPECT_TRUE(usage_error(parse({})));

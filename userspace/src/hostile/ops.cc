@@ -432,8 +432,16 @@ void Ops::modify_qp()
 	a.timeout = static_cast<std::uint8_t>(rng_.below(32));
 	a.retry_cnt = static_cast<std::uint8_t>(rng_.below(9));
 	a.rnr_retry = static_cast<std::uint8_t>(rng_.below(9));
-	a.rq_psn = static_cast<std::uint32_t>(rng_.chance(50) ? rng_.below(16) : rng_.next());
-	a.sq_psn = static_cast<std::uint32_t>(rng_.chance(50) ? rng_.below(16) : rng_.next());
+	// PSNs are 24 bits: the core masks wider ones with an unratelimited
+	// warning per call, so only a few go past it (the driver never sees them)
+	auto psn = [this] {
+		if (rng_.chance(50))
+			return static_cast<std::uint32_t>(rng_.below(16));
+		const auto v = static_cast<std::uint32_t>(rng_.next());
+		return rng_.chance(5) ? v : v & 0xffffffu;
+	};
+	a.rq_psn = psn();
+	a.sq_psn = psn();
 	a.max_rd_atomic = static_cast<std::uint8_t>(rng_.below(32));
 	a.max_dest_rd_atomic = static_cast<std::uint8_t>(rng_.below(32));
 	a.min_rnr_timer = static_cast<std::uint8_t>(rng_.below(32));

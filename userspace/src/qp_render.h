@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// `sroce show qp` output: one line per QP, or a JSON array.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+
+#include "nldev_res.h"
+
+namespace sroce {
+
+// What `sroce show qp` prints about one QP: the core's fields from the
+// resource dump, the owner's command name and the driver's attributes.
+struct QpView {
+	nldev::QpEntry qp;
+	std::optional<std::string> comm;  // kernel owner, or /proc/PID/comm
+};
+
+// One line per QP: "DEV/PORT qpn N type T state S [rqpn N] [sq_psn N]
+// [rq_psn N] [pid N] [comm C]" and then every driver attribute as
+// "NAME VALUE"; empty for no QPs.
+std::string render_qps_human(std::span<const QpView> qps);
+
+// A JSON array (one line, newline-terminated) of objects with the keys
+// dev, port, qpn, type, state, rqpn, sq_psn, rq_psn, pid, comm (null when
+// absent) and driver: an object of the driver attributes in the kernel's
+// order (numbers, hex ones as "0x..." strings, strings).
+std::string render_qps_json(std::span<const QpView> qps);
+
+}  // namespace sroce
