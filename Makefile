@@ -16,6 +16,9 @@
 #   make check-clients-rxe   the real-client selftests on rdma_rxe instead of
 #                            sroce, every kernel: the rxe column of the
 #                            clients matrix (opt-in, build/check-clients-rxe)
+#   make sid-root            opt-in: a Debian sid userland (build/sid-root)
+#                            with the newest rdma-core and the provider built
+#                            for its private ABI, for 93-rdma-core-65.sh
 #   make install             provider + module on a real host (see README)
 #   make deb                 Debian packages (sroce-dkms, provider, tools)
 #                            into build/deb/, lintian-checked
@@ -37,12 +40,12 @@ MODSRC := $(TOP)/kernel
 MODFILES := $(MODSRC)/Kbuild $(wildcard $(MODSRC)/*.c $(MODSRC)/*.h $(MODSRC)/*.sh $(MODSRC)/proto/*.c $(MODSRC)/proto/*.h $(MODSRC)/uapi/*.h)
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps module module-host modules provider userspace run check check-debug check-clients-rxe check-blktests bench sparse format-check install deb check-deb clean help
+.PHONY: all deps module module-host modules provider sid-root userspace run check check-debug check-clients-rxe check-blktests bench sparse format-check install deb check-deb clean help
 
 all: deps module provider userspace
 
 help:
-	@sed -n '2,24p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,27p' Makefile | sed 's/^# \{0,1\}//'
 
 # scripts/deps is idempotent and quiet when everything is present; it
 # refreshes the kernels of KERNELS (newest: a newer release in the archive)
@@ -97,7 +100,7 @@ format-check:
 	[ -z "$$bad" ] || { echo "differ from userspace/.clang-format (clang-format -i them):"; echo "$$bad"; exit 1; }
 
 clean:
-	rm -rf $(B)/kernel $(B)/provider $(B)/userspace $(MODSRC)/sroce.ko
+	rm -rf $(B)/kernel $(B)/provider $(B)/provider-sid $(B)/userspace $(MODSRC)/sroce.ko
 	rm -f $(MODSRC)/*.o $(MODSRC)/proto/*.o $(MODSRC)/.*.cmd $(MODSRC)/proto/.*.cmd \
 		$(MODSRC)/*.mod* $(MODSRC)/Module.symvers $(MODSRC)/modules.order
 
@@ -111,6 +114,15 @@ provider: $(B)/rdma-core/.done
 
 $(B)/rdma-core/.done:
 	@scripts/deps --rdma-core
+
+# Opt-in (debootstrap, ~600 MB, ten minutes the first time; later runs only
+# rebuild the provider): sid's rdma-core source, build/sid-root with sid's
+# rdma-core tools and pyverbs, and the provider built and installed in it
+# against that source (private ABI 65 today). selftests/93-rdma-core-65.sh
+# runs in it when it exists. See Documentation/provider.rst.
+sid-root:
+	@scripts/deps --packages
+	@scripts/sid-root
 
 # --- C++ companion tools and host unit tests -------------------------------
 userspace:

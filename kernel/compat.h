@@ -108,12 +108,21 @@ static inline void sroce_vm_flags_set(struct vm_area_struct *vma, vm_flags_t fla
 #define SROCE_DEVICE_FLUSH_GLOBAL	IB_DEVICE_FLUSH_GLOBAL
 #define SROCE_ACCESS_FLUSH_GLOBAL	IB_ACCESS_FLUSH_GLOBAL
 #define SROCE_ACCESS_FLUSH_PERSISTENT	IB_ACCESS_FLUSH_PERSISTENT
+#define SROCE_QP_ACCESS_FLUSH_IGNORED	0
 #else
 #define SROCE_HAVE_FLUSH		0
 #define SROCE_DEVICE_ATOMIC_WRITE	(1ULL << 40)
 #define SROCE_DEVICE_FLUSH_GLOBAL	0ULL
 #define SROCE_ACCESS_FLUSH_GLOBAL	0
 #define SROCE_ACCESS_FLUSH_PERSISTENT	0
+/*
+ * The QP's FLUSH rights by their uverbs values (6.2's
+ * IB_UVERBS_ACCESS_FLUSH_GLOBAL and _PERSISTENT), which user space may set
+ * whatever the kernel (rdma-core 65's pyverbs suite does on every extended
+ * RC QP, as NIC drivers ignore rights they have no use for): accepted on a
+ * QP and meaningless, the responder refuses every FLUSH here.
+ */
+#define SROCE_QP_ACCESS_FLUSH_IGNORED	((1 << 8) | (1 << 9))
 #endif
 
 /*

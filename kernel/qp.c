@@ -25,7 +25,7 @@
 #define SROCE_QP_ACCESS		(IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ |	\
 				 IB_ACCESS_REMOTE_ATOMIC | IB_ACCESS_LOCAL_WRITE |	\
 				 IB_ACCESS_ON_DEMAND | SROCE_ACCESS_FLUSH_GLOBAL |	\
-				 SROCE_ACCESS_FLUSH_PERSISTENT)
+				 SROCE_ACCESS_FLUSH_PERSISTENT | SROCE_QP_ACCESS_FLUSH_IGNORED)
 
 /* QPNs are unique module-wide: the receive path finds a QP from the BTH
  * alone, then checks the namespace.
@@ -661,7 +661,7 @@ static int sroce_qp_check_attr(struct sroce_qp *qp, const struct ib_qp_attr *att
 	/*
 	 * ON_DEMAND is accepted (and means nothing: paging is per MR), as on
 	 * NICs; the FLUSH rights are what the CM (6.2+) sets when the device
-	 * can flush
+	 * can flush, and are accepted without meaning where it cannot (6.1)
 	 */
 	if ((mask & IB_QP_ACCESS_FLAGS) &&
 	    (attr->qp_access_flags & ~SROCE_QP_ACCESS)) {

@@ -193,8 +193,13 @@ struct ibv_cq_ex *sroce_create_cq_ex(struct ibv_context *ibctx,
 
 	memset(&cmd, 0, sizeof(cmd));
 	memset(&resp, 0, sizeof(resp));
+#if SROCE_HAVE_CREATE_CQ_EX_PROV_ATTR
+	ret = ibv_cmd_create_cq_ex(ibctx, attr, NULL, &cq->vcq, &cmd.ibv_cmd,
+				   sizeof(cmd), &resp.ibv_resp, sizeof(resp), 0);
+#else
 	ret = ibv_cmd_create_cq_ex(ibctx, attr, &cq->vcq, &cmd.ibv_cmd,
 				   sizeof(cmd), &resp.ibv_resp, sizeof(resp), 0);
+#endif
 	if (ret) {
 		sroce_dbg(ibctx, "create_cq_ex: the kernel refused cqe %u: %s", attr->cqe,
 			  strerror(ret));

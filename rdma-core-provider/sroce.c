@@ -154,8 +154,13 @@ static struct verbs_context *sroce_alloc_context(struct ibv_device *ibdev,
 
 	memset(&cmd, 0, sizeof(cmd));
 	memset(&resp, 0, sizeof(resp));
+#if SROCE_HAVE_GET_CONTEXT_FD_ARR
+	ret = ibv_cmd_get_context(&ctx->vctx, &cmd.ibv_cmd, sizeof(cmd), NULL,
+				  &resp.ibv_resp, sizeof(resp));
+#else
 	ret = ibv_cmd_get_context(&ctx->vctx, &cmd.ibv_cmd, sizeof(cmd),
 				  &resp.ibv_resp, sizeof(resp));
+#endif
 	if (ret) {
 		sroce_dbg(&ctx->vctx.context, "alloc_context: the kernel refused: %s", strerror(ret));
 		errno = ret;

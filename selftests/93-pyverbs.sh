@@ -8,6 +8,7 @@
 # The whole suite runs, test_rdmacm included (rdma_cm over sroce's QP1),
 # with 16 huge pages reserved for the tests that map them.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/pyverbs-lib.sh"
 
 hp=$(cat /proc/sys/vm/nr_hugepages)
 cleanup() {
@@ -17,39 +18,11 @@ cleanup() {
 trap cleanup EXIT
 log=$(mktemp)
 
-suite() {
-	PYTHONUNBUFFERED=1 timeout 900 "$SROCE_TOP/scripts/pyverbs-tests" sroce0 1 -v > "$log" 2>&1
-	local rc=$? ran res n pass k v
-	ran=$(grep -E '^Ran [0-9]+ tests' "$log")
-	res=$(tail -1 "$log")
-	ktap_diag "pyverbs: $ran: $res"
-	# passed: run minus skipped, failed, errors and expected failures, from
-	# unittest's summary (a forked test's prints can split a verdict line)
-	n=$(( $(sed -E 's/^Ran ([0-9]+) tests.*/\1/' <<< "$ran") ))
-	for k in skipped failures errors "expected failures"; do
-		v=$(grep -oE "$k=[0-9]+" <<< "$res" | cut -d= -f2)
-		n=$(( n - ${v:-0} ))
-	done
-	# the per-test list: one line per test that passed (unittest -v)
-	# (a docstring may put the verdict on the line after the test's id)
-	pass=$(awk '/^test[^ ]* \(/ { id = $2; gsub(/[()]/, "", id) }
-		/ \.\.\. ok$/ { sub(/^tests\./, "", id); print id }' "$log" | sort | paste -sd' ')
-	ktap_diag "pyverbs: $n passed"
-	echo "$n" > "$log.passed"
-	ktap_diag "pyverbs passed: $pass"
-	grep -E '^(ERROR|FAIL):' "$log" | head -20 | sed 's/^/pyverbs /' | while read -r l; do ktap_diag "$l"; done
-	return $rc
-}
+suite() { pyverbs_suite pyverbs "$log" "$SROCE_TOP/scripts/pyverbs-tests" sroce0 1 -v; }
 
 # the generic tests a software RoCE device can pass (issue: at least 131)
 MIN_PASSED=131
-enough() {
-	local n
-	n=$(cat "$log.passed" 2>/dev/null)
-	[ -n "$n" ] && [ "$n" -ge "$MIN_PASSED" ] && return 0
-	echo "pyverbs passed ${n:-no} tests, expected at least $MIN_PASSED"
-	return 1
-}
+enough() { pyverbs_enough "$log" "$MIN_PASSED"; }
 
 ktap_header 3
 dmesg_mark
