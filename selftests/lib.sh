@@ -38,7 +38,7 @@ KTAP_N=0
 KTAP_PLAN=""
 KTAP_FAILED=0
 KTAP_MARK=""
-KTAP_BAD_DMESG='Kernel panic|Oops|kernel BUG at|BUG:|WARNING:|-+\[ cut here \]-+|KASAN|UBSAN|general protection fault|INFO: task .* blocked for more than|rcu: INFO: .*detected stall'
+KTAP_BAD_DMESG='Kernel panic|Oops|kernel BUG at|BUG:|WARNING:|-+\[ cut here \]-+|KASAN|UBSAN|general protection fault[,:]|INFO: task .* blocked for more than|rcu: INFO: .*detected stall'
 
 ktap_header() {
 	KTAP_PLAN=$1
