@@ -64,8 +64,9 @@ int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	u32 n;
 	int err;
 
-	if (attr->flags) {
-		sroce_dbg_dev(ibcq->device, "create_cq: flags 0x%x not supported", attr->flags);
+	if (attr->flags & ~IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION) {
+		sroce_dbg_dev(ibcq->device, "create_cq: flags 0x%x: unsupported bits 0x%x",
+			      attr->flags, attr->flags & ~IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION);
 		return -EOPNOTSUPP;
 	}
 	n = sroce_cq_entries(ibcq->device, "create_cq", attr->cqe);
@@ -85,6 +86,7 @@ int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	}
 	spin_lock_init(&cq->lock);
 	cq->user = !!udata;
+	cq->timestamp = attr->flags & IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION;
 	cq->queue = sroce_queue_create(udata, n, sizeof(struct sroce_cqe));
 	if (IS_ERR(cq->queue)) {
 		err = PTR_ERR(cq->queue);
@@ -339,11 +341,17 @@ int sroce_cq_post(struct sroce_cq *cq, const struct sroce_cqe *cqe,
 		  bool solicited)
 {
 	bool raise = false, notify = false;
+	struct sroce_cqe *slot;
 	struct sroce_queue *q;
 	unsigned long flags;
+	u64 ts = 0, wall = 0;
 	u32 nent = 0;
 	int err = 0;
 
+	if (cq->timestamp) {
+		ts = ktime_get_ns();
+		wall = ktime_get_real_ns();
+	}
 	spin_lock_irqsave(&cq->lock, flags);
 	q = cq->queue;
 	if (cq->overflow) {
@@ -359,7 +367,10 @@ int sroce_cq_post(struct sroce_cq *cq, const struct sroce_cqe *cqe,
 		err = -ENOSPC;
 		goto out_unlock;
 	}
-	memcpy(sroce_queue_producer_at(q), cqe, sizeof(*cqe));
+	slot = sroce_queue_producer_at(q);
+	memcpy(slot, cqe, sizeof(*cqe));
+	slot->ts_ns = ts;
+	slot->wallclock_ns = wall;
 	sroce_queue_produce(q);
 	if (cq->notify == IB_CQ_NEXT_COMP ||
 	    (cq->notify == IB_CQ_SOLICITED && solicited)) {

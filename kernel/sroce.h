@@ -303,6 +303,7 @@ struct sroce_cq {
 	u8 notify;
 	bool overflow;
 	bool user;
+	bool timestamp;		/* stamp CQEs (TIMESTAMP_COMPLETION) */
 	u32 overflows;
 };
 

@@ -80,6 +80,9 @@ static int sroce_query_device(struct ib_device *ibdev,
 	attr->max_fast_reg_page_list_len = SROCE_MAX_FR_PAGES;
 	attr->max_dm_size = SROCE_MAX_DM_SIZE;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG | IBK_ON_DEMAND_PAGING;
+	/* completion time stamps: CLOCK_MONOTONIC in ns, a 1 GHz clock (kHz) */
+	attr->hca_core_clock = 1000000;
+	attr->timestamp_mask = U64_MAX;
 	/* explicit ODP MRs on RC QPs (odp.c); not implicit, not UD/UC/XRC */
 	attr->odp_caps.general_caps = IB_ODP_SUPPORT;
 	attr->odp_caps.per_transport_caps.rc_odp_caps = IB_ODP_SUPPORT_SEND |

@@ -9,8 +9,11 @@
  * functions answer from that copy; end_poll hands the consumed slots back
  * to the kernel and drops the lock.
  *
- * A CQE has no completion time stamp, so IBV_WC_EX_WITH_COMPLETION_TIMESTAMP
- * (and _WALLCLOCK) are refused, as are CVLAN, FLOW_TAG and TM_INFO.
+ * IBV_WC_EX_WITH_COMPLETION_TIMESTAMP and _WALLCLOCK make libibverbs ask
+ * the kernel for TIMESTAMP_COMPLETION: each CQE then carries when it was
+ * written, CLOCK_MONOTONIC (the device clock, 1 GHz: see
+ * sroce_query_rt_values()) and CLOCK_REALTIME, in ns. CVLAN, FLOW_TAG and
+ * TM_INFO are refused.
  */
 #include <config.h>
 
@@ -19,7 +22,8 @@
 
 #include "sroce.h"
 
-#define SROCE_CQX_WC_FLAGS	IBV_WC_STANDARD_FLAGS
+#define SROCE_CQX_WC_FLAGS	(IBV_WC_STANDARD_FLAGS | IBV_WC_EX_WITH_COMPLETION_TIMESTAMP | \
+				 IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK)
 #define SROCE_CQX_CREATE_FLAGS	IBV_CREATE_CQ_ATTR_SINGLE_THREADED
 
 static void sroce_cqx_set_current(struct sroce_cq *cq)
@@ -119,6 +123,16 @@ static uint8_t sroce_read_dlid_path_bits(struct ibv_cq_ex *cqx)
 	return cqx_to_scq(cqx)->cur.dlid_path_bits;
 }
 
+static uint64_t sroce_read_completion_ts(struct ibv_cq_ex *cqx)
+{
+	return cqx_to_scq(cqx)->cur.ts_ns;
+}
+
+static uint64_t sroce_read_completion_wallclock_ns(struct ibv_cq_ex *cqx)
+{
+	return cqx_to_scq(cqx)->cur.wallclock_ns;
+}
+
 static void sroce_cqx_set_ops(struct ibv_cq_ex *cqx, uint64_t wc_flags)
 {
 	cqx->start_poll = sroce_start_poll;
@@ -141,6 +155,10 @@ static void sroce_cqx_set_ops(struct ibv_cq_ex *cqx, uint64_t wc_flags)
 		cqx->read_sl = sroce_read_sl;
 	if (wc_flags & IBV_WC_EX_WITH_DLID_PATH_BITS)
 		cqx->read_dlid_path_bits = sroce_read_dlid_path_bits;
+	if (wc_flags & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP)
+		cqx->read_completion_ts = sroce_read_completion_ts;
+	if (wc_flags & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK)
+		cqx->read_completion_wallclock_ns = sroce_read_completion_wallclock_ns;
 }
 
 static int sroce_cqx_check(struct ibv_context *ibctx, const struct ibv_cq_init_attr_ex *attr)
@@ -159,7 +177,7 @@ static int sroce_cqx_check(struct ibv_context *ibctx, const struct ibv_cq_init_a
 		return EINVAL;
 	}
 	if (attr->wc_flags & ~(uint64_t)SROCE_CQX_WC_FLAGS) {
-		sroce_err(ibctx, "create_cq_ex: wc_flags 0x%llx: unsupported bits 0x%llx (no time stamps, CVLAN, flow tag, TM)",
+		sroce_err(ibctx, "create_cq_ex: wc_flags 0x%llx: unsupported bits 0x%llx (no CVLAN, flow tag, TM)",
 			  (unsigned long long)attr->wc_flags,
 			  (unsigned long long)(attr->wc_flags & ~(uint64_t)SROCE_CQX_WC_FLAGS));
 		return EOPNOTSUPP;

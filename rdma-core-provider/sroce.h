@@ -209,6 +209,7 @@ static inline struct sroce_cq *cqx_to_scq(struct ibv_cq_ex *cqx)
 int sroce_query_device_ex(struct ibv_context *ibctx,
 			  const struct ibv_query_device_ex_input *input,
 			  struct ibv_device_attr_ex *attr, size_t attr_size);
+int sroce_query_rt_values(struct ibv_context *ibctx, struct ibv_values_ex *values);
 int sroce_query_port(struct ibv_context *ibctx, uint8_t port,
 		     struct ibv_port_attr *attr);
 struct ibv_pd *sroce_alloc_pd(struct ibv_context *ibctx);

@@ -6,7 +6,8 @@
 # wr_abort; batches that fail (too many SGEs, too much inline data, a full
 # SQ, a QP in RESET) posting nothing; and what must be refused
 # (EOPNOTSUPP: send ops without a transport behind them, create_flags,
-# CQ time stamps).
+# CQ CVLAN/flow tag); completion time stamps (device clock and wall clock)
+# bracketed by ibv_query_rt_values_ex() and the host's clock.
 . "$(dirname "$0")/lib.sh"
 here=$(dirname "$0")
 
@@ -15,13 +16,13 @@ trap cleanup EXIT
 
 case_ok() { timeout 60 python3 "$here/verbs_ex.py" sroce0 1 "$1"; }
 
-ktap_header 5
+ktap_header 6
 dmesg_mark
 ip link set eth0 up
 ip addr add 192.0.2.5/24 dev eth0
 rdma link add sroce0 type sroce netdev eth0
 sleep 1
-for c in batch abort errors refused; do
+for c in batch abort errors refused timestamps; do
 	ktap_result "extended verbs: $c" case_ok "$c"
 done
 ktap_result "dmesg clean" dmesg_clean_since_mark

@@ -200,7 +200,13 @@ struct sroce_cqe {
 	__u8 dlid_path_bits;
 	__u8 port_num;
 	__u8 network_hdr_type;	/* kernel CQs: enum rdma_network_type, else 0 */
-	__u32 reserved2[4];
+	/*
+	 * CQs created with IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION: when the
+	 * CQE was written, CLOCK_MONOTONIC (the device clock: hca_core_clock
+	 * 1 GHz) and CLOCK_REALTIME, in ns; 0 on other CQs
+	 */
+	__aligned_u64 ts_ns;
+	__aligned_u64 wallclock_ns;
 };				/* 64 bytes */
 
 /* create_cq: no request data; the response says where the ring is */
