@@ -38,7 +38,9 @@ KTAP_N=0
 KTAP_PLAN=""
 KTAP_FAILED=0
 KTAP_MARK=""
-KTAP_BAD_DMESG='Kernel panic|Oops|kernel BUG at|BUG:|WARNING:|-+\[ cut here \]-+|KASAN|UBSAN|general protection fault[,:]|INFO: task .* blocked for more than|rcu: INFO: .*detected stall'
+# what in a kernel log is a kernel problem: one list (bad-log.pat) for
+# lib.sh, selftests/run and qemu/vm-run
+KTAP_BAD_DMESG=$(cat "$(dirname "${BASH_SOURCE[0]}")/bad-log.pat")
 
 ktap_header() {
 	KTAP_PLAN=$1
