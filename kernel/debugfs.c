@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * sroce debugfs: /sys/kernel/debug/sroce/qps, one line of transport state
- * per QP (the hang watchdog of the selftests prints it).
+ * per QP (the hang watchdog of the selftests prints it), and crc, the ICRC's
+ * CRC-32 implementation (crc.c).
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
 
 #include "sroce.h"
+#include "crc.h"
 #include "qp.h"
 #include "queue.h"
 
@@ -42,10 +44,19 @@ static int sroce_qps_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(sroce_qps);
 
+/* The ICRC's CRC-32: each implementation's rate at load and the choice */
+static int sroce_crc_file_show(struct seq_file *m, void *v)
+{
+	sroce_crc_show(m);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(sroce_crc_file);
+
 void sroce_debugfs_init(void)
 {
 	sroce_debugfs = debugfs_create_dir("sroce", NULL);
 	debugfs_create_file("qps", 0400, sroce_debugfs, NULL, &sroce_qps_fops);
+	debugfs_create_file("crc", 0400, sroce_debugfs, NULL, &sroce_crc_file_fops);
 }
 
 void sroce_debugfs_exit(void)

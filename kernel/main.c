@@ -25,6 +25,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "sroce.h"
+#include "crc.h"
 #include "qp.h"
 #include "mw.h"
 
@@ -291,9 +292,10 @@ static int __init sroce_init(void)
 {
 	int err;
 
+	sroce_crc_init_module();
 	err = sroce_sched_init_module();
 	if (err)
-		return err;
+		goto err_crc_exit;
 	err = sroce_odp_init_module();
 	if (err)
 		goto err_sched_exit;
@@ -314,6 +316,8 @@ err_odp_exit:
 	sroce_odp_exit_module();
 err_sched_exit:
 	sroce_sched_exit_module();
+err_crc_exit:
+	sroce_crc_exit_module();
 	return err;
 }
 
@@ -326,6 +330,7 @@ static void __exit sroce_exit(void)
 	sroce_debugfs_exit();
 	sroce_odp_exit_module();
 	sroce_sched_exit_module();
+	sroce_crc_exit_module();
 }
 
 module_init(sroce_init);

@@ -21,17 +21,20 @@ import subprocess
 import sys
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PATHS = ("loopback", "veth", "veth-icrc-skip", "veth-gso")
+PATHS = ("loopback", "veth", "veth-crc-lib", "veth-icrc-skip", "veth-gso")
 # column titles per path: loopback compares like with like; rxe's UDP
 # socket lives in init_net only, so across the veth the baseline is
-# sroce -> rxe (rxe responds). veth-icrc-skip: sroce<->sroce with icrc_skip
+# sroce -> rxe (rxe responds). veth-crc-lib: sroce<->sroce with the kernel's
+# crc32_le() for the ICRC (what rxe uses) instead of crc=auto's choice.
+# veth-icrc-skip: sroce<->sroce with icrc_skip
 # on both devices, against the same sroce->rxe and TCP samples as veth;
 # veth-gso: the same with tx_gso on both devices too (transmit bursts).
 IMPLS = {"loopback": (("sroce", "sroce"), ("rxe", "rxe")),
          "veth": (("sroce", "sroce↔sroce"), ("rxe", "sroce→rxe")),
+         "veth-crc-lib": (("sroce", "sroce↔sroce crc=lib"), ("rxe", "sroce→rxe")),
          "veth-icrc-skip": (("sroce", "sroce↔sroce icrc_skip"), ("rxe", "sroce→rxe")),
          "veth-gso": (("sroce", "sroce↔sroce icrc_skip+tx_gso"), ("rxe", "sroce→rxe"))}
-VETH = ("veth", "veth-icrc-skip", "veth-gso")
+VETH = ("veth", "veth-crc-lib", "veth-icrc-skip", "veth-gso")
 SHORT = {"ib_write_bw": "write", "ib_read_bw": "read", "ib_send_bw": "send",
          "ib_write_lat": "write", "ib_read_lat": "read", "ib_send_lat": "send"}
 

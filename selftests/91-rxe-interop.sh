@@ -4,7 +4,10 @@
 # over veth. ibv_rc_pingpong --chk with sroce as responder and as requester
 # at MTU 1024 and 4096, perftest send/write/read bw and lat in both roles,
 # and a tshark capture of the veth (all but the 1 MiB messages) in which
-# every frame decodes as RoCE with no malformed packet.
+# every frame decodes as RoCE with no malformed packet. The ICRC is checked
+# with both CRC-32 implementations (sroce's crc parameter: the one the load
+# picked, then the crypto API's), since the load-time choice leaves the
+# other unused on this machine.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/net-topo.sh"
 
@@ -63,7 +66,18 @@ v6() {
 	wait "$s"
 }
 
-ktap_header 21
+# crc_mode MODE USING: set the crc parameter; the debugfs file must show
+# that USING computes the CRC now
+crc_mode() {
+	echo "$1" > /sys/module/sroce/parameters/crc &&
+		grep -q "^mode $1 using $2\$" /sys/kernel/debug/sroce/crc
+}
+crc_bogus() {
+	! echo bogus > /sys/module/sroce/parameters/crc 2>/dev/null &&
+		grep -q "^mode shash using shash\$" /sys/kernel/debug/sroce/crc
+}
+
+ktap_header 25
 dmesg_mark
 ktap_result "topology up (sroce in a netns, rxe in init_net)" topo_up rxe
 # The capture covers every packet kind of the exchanges (ONLY, FIRST,
@@ -86,6 +100,12 @@ ktap_result "pingpong over IPv6 GIDs, 65537 B" v6
 ktap_result "every captured frame decodes as RoCE, none malformed" capture_check
 pp_sizes 1024 1048576
 pp_sizes 4096 1048576
+ktap_diag "crc: $(tr '\n' ';' < /sys/kernel/debug/sroce/crc)"
+ktap_result "crc=shash computes the ICRC with the crypto API" crc_mode shash shash
+ktap_result "pingpong mtu 4096 1048576 B, crc=shash, sroce responds" pp sroce9 peer rxe8 192.0.2.2 -m 4096 -s 1048576
+ktap_result "pingpong mtu 4096 1048576 B, crc=shash, sroce requests" pp rxe8 init sroce9 192.0.2.1 -m 4096 -s 1048576
+ktap_result "crc=bogus refused, the mode unchanged" crc_bogus
+crc_mode auto '\(lib\|shash\|table\)' || ktap_diag "crc=auto not restored"
 for t in ib_send_bw ib_write_bw ib_read_bw; do
 	ktap_result "$t 64 KiB, sroce responds" pt sroce9 peer rxe8 192.0.2.2 $t -s 65536
 	ktap_result "$t 64 KiB, sroce requests" pt rxe8 init sroce9 192.0.2.1 $t -s 65536

@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * sroce protocol core: host-only CRC-32 (reflected, polynomial 0xedb88320),
- * slicing-by-8. The kernel build uses crc32_le() instead (sroce_icrc.h) and
- * does not compile this file.
+ * sroce protocol core: CRC-32 (reflected, polynomial 0xedb88320),
+ * slicing-by-8. The host build's sroce_crc32_le(); in the kernel one of the
+ * implementations kernel/crc.c chooses from (under QEMU's TCG it beats the
+ * carry-less-multiply versions, whose instruction TCG emulates slowly).
  */
-#ifndef __KERNEL__
-
 #include "sroce_icrc.h"
 
 #define SROCE_CRC32_POLY	0xedb88320u
@@ -16,7 +15,7 @@ static u32 sroce_crc32_tab[8][256];
  * Table k maps a byte to its CRC contribution when followed by k zero
  * bytes, which lets the loop fold 8 input bytes per step.
  */
-static void __attribute__((constructor)) sroce_crc32_init(void)
+void sroce_crc32_table_init(void)
 {
 	u32 i, k, c;
 
@@ -34,7 +33,7 @@ static void __attribute__((constructor)) sroce_crc32_init(void)
 		}
 }
 
-u32 sroce_crc32_le(u32 crc, const u8 *p, size_t len)
+u32 sroce_crc32_table(u32 crc, const u8 *p, size_t len)
 {
 	u32 lo, hi;
 
@@ -59,4 +58,14 @@ u32 sroce_crc32_le(u32 crc, const u8 *p, size_t len)
 	return crc;
 }
 
+#ifndef __KERNEL__
+static void __attribute__((constructor)) sroce_crc32_ctor(void)
+{
+	sroce_crc32_table_init();
+}
+
+u32 sroce_crc32_le(u32 crc, const u8 *p, size_t len)
+{
+	return sroce_crc32_table(crc, p, len);
+}
 #endif /* !__KERNEL__ */

@@ -22,10 +22,6 @@
 
 #include "sroce_types.h"
 
-#ifdef __KERNEL__
-#include <linux/crc32.h>
-#endif
-
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -39,17 +35,23 @@ extern "C" {
  * @p: data
  * @len: bytes at @p
  *
- * The kernel build uses crc32_le() from <linux/crc32.h>; the host build a
- * slicing-by-8 table implementation (sroce_crc32.c).
+ * The kernel build uses crc32_le(), the crypto API's "crc32" or
+ * sroce_crc32_table(), whichever is fastest on the machine (kernel/crc.c);
+ * the host build sroce_crc32_table().
  */
-#ifdef __KERNEL__
-static inline u32 sroce_crc32_le(u32 crc, const u8 *p, size_t len)
-{
-	return crc32_le(crc, p, len);
-}
-#else
 u32 sroce_crc32_le(u32 crc, const u8 *p, size_t len);
-#endif
+
+/**
+ * sroce_crc32_table() - sroce_crc32_le() by slicing-by-8 tables
+ * @crc: running value
+ * @p: data
+ * @len: bytes at @p
+ *
+ * The tables are built by sroce_crc32_table_init() (the host build: at
+ * program start).
+ */
+u32 sroce_crc32_table(u32 crc, const u8 *p, size_t len);
+void sroce_crc32_table_init(void);
 
 /**
  * enum sroce_icrc_err - sroce_icrc_start() / sroce_icrc_compute() errors
