@@ -334,6 +334,26 @@ static void sroce_odp_retry(struct sroce_qp *qp, u32 psn)
 }
 
 /*
+ * A READ response or ATOMIC ACK for entry @idx implicitly acknowledges every
+ * earlier request: retire them. An earlier READ still missing data lost its
+ * responses (they come in order): ask for them again, and keep this one
+ * for the resend. Return: true when nothing is left before @idx.
+ */
+static bool sroce_retire_before(struct sroce_qp *qp, u32 idx)
+{
+	struct sroce_req *req = &qp->req;
+
+	while (req->comp_idx != idx) {
+		if (sroce_is_read(qp, req->comp_idx)) {
+			sroce_read_gap(qp, req->comp_idx);
+			return false;
+		}
+		sroce_req_retire(qp, IB_WC_SUCCESS);
+	}
+	return true;
+}
+
+/*
  * The outcome @err of placing the response with @psn into the entry's
  * SGEs: false when it was not placed, for a missing ODP page (asked again
  * later) or a bad local key of ours (the entry fails).
@@ -362,18 +382,8 @@ static void sroce_rx_read_resp(struct sroce_qp *qp, struct sk_buff *skb,
 	wqe = sroce_shadow(qp, idx);
 	if (wqe->opcode != IB_UVERBS_WR_RDMA_READ && !sroce_wqe_empty_response(wqe))
 		goto bad;	/* a READ response for an atomic's PSN */
-	/*
-	 * A READ response implicitly acknowledges every earlier request. An
-	 * earlier READ still missing data lost its responses (they come in
-	 * order): ask for them again, and keep this one for the resend.
-	 */
-	while (req->comp_idx != idx) {
-		if (sroce_is_read(qp, req->comp_idx)) {
-			sroce_read_gap(qp, req->comp_idx);
-			return;
-		}
-		sroce_req_retire(qp, IB_WC_SUCCESS);
-	}
+	if (!sroce_retire_before(qp, idx))
+		return;
 
 	sw = sroce_swqe(qp, idx);
 	expect = sroce_psn_add(sw->first_psn, sw->read_done / qp->mtu);
@@ -431,14 +441,8 @@ static void sroce_rx_atomic_ack(struct sroce_qp *qp, const struct sroce_pkt_hdr 
 	if (wqe->opcode != IB_UVERBS_WR_ATOMIC_CMP_AND_SWP &&
 	    wqe->opcode != IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD)
 		goto bad;	/* an ATOMIC ACK for a READ's PSN */
-	/* it acknowledges everything before: an earlier READ lacking data lost it */
-	while (req->comp_idx != idx) {
-		if (sroce_is_read(qp, req->comp_idx)) {
-			sroce_read_gap(qp, req->comp_idx);
-			return;
-		}
-		sroce_req_retire(qp, IB_WC_SUCCESS);
-	}
+	if (!sroce_retire_before(qp, idx))
+		return;
 	sw = sroce_swqe(qp, idx);
 	if (!sroce_rx_placed(qp, sroce_sgl_copy(qp->sdev, qp->ibqp.pd, wqe->sge, 1, 0, &orig,
 						sizeof(orig), SROCE_COPY_TO_MR), psn))

@@ -257,7 +257,7 @@ int sroce_kpost_recv(struct sroce_qp *qp, const struct ib_recv_wr *wr,
 	struct sroce_queue *q = qp->rq;
 	struct sroce_recv_wqe *w;
 	unsigned long flags;
-	int err = 0, i;
+	int err = 0;
 
 	spin_lock_irqsave(&qp->kpost_lock, flags);
 	if (READ_ONCE(qp->state) == IB_QPS_RESET) {
@@ -280,14 +280,7 @@ int sroce_kpost_recv(struct sroce_qp *qp, const struct ib_recv_wr *wr,
 			err = -ENOMEM;
 			break;
 		}
-		memset(w, 0, sizeof(*w));
-		w->wr_id = wr->wr_id;
-		w->num_sge = wr->num_sge;
-		for (i = 0; i < wr->num_sge; i++) {
-			w->sge[i].addr = wr->sg_list[i].addr;
-			w->sge[i].length = wr->sg_list[i].length;
-			w->sge[i].lkey = wr->sg_list[i].lkey;
-		}
+		sroce_recv_wqe_fill(w, wr);
 		sroce_kpost_publish(q);
 	}
 	spin_unlock_irqrestore(&qp->kpost_lock, flags);

@@ -355,6 +355,21 @@ static int sroce_qp_check_init(struct sroce_dev *sdev, struct ib_qp_init_attr *i
 	return 0;
 }
 
+/*
+ * Free what create_qp allocated after the SQ ring (each pointer may be
+ * NULL, the dst_cache never initialised): its unwind and destroy_qp.
+ */
+static void sroce_qp_free_bufs(struct sroce_qp *qp)
+{
+	dst_cache_destroy(&qp->dst_cache);
+	kvfree(qp->resp.atomics);
+	kvfree(qp->resp.reads);
+	kfree(qp->resp.rqe);
+	kvfree(qp->swqe);
+	kvfree(qp->sq_shadow);
+	sroce_queue_destroy(qp->rq);
+}
+
 int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		    struct ib_udata *udata)
 {
@@ -514,13 +529,7 @@ err_release_qpn:
 	else
 		xa_erase(&sroce_qp_xa, qpn);
 err_free_shadow:
-	dst_cache_destroy(&qp->dst_cache);	/* safe if never initialised */
-	kvfree(qp->resp.atomics);
-	kvfree(qp->resp.reads);
-	kfree(qp->resp.rqe);
-	kvfree(qp->swqe);
-	kvfree(qp->sq_shadow);
-	sroce_queue_destroy(qp->rq);
+	sroce_qp_free_bufs(qp);
 err_destroy_sq:
 	sroce_queue_destroy(qp->sq);
 err_dec_count:
@@ -557,13 +566,7 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	sroce_sched_stop_qp(qp);
 	sroce_responder_release(qp);
 
-	dst_cache_destroy(&qp->dst_cache);
-	kvfree(qp->resp.atomics);
-	kvfree(qp->resp.reads);
-	kfree(qp->resp.rqe);
-	kvfree(qp->swqe);
-	kvfree(qp->sq_shadow);
-	sroce_queue_destroy(qp->rq);
+	sroce_qp_free_bufs(qp);
 	sroce_queue_destroy(qp->sq);
 	atomic_dec(&qp->sdev->qp_count);
 	return 0;

@@ -15,6 +15,7 @@
 
 #include <linux/compiler.h>
 #include <linux/errno.h>
+#include <linux/string.h>
 #include <linux/types.h>
 #include <asm/barrier.h>
 #include <rdma/ib_verbs.h>
@@ -131,6 +132,26 @@ static inline int sroce_queue_free(const struct sroce_queue *q)
 	u32 used = q->prod - smp_load_acquire(&q->hdr->consumer);
 
 	return used > q->num_entries ? -EOVERFLOW : (int)(q->num_entries - used);
+}
+
+/**
+ * sroce_recv_wqe_fill() - a kernel consumer's receive WR as a ring entry
+ * @w: the entry (in a kernel RQ or SRQ ring)
+ * @wr: the WR, its num_sge checked against the queue's max_sge
+ */
+static inline void sroce_recv_wqe_fill(struct sroce_recv_wqe *w,
+				       const struct ib_recv_wr *wr)
+{
+	int i;
+
+	memset(w, 0, sizeof(*w));
+	w->wr_id = wr->wr_id;
+	w->num_sge = wr->num_sge;
+	for (i = 0; i < wr->num_sge; i++) {
+		w->sge[i].addr = wr->sg_list[i].addr;
+		w->sge[i].length = wr->sg_list[i].length;
+		w->sge[i].lkey = wr->sg_list[i].lkey;
+	}
 }
 
 /* The slot the next produced entry goes to; check sroce_queue_free() first */

@@ -192,7 +192,7 @@ int sroce_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 	struct sroce_queue *q = srq->rq;
 	struct sroce_recv_wqe *w;
 	unsigned long flags;
-	int err = 0, i;
+	int err = 0;
 
 	if (q->mmap) {
 		sroce_dbg_srq_rl(srq, "post_srq_recv: a user SRQ is posted to in its ring");
@@ -215,14 +215,7 @@ int sroce_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 			break;
 		}
 		w = sroce_queue_at(q, q->prod);
-		memset(w, 0, sizeof(*w));
-		w->wr_id = wr->wr_id;
-		w->num_sge = wr->num_sge;
-		for (i = 0; i < wr->num_sge; i++) {
-			w->sge[i].addr = wr->sg_list[i].addr;
-			w->sge[i].length = wr->sg_list[i].length;
-			w->sge[i].lkey = wr->sg_list[i].lkey;
-		}
+		sroce_recv_wqe_fill(w, wr);
 		q->prod++;
 		smp_store_release(&q->hdr->producer, q->prod);
 	}

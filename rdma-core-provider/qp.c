@@ -590,7 +590,6 @@ int sroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	struct sroce_qp *qp = to_sqp(ibqp);
 	struct sroce_ring *r = &qp->rq.ring;
 	struct ibv_recv_wr *first = wr;
-	struct sroce_recv_wqe *w;
 	bool published = false;
 	uint32_t prod, cons;
 	int ret = 0, dret;
@@ -608,23 +607,12 @@ int sroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 			ret = EINVAL;
 			break;
 		}
-		if (prod - cons >= r->num_entries) {
-			cons = sroce_load_acquire(&r->hdr->consumer);
-			if (prod - cons >= r->num_entries) {
-				sroce_qp_dbg(qp, "post_recv: RQ full (%u work requests posted)",
-					     r->num_entries);
-				ret = ENOMEM;
-				break;
-			}
+		ret = sroce_ring_put_recv(r, &prod, &cons, wr);
+		if (ret) {
+			sroce_qp_dbg(qp, "post_recv: RQ full (%u work requests posted)",
+				     r->num_entries);
+			break;
 		}
-		w = sroce_ring_slot(r, prod);
-		memset(w, 0, sizeof(*w));
-		w->wr_id = wr->wr_id;
-		w->num_sge = wr->num_sge;
-		if (wr->num_sge)
-			memcpy(w->sge, wr->sg_list,
-			       wr->num_sge * sizeof(struct sroce_sge));
-		prod++;
 	}
 	published = sroce_ring_publish(r, prod);
 out:

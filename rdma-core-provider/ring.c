@@ -9,7 +9,36 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include <infiniband/verbs.h>
+
 #include "ring.h"
+
+/*
+ * Write receive WR @wr (its num_sge checked by the caller) into RQ or SRQ
+ * ring @r at *@prod and advance *@prod; *@cons is the consumer index last
+ * read, read again when the ring looks full. The caller holds the ring's
+ * lock and publishes the producer index. Returns 0, or ENOMEM when the
+ * ring is full.
+ */
+int sroce_ring_put_recv(struct sroce_ring *r, uint32_t *prod, uint32_t *cons,
+			const struct ibv_recv_wr *wr)
+{
+	struct sroce_recv_wqe *w;
+
+	if (*prod - *cons >= r->num_entries) {
+		*cons = sroce_load_acquire(&r->hdr->consumer);
+		if (*prod - *cons >= r->num_entries)
+			return ENOMEM;
+	}
+	w = sroce_ring_slot(r, *prod);
+	memset(w, 0, sizeof(*w));
+	w->wr_id = wr->wr_id;
+	w->num_sge = wr->num_sge;
+	if (wr->num_sge)
+		memcpy(w->sge, wr->sg_list, wr->num_sge * sizeof(struct sroce_sge));
+	(*prod)++;
+	return 0;
+}
 
 /*
  * Map the ring described by @info on the uverbs fd. Returns 0, or EPROTO

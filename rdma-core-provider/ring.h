@@ -55,7 +55,11 @@ static inline void *sroce_ring_slot(const struct sroce_ring *r, uint32_t idx)
 	return r->entries + (size_t)(idx & r->mask) * r->entry_size;
 }
 
+struct ibv_recv_wr;
+
 /* ring.c */
+int sroce_ring_put_recv(struct sroce_ring *r, uint32_t *prod, uint32_t *cons,
+			const struct ibv_recv_wr *wr);
 int sroce_ring_map(struct sroce_ring *r, int cmd_fd,
 		   const struct sroce_ring_info *info, size_t min_entry_size);
 void sroce_ring_unmap(struct sroce_ring *r);

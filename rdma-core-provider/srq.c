@@ -198,7 +198,6 @@ int sroce_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 {
 	struct sroce_srq *srq = to_ssrq(ibsrq);
 	struct sroce_ring *r = &srq->ring;
-	struct sroce_recv_wqe *w;
 	uint32_t prod, cons;
 	int ret = 0;
 
@@ -212,23 +211,12 @@ int sroce_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 			ret = EINVAL;
 			break;
 		}
-		if (prod - cons >= r->num_entries) {
-			cons = sroce_load_acquire(&r->hdr->consumer);
-			if (prod - cons >= r->num_entries) {
-				sroce_dbg(ibsrq->context, "post_srq_recv: SRQ full (%u work requests posted)",
-					  r->num_entries);
-				ret = ENOMEM;
-				break;
-			}
+		ret = sroce_ring_put_recv(r, &prod, &cons, wr);
+		if (ret) {
+			sroce_dbg(ibsrq->context, "post_srq_recv: SRQ full (%u work requests posted)",
+				  r->num_entries);
+			break;
 		}
-		w = sroce_ring_slot(r, prod);
-		memset(w, 0, sizeof(*w));
-		w->wr_id = wr->wr_id;
-		w->num_sge = wr->num_sge;
-		if (wr->num_sge)
-			memcpy(w->sge, wr->sg_list,
-			       wr->num_sge * sizeof(struct sroce_sge));
-		prod++;
 	}
 	if (prod != r->own) {
 		r->own = prod;
