@@ -1,18 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * sroce CRC-32 for the ICRC: the kernel's crc32_le(), the crypto API's
- * "crc32" (on x86 the carry-less-multiply crc32-pclmul) or the protocol
- * core's slicing-by-8 tables, whichever is fastest here.
+ * sroce's per-byte primitives, chosen by measurement when the module loads:
+ * the CRC-32 of the ICRC and the payload copy.
  *
- * Kernels before the CRC library rework (6.1, 6.12) compute crc32_le() with
- * tables; their crypto API offers a PCLMULQDQ version of the same CRC. Newer
- * kernels compute crc32_le() itself with PCLMULQDQ where the CPU has it.
- * That is many times faster on hardware, but QEMU's TCG emulates the
- * instruction slowly, and there the tables win by about two to one. So the
- * module times each on a 16 KiB buffer when it loads and picks the fastest.
- * The choice can be forced with the crc parameter ("auto", "lib", "shash",
- * "table"), also at run time; /sys/kernel/debug/sroce/crc shows the
- * measurement and the choice.
+ * CRC-32: the kernel's crc32_le(), the crypto API's "crc32" (on x86 the
+ * carry-less-multiply crc32-pclmul) or the protocol core's slicing-by-8
+ * tables, whichever is fastest here. Kernels before the CRC library rework
+ * (6.1, 6.12) compute crc32_le() with tables; their crypto API offers a
+ * PCLMULQDQ version of the same CRC. Newer kernels compute crc32_le()
+ * itself with PCLMULQDQ where the CPU has it. That is many times faster on
+ * hardware, but QEMU's TCG emulates the instruction slowly, and there the
+ * tables win by about two to one.
+ *
+ * Copy: memcpy() or a loop of word moves (sroce_copy(), sroce.h). Where
+ * the CPU has ERMS, 6.1's memcpy() is one "rep movsb", which TCG runs a
+ * byte per emulated iteration, about a tenth of the loop's rate; on
+ * hardware and on later kernels memcpy() is at least as fast.
+ *
+ * Each candidate is timed on a 16 KiB buffer, the best of a few rounds. The
+ * crc and copy parameters force a choice ("auto", "lib", "shash", "table";
+ * "auto", "memcpy", "words"), also at run time; /sys/kernel/debug/sroce/crc
+ * shows the measurements and the choices.
  */
 #include <crypto/hash.h>
 #include <linux/crc32.h>
@@ -23,7 +31,9 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 
+#include "sroce.h"
 #include "crc.h"
+#include "sroce_copy.h"
 #include "sroce_icrc.h"
 
 /* below this the call overhead of the crypto API outweighs any speed-up */
@@ -44,6 +54,22 @@ static const char * const sroce_crc_mode_names[] = {
 	[SROCE_CRC_SHASH]	= "shash",
 	[SROCE_CRC_TABLE]	= "table",
 };
+
+enum sroce_copy_mode {
+	SROCE_COPY_AUTO,
+	SROCE_COPY_MEMCPY,
+	SROCE_COPY_WORDS,
+};
+
+static const char * const sroce_copy_mode_names[] = {
+	[SROCE_COPY_AUTO]	= "auto",
+	[SROCE_COPY_MEMCPY]	= "memcpy",
+	[SROCE_COPY_WORDS]	= "words",
+};
+
+DEFINE_STATIC_KEY_FALSE(sroce_copy_use_words);
+static enum sroce_copy_mode sroce_copy_mode;
+static u64 sroce_copy_words_mbs;
 
 static DEFINE_STATIC_KEY_FALSE(sroce_crc_use_shash);
 static DEFINE_STATIC_KEY_FALSE(sroce_crc_use_table);
@@ -99,11 +125,18 @@ u32 sroce_crc32_le(u32 crc, const u8 *p, size_t len)
 	return crc32_le(crc, p, len);
 }
 
+enum sroce_cal_what {
+	SROCE_CAL_CRC,
+	SROCE_CAL_MEMCPY,
+	SROCE_CAL_WORDS,
+};
+
 /*
- * MB/s of @fn over @buf (of SROCE_CRC_CAL_LEN bytes), or of a memcpy() of
- * @buf to @dst without @fn; the best of a few rounds
+ * MB/s of CRC @fn over @buf (of SROCE_CRC_CAL_LEN bytes), or of a copy of
+ * @buf to @dst; the best of a few rounds
  */
-static u64 sroce_crc_rate(u32 (*fn)(u32, const u8 *, size_t), const u8 *buf,
+static u64 sroce_crc_rate(enum sroce_cal_what what,
+			  u32 (*fn)(u32, const u8 *, size_t), const u8 *buf,
 			  u8 *dst, u32 *out)
 {
 	u64 best = U64_MAX;
@@ -112,10 +145,12 @@ static u64 sroce_crc_rate(u32 (*fn)(u32, const u8 *, size_t), const u8 *buf,
 	for (i = 0; i < SROCE_CRC_CAL_ROUNDS; i++) {
 		u64 t = ktime_get_ns();
 
-		if (fn)
+		if (what == SROCE_CAL_CRC)
 			*out = fn(~0u, buf, SROCE_CRC_CAL_LEN);
-		else
+		else if (what == SROCE_CAL_MEMCPY)
 			memcpy(dst, buf, SROCE_CRC_CAL_LEN);
+		else
+			sroce_copy_words(dst, buf, SROCE_CRC_CAL_LEN);
 		t = ktime_get_ns() - t;
 		best = min(best, t);
 		cond_resched();
@@ -141,16 +176,25 @@ static void sroce_crc_calibrate(void)
 		return;
 	for (i = 0; i < SROCE_CRC_CAL_LEN; i++)
 		buf[i] = (u8)(i * 131 + (i >> 7));
-	sroce_crc_copy_mbs = sroce_crc_rate(NULL, buf, buf + SROCE_CRC_CAL_LEN,
-					    &lib);
-	sroce_crc_lib_mbs = sroce_crc_rate(sroce_crc32_lib, buf, NULL, &lib);
-	sroce_crc_table_mbs = sroce_crc_rate(sroce_crc32_table, buf, NULL, &tab);
+	sroce_crc_copy_mbs = sroce_crc_rate(SROCE_CAL_MEMCPY, NULL, buf,
+					    buf + SROCE_CRC_CAL_LEN, &lib);
+	sroce_copy_words_mbs = sroce_crc_rate(SROCE_CAL_WORDS, NULL, buf,
+					      buf + SROCE_CRC_CAL_LEN, &lib);
+	if (memcmp(buf, buf + SROCE_CRC_CAL_LEN, SROCE_CRC_CAL_LEN)) {
+		pr_warn_once("sroce: word copy differs from memcpy, not used\n");
+		sroce_copy_words_mbs = 0;
+	}
+	sroce_crc_lib_mbs = sroce_crc_rate(SROCE_CAL_CRC, sroce_crc32_lib, buf,
+					   NULL, &lib);
+	sroce_crc_table_mbs = sroce_crc_rate(SROCE_CAL_CRC, sroce_crc32_table,
+					     buf, NULL, &tab);
 	if (tab != lib) {
 		pr_warn_once("sroce: table CRC-32 disagrees with crc32_le, not used\n");
 		sroce_crc_table_mbs = 0;
 	}
 	if (sroce_crc_tfm)
-		sroce_crc_shash_mbs = sroce_crc_rate(sroce_crc32_shash, buf,
+		sroce_crc_shash_mbs = sroce_crc_rate(SROCE_CAL_CRC,
+						     sroce_crc32_shash, buf,
 						     NULL, &sh);
 	if (sroce_crc_tfm && sh != lib) {
 		pr_warn_once("sroce: crypto %s disagrees with crc32_le, not used\n",
@@ -206,6 +250,13 @@ static void sroce_crc_apply(void)
 		static_branch_enable(&sroce_crc_use_shash);
 	else
 		static_branch_disable(&sroce_crc_use_shash);
+	if (sroce_copy_words_mbs &&
+	    (sroce_copy_mode == SROCE_COPY_WORDS ||
+	     (sroce_copy_mode == SROCE_COPY_AUTO &&
+	      sroce_copy_words_mbs > sroce_crc_copy_mbs)))
+		static_branch_enable(&sroce_copy_use_words);
+	else
+		static_branch_disable(&sroce_copy_use_words);
 }
 
 static int sroce_crc_param_set(const char *val, const struct kernel_param *kp)
@@ -235,6 +286,33 @@ static const struct kernel_param_ops sroce_crc_param_ops = {
 module_param_cb(crc, &sroce_crc_param_ops, NULL, 0644);
 MODULE_PARM_DESC(crc,
 		 "ICRC CRC-32: auto (the fastest, timed at load), lib (crc32_le), shash (the crypto API's crc32, e.g. crc32-pclmul), table (slicing-by-8)");
+static int sroce_copy_param_set(const char *val, const struct kernel_param *kp)
+{
+	int mode = sysfs_match_string(sroce_copy_mode_names, val);
+
+	if (mode < 0)
+		return -EINVAL;
+	mutex_lock(&sroce_crc_lock);
+	sroce_copy_mode = mode;
+	if (sroce_crc_ready)
+		sroce_crc_apply();
+	mutex_unlock(&sroce_crc_lock);
+	return 0;
+}
+
+static int sroce_copy_param_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%s\n", sroce_copy_mode_names[sroce_copy_mode]);
+}
+
+static const struct kernel_param_ops sroce_copy_param_ops = {
+	.set = sroce_copy_param_set,
+	.get = sroce_copy_param_get,
+};
+module_param_cb(copy, &sroce_copy_param_ops, NULL, 0644);
+MODULE_PARM_DESC(copy,
+		 "payload copies: auto (the faster, timed at load), memcpy, words (a loop of word moves)");
+
 /* the accelerated crypto "crc32" when the CPU has one */
 MODULE_SOFTDEP("pre: crc32-pclmul");
 
@@ -255,7 +333,10 @@ void sroce_crc_show(struct seq_file *m)
 			   sroce_crc_shash_mbs);
 	else
 		seq_puts(m, "shash none\n");
-	seq_printf(m, "copy memcpy %llu MB/s\n", sroce_crc_copy_mbs);
+	seq_printf(m, "copy memcpy %llu MB/s\ncopy words %llu MB/s\ncopy mode %s using %s\n",
+		   sroce_crc_copy_mbs, sroce_copy_words_mbs,
+		   sroce_copy_mode_names[sroce_copy_mode],
+		   static_key_enabled(&sroce_copy_use_words) ? "words" : "memcpy");
 	mutex_unlock(&sroce_crc_lock);
 }
 
@@ -280,6 +361,7 @@ void sroce_crc_init_module(void)
 
 void sroce_crc_exit_module(void)
 {
+	static_branch_disable(&sroce_copy_use_words);
 	static_branch_disable(&sroce_crc_use_table);
 	static_branch_disable(&sroce_crc_use_shash);
 	if (sroce_crc_tfm)

@@ -66,7 +66,7 @@ static int sroce_frmr_copy(struct sroce_mr *mr, u32 gen, u64 iova, void *buf,
 		if (dir == SROCE_COPY_TO_MR)
 			sroce_place(va, buf, n);
 		else
-			memcpy(buf, va, n);
+			sroce_copy(buf, va, n);
 		iova += n;
 		buf += n;
 		len -= n;
@@ -119,7 +119,7 @@ int sroce_mr_copy(struct sroce_mr *mr, u32 gen, u64 iova, void *buf, u32 len,
 		if (dir == SROCE_COPY_TO_MR)
 			sroce_place(va, buf, len);
 		else
-			memcpy(buf, va, len);
+			sroce_copy(buf, va, len);
 		goto out_unlock;
 	}
 
@@ -137,7 +137,7 @@ int sroce_mr_copy(struct sroce_mr *mr, u32 gen, u64 iova, void *buf, u32 len,
 		if (dir == SROCE_COPY_TO_MR)
 			sroce_place(va + off, buf, n);
 		else
-			memcpy(buf, va + off, n);
+			sroce_copy(buf, va + off, n);
 		kunmap_local(va);
 		pos += n;
 		buf += n;

@@ -353,7 +353,7 @@ int sroce_odp_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len, bool to_mr
 		if (to_mr)
 			sroce_place(va, buf, n);
 		else
-			memcpy(buf, va, n);
+			sroce_copy(buf, va, n);
 		uva += n;
 		buf += n;
 		len -= n;
