@@ -23,6 +23,8 @@
 
 #include "sroce.h"
 #include "qp.h"
+#include "ud.h"
+#include "ah.h"
 
 /* The AH id a kernel WQE carries (kpost.c) */
 u32 sroce_ah_id(struct ib_ah *ibah)

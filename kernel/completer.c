@@ -9,6 +9,8 @@
 #include "qp.h"
 #include "queue.h"
 #include "trace.h"
+#include "requester.h"
+#include "completer.h"
 
 /* a READ or an atomic: only its response data completes it */
 static bool sroce_is_read(struct sroce_qp *qp, u32 idx)

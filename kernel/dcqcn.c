@@ -30,6 +30,9 @@
 #include "sroce.h"
 #include "qp.h"
 #include "trace.h"
+#include "sched.h"
+#include "xmit.h"
+#include "dcqcn.h"
 
 #define SROCE_DCQCN_ONE		(1u << 20)	/* alpha 1.0 */
 /* pacer credit units per byte: kbit/s x ns per byte */

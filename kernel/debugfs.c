@@ -11,6 +11,7 @@
 #include "crc.h"
 #include "qp.h"
 #include "queue.h"
+#include "debugfs.h"
 
 static struct dentry *sroce_debugfs;
 

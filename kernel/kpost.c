@@ -19,6 +19,9 @@
 #include "sroce.h"
 #include "qp.h"
 #include "queue.h"
+#include "sched.h"
+#include "ah.h"
+#include "kpost.h"
 
 #define SROCE_KPOST_SEND_FLAGS	(IB_SEND_FENCE | IB_SEND_SIGNALED | \
 				 IB_SEND_SOLICITED | IB_SEND_INLINE)

@@ -28,6 +28,9 @@
 #include "crc.h"
 #include "qp.h"
 #include "mw.h"
+#include "sched.h"
+#include "debugfs.h"
+#include "dcqcn.h"
 
 MODULE_AUTHOR("sroce developers");
 MODULE_DESCRIPTION("sroce: software RoCEv2 RDMA device");

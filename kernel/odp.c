@@ -34,6 +34,7 @@
 #include "odp.h"
 #include "qp.h"
 #include "trace.h"
+#include "sched.h"
 
 static struct sroce_mr *sroce_odp_to_mr(struct sroce_odp *odp)
 {

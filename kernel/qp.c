@@ -17,6 +17,13 @@
 #include "mcast.h"
 #include "sroce_psn.h"
 #include "trace.h"
+#include "sched.h"
+#include "ah.h"
+#include "ud.h"
+#include "responder.h"
+#include "dcqcn.h"
+#include "xmit.h"
+#include "recv.h"
 
 #define SROCE_QPN_MIN		16
 #define SROCE_QPN_MAX		0xffffff

@@ -9,6 +9,10 @@
  * ULP's QP on the unbound sroce_k, see sroce_sched_init_module()). Received
  * packets are queued to qp->rxq first; whoever gets the lock drains the
  * queue in order (sroce_qp_kick()). Timers only schedule the work.
+ *
+ * This header holds the QP's types and qp.c's functions; each role's
+ * functions are in its own header (sched.h, requester.h, responder.h,
+ * completer.h, ud.h, xmit.h, recv.h, dcqcn.h, ah.h, kpost.h).
  */
 #ifndef SROCE_QP_H
 #define SROCE_QP_H
@@ -374,9 +378,6 @@ static inline bool sroce_req_busy(const struct sroce_req *req)
 	return req->comp_idx != req->started;
 }
 
-extern struct workqueue_struct *sroce_wq;
-extern unsigned int sroce_sq_poll_us;
-
 /* qp.c */
 int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		    struct ib_udata *udata);
@@ -404,163 +405,5 @@ static inline void sroce_qp_yield(struct sroce_qp *qp)
 	lockdep_assert_held(&qp->lock);
 	set_bit(SROCE_QP_EV_YIELD, &qp->events);
 }
-
-/* sched.c */
-extern struct workqueue_struct *sroce_wq;
-extern unsigned int sroce_sq_poll_us;
-int sroce_sched_init_module(void);
-void sroce_sched_exit_module(void);
-void sroce_sched_init_qp(struct sroce_qp *qp, enum ib_qp_type type);
-void sroce_sched_stop_qp(struct sroce_qp *qp);
-void sroce_sched_rx(struct sroce_qp *qp, struct sk_buff *skb);
-void sroce_sched_local_enter(void);
-void sroce_sched_local_exit(void);
-void sroce_rxq_purge(struct sroce_qp *qp);
-
-/* May @skb not be queued to @qp (SROCE_RXQ_MAX packets, SROCE_RXQ_BYTES)? */
-static inline bool sroce_rxq_full(struct sroce_qp *qp, const struct sk_buff *skb)
-{
-	return skb_queue_len(&qp->rxq) >= SROCE_RXQ_MAX ||
-	       (unsigned int)atomic_read(&qp->rxq_bytes) + skb->truesize > SROCE_RXQ_BYTES;
-}
-void sroce_qp_sched(struct sroce_qp *qp);
-void sroce_qp_kick(struct sroce_qp *qp);
-int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
-		    const struct ib_send_wr **bad_wr);
-int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
-		    const struct ib_recv_wr **bad_wr);
-
-/* debugfs.c */
-void sroce_debugfs_init(void);
-void sroce_debugfs_exit(void);
-
-/* kpost.c */
-int sroce_kpost_send(struct sroce_qp *qp, const struct ib_send_wr *wr,
-		     const struct ib_send_wr **bad_wr);
-int sroce_kpost_recv(struct sroce_qp *qp, const struct ib_recv_wr *wr,
-		     const struct ib_recv_wr **bad_wr);
-
-/* ah.c */
-const char *sroce_qp_state_name(enum ib_qp_state state);
-int sroce_path_from_ah_attr(const struct rdma_ah_attr *ah, struct sroce_path *path,
-			    const char **why);
-u32 sroce_ah_id(struct ib_ah *ibah);
-bool sroce_ah_path(struct sroce_dev *sdev, struct ib_pd *pd, u32 id,
-		   struct sroce_path *path);
-
-/* ud.c */
-#define SROCE_GSI_QPN		1
-struct sroce_qp *sroce_ud_accept(struct net *net, struct sk_buff *skb,
-				  const struct sroce_pkt_hdr *hdr, const u8 *iph, bool v6);
-void sroce_ud_rx(struct sroce_qp *qp, struct sk_buff *skb,
-		 const struct sroce_pkt_hdr *hdr);
-void sroce_ud_send(struct sroce_qp *qp);
-void sroce_ud_send_posted(struct sroce_qp *qp);
-void sroce_ud_send_posted_pd(struct ib_pd *pd);
-int sroce_gsi_add(struct sroce_qp *qp);
-void sroce_gsi_del(struct sroce_qp *qp);
-
-/* requester.c */
-void sroce_requester(struct sroce_qp *qp, int budget);
-enum ib_wc_status sroce_wqe_len(struct sroce_qp *qp, const struct sroce_send_wqe *wqe,
-				u64 *len);
-void sroce_flush(struct sroce_qp *qp);
-void sroce_req_go_back(struct sroce_qp *qp, u32 psn);
-bool sroce_wqe_has_response(const struct sroce_send_wqe *wqe);
-bool sroce_wqe_empty_response(const struct sroce_send_wqe *wqe);
-bool sroce_wqe_is_local(const struct sroce_send_wqe *wqe);
-void sroce_req_retire_local(struct sroce_qp *qp);
-void sroce_req_retire(struct sroce_qp *qp, enum ib_wc_status status);
-void sroce_req_complete(struct sroce_qp *qp, u32 idx, enum ib_wc_status status);
-void sroce_req_arm_timer(struct sroce_qp *qp);
-void sroce_req_doorbell(struct sroce_qp *qp);
-
-/* completer.c */
-void sroce_completer_rx(struct sroce_qp *qp, struct sk_buff *skb,
-			const struct sroce_pkt_hdr *hdr);
-void sroce_completer_timeout(struct sroce_qp *qp);
-void sroce_completer_rnr_done(struct sroce_qp *qp);
-
-/* responder.c */
-void sroce_responder_rx(struct sroce_qp *qp, struct sk_buff *skb,
-			const struct sroce_pkt_hdr *hdr);
-void sroce_responder_flush_acks(struct sroce_qp *qp);
-void sroce_responder_sr_gap(struct sroce_qp *qp);
-void sroce_responder_send_reads(struct sroce_qp *qp);
-void sroce_responder_reset(struct sroce_qp *qp);
-void sroce_responder_release(struct sroce_qp *qp);
-int sroce_send_ack(struct sroce_qp *qp, u8 syndrome, u32 psn);
-
-/*
- * recv.c: why a received packet was dropped. One list for the enum, the
- * rx_drop_* counters (counters.c) and the sroce_drop tracepoint's names
- * (trace.h): X(NAME, name) for SROCE_DROP_NAME, counted as rx_drop_name;
- * the last one is Y(NAME, name), for lists that must end without a comma
- * (a __print_symbolic() table).
- *  LEN       runt or unlinearisable datagram
- *  HDR       bad IP/transport header, wrong QP type/peer
- *  ICRC      ICRC mismatch
- *  NO_QP     no such destination QP in this namespace
- *  QKEY      UD: Q_Key is not the QP's
- *  NO_RQE    UD: no receive posted, or the QP's backlog full
- *  QP_STATE  RC: the QP does not receive in its state
- *  BACKLOG   RC: the QP's receive queue is full
- *  CNP       a CNP for no QP, or one not doing DCQCN
- */
-#define SROCE_DROP_REASONS(X, Y)					\
-	X(LEN, len) X(HDR, hdr) X(ICRC, icrc) X(NO_QP, no_qp)		\
-	X(QKEY, qkey) X(NO_RQE, no_rqe) X(QP_STATE, qp_state)		\
-	X(BACKLOG, backlog) Y(CNP, cnp)
-
-#define SROCE_DROP_ENUM_(up, low)	SROCE_DROP_##up,
-enum sroce_drop {
-	SROCE_DROP_REASONS(SROCE_DROP_ENUM_, SROCE_DROP_ENUM_)
-	SROCE_DROP_MAX
-};
-#undef SROCE_DROP_ENUM_
-extern atomic64_t sroce_rx_drops[SROCE_DROP_MAX];
-void sroce_drop_count(enum sroce_drop why, u32 qpn);
-/* sroce_drop_count()'s @qpn when the destination QP is not known */
-#define SROCE_DROP_NO_QPN	U32_MAX
-/* ud.c, needs enum sroce_drop */
-enum sroce_drop sroce_ud_check(struct sroce_qp *qp, const struct sroce_pkt_hdr *hdr);
-struct sk_buff *sroce_pkt_alloc(struct sroce_qp *qp, u32 len);
-/* payloads from this size on travel in fragments (sroce_pkt_frag_mode()) */
-#define SROCE_PKT_FRAG_MIN	1024
-enum sroce_pkt_mode {
-	SROCE_PKT_LINEAR,
-	SROCE_PKT_FRAG,
-	SROCE_PKT_ZCOPY,
-};
-enum sroce_pkt_mode sroce_pkt_frag_mode(const struct sroce_qp *qp, u32 payload, bool zc);
-u8 *sroce_pkt_frag_buf(struct sk_buff *skb, u32 payload);
-int sroce_pkt_zc_end(struct sroce_qp *qp, struct sk_buff *skb, u32 payload, int err);
-int sroce_pkt_xmit(struct sroce_qp *qp, struct sk_buff *skb, u32 payload);
-void sroce_txb_begin(struct sroce_qp *qp);
-void sroce_txb_end(struct sroce_qp *qp);
-
-/*
- * Opt-in ICRC skip between two sroce peers (xmit.c and recv.c, Documentation/
- * transport.rst): two reserved bits of the BTH's Resv8a byte, which the
- * ICRC masks and other implementations ignore. ADV: the sender's QP skips
- * the ICRC when its peer does; NONE: this packet carries no ICRC.
- */
-#define SROCE_BTH_RESV8A_OFF	4
-#define SROCE_BTH_ICRC_ADV	0x01
-#define SROCE_BTH_ICRC_NONE	0x02
-void sroce_qp_icrc_learn(struct sroce_qp *qp, const struct sk_buff *skb);
-/* held out-of-order request bytes (skb truesize) per QP, selective repeat */
-#define SROCE_SR_HOLD_BYTES	(2u << 20)
-
-/* dcqcn.c: DCQCN congestion control (Documentation/transport.rst) */
-void sroce_dcqcn_dev_init(struct sroce_dev *sdev);
-void sroce_dcqcn_init_qp(struct sroce_qp *qp);
-void sroce_dcqcn_start(struct sroce_qp *qp);
-void sroce_dcqcn_stop(struct sroce_qp *qp);
-void sroce_dcqcn_cancel(struct sroce_qp *qp);
-bool sroce_dcqcn_may_send(struct sroce_qp *qp);
-void sroce_dcqcn_sent(struct sroce_qp *qp, u32 bytes);
-void sroce_dcqcn_np_rx(struct sroce_qp *qp, const struct sk_buff *skb);
-void sroce_dcqcn_cnp_rx(struct sroce_qp *qp, const struct sk_buff *skb);
 
 #endif /* SROCE_QP_H */

@@ -27,6 +27,10 @@
 #include "sroce_icrc.h"
 #include "sroce_wire.h"
 #include "trace.h"
+#include "sched.h"
+#include "ud.h"
+#include "dcqcn.h"
+#include "xmit.h"
 
 /*
  * Bytes of a received datagram made linear before parsing: the UDP header,

@@ -16,6 +16,12 @@
 #include "queue.h"
 #include "xrc.h"
 #include "trace.h"
+#include "sched.h"
+#include "completer.h"
+#include "responder.h"
+#include "dcqcn.h"
+#include "xmit.h"
+#include "requester.h"
 
 static bool sroce_wqe_is_read(const struct sroce_send_wqe *wqe)
 {

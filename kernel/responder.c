@@ -13,6 +13,9 @@
 #include "srq.h"
 #include "xrc.h"
 #include "trace.h"
+#include "xmit.h"
+#include "recv.h"
+#include "responder.h"
 
 /* ---- sending ACKs and READ responses --------------------------------- */
 

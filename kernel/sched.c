@@ -24,6 +24,15 @@
 #include "queue.h"
 #include "srq.h"
 #include "trace.h"
+#include "kpost.h"
+#include "ud.h"
+#include "requester.h"
+#include "completer.h"
+#include "responder.h"
+#include "dcqcn.h"
+#include "xmit.h"
+#include "recv.h"
+#include "sched.h"
 
 struct workqueue_struct *sroce_wq;
 static struct workqueue_struct *sroce_kwq;

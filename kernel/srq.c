@@ -18,6 +18,7 @@
 #include "queue.h"
 #include "srq.h"
 #include "xrc.h"
+#include "requester.h"
 
 static u32 sroce_srq_stride(u32 max_sge)
 {

@@ -32,6 +32,11 @@
 #include "queue.h"
 #include "srq.h"
 #include "trace.h"
+#include "ah.h"
+#include "requester.h"
+#include "xmit.h"
+#include "recv.h"
+#include "ud.h"
 
 #define SROCE_GRH_LEN		40
 #define SROCE_UD_RXQ_MAX	1024	/* packets queued to one QP */

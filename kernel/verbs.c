@@ -21,6 +21,8 @@
 #include "mcast.h"
 #include "dm.h"
 #include "restrack.h"
+#include "sched.h"
+#include "xmit.h"
 
 /**
  * sroce_port_state() - IB port state derived from the netdev

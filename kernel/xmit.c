@@ -25,6 +25,8 @@
 #include "sroce_icrc.h"
 #include "sroce_wire.h"
 #include "trace.h"
+#include "sched.h"
+#include "xmit.h"
 
 /**
  * sroce_pkt_alloc() - an skb for one packet of @qp

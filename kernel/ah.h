@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ah.c: address handles and the paths of QPs and AHs
+ */
+#ifndef SROCE_AH_H
+#define SROCE_AH_H
+
+#include "qp.h"
+
+const char *sroce_qp_state_name(enum ib_qp_state state);
+int sroce_path_from_ah_attr(const struct rdma_ah_attr *ah, struct sroce_path *path,
+			    const char **why);
+u32 sroce_ah_id(struct ib_ah *ibah);
+bool sroce_ah_path(struct sroce_dev *sdev, struct ib_pd *pd, u32 id,
+		   struct sroce_path *path);
+
+#endif /* SROCE_AH_H */

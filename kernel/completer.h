@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * completer.c: acknowledgements, READ responses and completions of the send side
+ */
+#ifndef SROCE_COMPLETER_H
+#define SROCE_COMPLETER_H
+
+#include "qp.h"
+
+void sroce_completer_rx(struct sroce_qp *qp, struct sk_buff *skb,
+			const struct sroce_pkt_hdr *hdr);
+void sroce_completer_timeout(struct sroce_qp *qp);
+void sroce_completer_rnr_done(struct sroce_qp *qp);
+
+#endif /* SROCE_COMPLETER_H */

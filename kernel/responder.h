@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * responder.c: the RC/UC/XRC receive side
+ */
+#ifndef SROCE_RESPONDER_H
+#define SROCE_RESPONDER_H
+
+#include "qp.h"
+
+void sroce_responder_rx(struct sroce_qp *qp, struct sk_buff *skb,
+			const struct sroce_pkt_hdr *hdr);
+void sroce_responder_flush_acks(struct sroce_qp *qp);
+void sroce_responder_sr_gap(struct sroce_qp *qp);
+void sroce_responder_send_reads(struct sroce_qp *qp);
+void sroce_responder_reset(struct sroce_qp *qp);
+void sroce_responder_release(struct sroce_qp *qp);
+int sroce_send_ack(struct sroce_qp *qp, u8 syndrome, u32 psn);
+
+
+/* held out-of-order request bytes (skb truesize) per QP, selective repeat */
+#define SROCE_SR_HOLD_BYTES	(2u << 20)
+
+#endif /* SROCE_RESPONDER_H */

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * sched.c: where a QP's transport runs (softirq, system call, work item), its receive queue and the post verbs (Documentation/transport.rst)
+ */
+#ifndef SROCE_SCHED_H
+#define SROCE_SCHED_H
+
+#include "qp.h"
+
+extern struct workqueue_struct *sroce_wq;
+extern unsigned int sroce_sq_poll_us;
+int sroce_sched_init_module(void);
+void sroce_sched_exit_module(void);
+void sroce_sched_init_qp(struct sroce_qp *qp, enum ib_qp_type type);
+void sroce_sched_stop_qp(struct sroce_qp *qp);
+void sroce_sched_rx(struct sroce_qp *qp, struct sk_buff *skb);
+void sroce_sched_local_enter(void);
+void sroce_sched_local_exit(void);
+void sroce_rxq_purge(struct sroce_qp *qp);
+
+/* May @skb not be queued to @qp (SROCE_RXQ_MAX packets, SROCE_RXQ_BYTES)? */
+static inline bool sroce_rxq_full(struct sroce_qp *qp, const struct sk_buff *skb)
+{
+	return skb_queue_len(&qp->rxq) >= SROCE_RXQ_MAX ||
+	       (unsigned int)atomic_read(&qp->rxq_bytes) + skb->truesize > SROCE_RXQ_BYTES;
+}
+void sroce_qp_sched(struct sroce_qp *qp);
+void sroce_qp_kick(struct sroce_qp *qp);
+int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		    const struct ib_send_wr **bad_wr);
+int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		    const struct ib_recv_wr **bad_wr);
+
+#endif /* SROCE_SCHED_H */

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * xmit.c: building and sending packets
+ */
+#ifndef SROCE_XMIT_H
+#define SROCE_XMIT_H
+
+#include "qp.h"
+
+struct sk_buff *sroce_pkt_alloc(struct sroce_qp *qp, u32 len);
+/* payloads from this size on travel in fragments (sroce_pkt_frag_mode()) */
+#define SROCE_PKT_FRAG_MIN	1024
+enum sroce_pkt_mode {
+	SROCE_PKT_LINEAR,
+	SROCE_PKT_FRAG,
+	SROCE_PKT_ZCOPY,
+};
+enum sroce_pkt_mode sroce_pkt_frag_mode(const struct sroce_qp *qp, u32 payload, bool zc);
+u8 *sroce_pkt_frag_buf(struct sk_buff *skb, u32 payload);
+int sroce_pkt_zc_end(struct sroce_qp *qp, struct sk_buff *skb, u32 payload, int err);
+int sroce_pkt_xmit(struct sroce_qp *qp, struct sk_buff *skb, u32 payload);
+void sroce_txb_begin(struct sroce_qp *qp);
+void sroce_txb_end(struct sroce_qp *qp);
+
+/*
+ * Opt-in ICRC skip between two sroce peers (xmit.c and recv.c, Documentation/
+ * transport.rst): two reserved bits of the BTH's Resv8a byte, which the
+ * ICRC masks and other implementations ignore. ADV: the sender's QP skips
+ * the ICRC when its peer does; NONE: this packet carries no ICRC.
+ */
+#define SROCE_BTH_RESV8A_OFF	4
+#define SROCE_BTH_ICRC_ADV	0x01
+#define SROCE_BTH_ICRC_NONE	0x02
+void sroce_qp_icrc_learn(struct sroce_qp *qp, const struct sk_buff *skb);
+
+#endif /* SROCE_XMIT_H */
