@@ -32,4 +32,4 @@ TEST(CopyWords, EqualsMemcpyAtEveryAlignmentAndLength)
 	}
 }
 
-} // namespace
+}  // namespace
