@@ -68,14 +68,14 @@ static const char * const sroce_copy_mode_names[] = {
 };
 
 DEFINE_STATIC_KEY_FALSE(sroce_copy_use_words);
-static enum sroce_copy_mode sroce_copy_mode;
+static unsigned int sroce_copy_mode;	/* enum sroce_copy_mode */
 static u64 sroce_copy_words_mbs;
 
 static DEFINE_STATIC_KEY_FALSE(sroce_crc_use_shash);
 static DEFINE_STATIC_KEY_FALSE(sroce_crc_use_table);
 static DEFINE_MUTEX(sroce_crc_lock);
 static struct crypto_shash *sroce_crc_tfm;
-static enum sroce_crc_mode sroce_crc_mode;
+static unsigned int sroce_crc_mode;	/* enum sroce_crc_mode */
 /*
  * calibration: MB/s of each, 0 = not measured; and of memcpy() over the
  * same bytes, the floor a CRC is measured against (performance.rst)
@@ -172,8 +172,13 @@ static void sroce_crc_calibrate(void)
 	int i;
 
 	buf = kmalloc(2 * SROCE_CRC_CAL_LEN, GFP_KERNEL);
-	if (!buf)
+	if (!buf) {
+		/* unchecked against crc32_le(): never used, even when forced */
+		if (sroce_crc_tfm)
+			crypto_free_shash(sroce_crc_tfm);
+		sroce_crc_tfm = NULL;
 		return;
+	}
 	for (i = 0; i < SROCE_CRC_CAL_LEN; i++)
 		buf[i] = (u8)(i * 131 + (i >> 7));
 	sroce_crc_copy_mbs = sroce_crc_rate(SROCE_CAL_MEMCPY, NULL, buf,
@@ -259,14 +264,22 @@ static void sroce_crc_apply(void)
 		static_branch_disable(&sroce_copy_use_words);
 }
 
-static int sroce_crc_param_set(const char *val, const struct kernel_param *kp)
+/* a mode parameter: its names, indexed by the mode it stores */
+struct sroce_mode_param {
+	const char * const *names;
+	unsigned int n;
+	unsigned int *mode;
+};
+
+static int sroce_mode_param_set(const char *val, const struct kernel_param *kp)
 {
-	int mode = sysfs_match_string(sroce_crc_mode_names, val);
+	const struct sroce_mode_param *p = kp->arg;
+	int mode = __sysfs_match_string(p->names, p->n, val);
 
 	if (mode < 0)
 		return -EINVAL;
 	mutex_lock(&sroce_crc_lock);
-	sroce_crc_mode = mode;
+	*p->mode = mode;
 	/* before init, the module's init applies it */
 	if (sroce_crc_ready)
 		sroce_crc_apply();
@@ -274,42 +287,29 @@ static int sroce_crc_param_set(const char *val, const struct kernel_param *kp)
 	return 0;
 }
 
-static int sroce_crc_param_get(char *buf, const struct kernel_param *kp)
+static int sroce_mode_param_get(char *buf, const struct kernel_param *kp)
 {
-	return sysfs_emit(buf, "%s\n", sroce_crc_mode_names[sroce_crc_mode]);
+	const struct sroce_mode_param *p = kp->arg;
+
+	return sysfs_emit(buf, "%s\n", p->names[*p->mode]);
 }
 
-static const struct kernel_param_ops sroce_crc_param_ops = {
-	.set = sroce_crc_param_set,
-	.get = sroce_crc_param_get,
+static const struct kernel_param_ops sroce_mode_param_ops = {
+	.set = sroce_mode_param_set,
+	.get = sroce_mode_param_get,
 };
-module_param_cb(crc, &sroce_crc_param_ops, NULL, 0644);
+
+static struct sroce_mode_param sroce_crc_param = {
+	sroce_crc_mode_names, ARRAY_SIZE(sroce_crc_mode_names), &sroce_crc_mode,
+};
+module_param_cb(crc, &sroce_mode_param_ops, &sroce_crc_param, 0644);
 MODULE_PARM_DESC(crc,
 		 "ICRC CRC-32: auto (the fastest, timed at load), lib (crc32_le), shash (the crypto API's crc32, e.g. crc32-pclmul), table (slicing-by-8)");
-static int sroce_copy_param_set(const char *val, const struct kernel_param *kp)
-{
-	int mode = sysfs_match_string(sroce_copy_mode_names, val);
 
-	if (mode < 0)
-		return -EINVAL;
-	mutex_lock(&sroce_crc_lock);
-	sroce_copy_mode = mode;
-	if (sroce_crc_ready)
-		sroce_crc_apply();
-	mutex_unlock(&sroce_crc_lock);
-	return 0;
-}
-
-static int sroce_copy_param_get(char *buf, const struct kernel_param *kp)
-{
-	return sysfs_emit(buf, "%s\n", sroce_copy_mode_names[sroce_copy_mode]);
-}
-
-static const struct kernel_param_ops sroce_copy_param_ops = {
-	.set = sroce_copy_param_set,
-	.get = sroce_copy_param_get,
+static struct sroce_mode_param sroce_copy_param = {
+	sroce_copy_mode_names, ARRAY_SIZE(sroce_copy_mode_names), &sroce_copy_mode,
 };
-module_param_cb(copy, &sroce_copy_param_ops, NULL, 0644);
+module_param_cb(copy, &sroce_mode_param_ops, &sroce_copy_param, 0644);
 MODULE_PARM_DESC(copy,
 		 "payload copies: auto (the faster, timed at load), memcpy, words (a loop of word moves)");
 
