@@ -11,6 +11,7 @@
 #include "trace.h"
 #include "requester.h"
 #include "completer.h"
+#include "mr.h"
 
 /* a READ or an atomic: only its response data completes it */
 static bool sroce_is_read(struct sroce_qp *qp, u32 idx)

@@ -19,6 +19,9 @@
 
 #include "sroce.h"
 #include "queue.h"
+#include "cq.h"
+#include "qp.h"
+#include "sched.h"
 
 /* Driver input must be empty (or zero), output must hold the response. */
 static int sroce_cq_check_udata(struct ib_device *ibdev, const char *verb,

@@ -33,6 +33,7 @@
 #include "sroce.h"
 #include "queue.h"
 #include "dm.h"
+#include "mr.h"
 
 /**
  * struct sroce_dm - device memory

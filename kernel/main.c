@@ -31,6 +31,11 @@
 #include "sched.h"
 #include "debugfs.h"
 #include "dcqcn.h"
+#include "ah.h"
+#include "main.h"
+#include "mr.h"
+#include "net.h"
+#include "verbs.h"
 
 MODULE_AUTHOR("sroce developers");
 MODULE_DESCRIPTION("sroce: software RoCEv2 RDMA device");

@@ -9,6 +9,133 @@
 #include <linux/overflow.h>
 
 #include "sroce.h"
+#include "odp.h"
+
+/**
+ * struct sroce_mr - memory region
+ * @ibmr: the core's MR (driver-allocated)
+ * @ref: one reference for the registration plus one per sroce_mr_lookup();
+ *	the last one frees the structure
+ * @dead: deregistered: copies fail, the pages are (being) unpinned
+ * @rcu: frees the MR after RCU readers of the MR table are gone
+ * @umem: pinned user memory, NULL for a DMA or DM MR
+ * @pages: @npages pages covering [start, start + length) of a user MR, or
+ *	the pages of a DM MR's range of its DM (dm.c)
+ * @npages: entries in @pages
+ * @offset: byte offset of the MR's first byte in @pages[0]
+ * @access: IB_ACCESS_* granted
+ * @iova: a user MR's first address; our copy: the core rewrites
+ *	ibmr.iova (rereg without IB_MR_REREG_TRANS hands it 0)
+ * @len: a user MR's length (our copy, as @iova)
+ * @key: the key lookups accept: the lkey/rkey given at creation, or the
+ *	last fast registration's (the core's ibmr.lkey/rkey belong to the
+ *	consumer, who changes them before posting IB_WR_REG_MR)
+ * @dm: a DM MR (reg_dm_mr): zero-based, on @pages of a DM the core keeps
+ *	alive while the MR exists
+ * @dmabuf: a dma-buf MR (reg_user_mr_dmabuf): @pages are the buffer's,
+ *	kept mapped by this import until deregistration (dmabuf.c)
+ * @frmr: a fast-registration MR (ib_alloc_mr): memory given by map_mr_sg,
+ *	made accessible by IB_WR_REG_MR, revoked by (remote) invalidation
+ * @valid: FR: registered and not invalidated
+ * @gen: FR: bumped by every invalidation; a holder's copies must match
+ *	the generation its lookup saw
+ * @lock: FR: copies (read side) against registration, invalidation and
+ *	map_mr_sg (write side)
+ * @pbl: FR: kernel virtual address of each page (the device uses virtual
+ *	DMA: DMA addresses are kernel virtual addresses)
+ * @npbl: FR: pages mapped
+ * @max_pbl: FR: entries in @pbl
+ */
+struct sroce_mr {
+	struct ib_mr ibmr;
+	refcount_t ref;
+	bool dead;
+	struct rcu_head rcu;
+	struct ib_umem *umem;
+	struct page **pages;
+	unsigned long npages;
+	unsigned int offset;
+	int access;
+	u64 iova;
+	u64 len;
+	u32 key;
+	bool dm;
+	struct sroce_dmabuf *dmabuf;
+	bool frmr;
+	bool valid;
+	u32 gen;
+	rwlock_t lock;
+	u64 *pbl;
+	u32 npbl;
+	u32 max_pbl;
+	struct sroce_odp odp;	/* odp.umem set: an ODP MR (odp.c) */
+};
+
+#define SROCE_MAX_FR_PAGES	512	/* max_fast_reg_page_list_len */
+
+static inline struct sroce_mr *sroce_to_mr(struct ib_mr *ibmr)
+{
+	return container_of(ibmr, struct sroce_mr, ibmr);
+}
+
+/* sroce_mr_copy() directions */
+enum sroce_copy_dir {
+	SROCE_COPY_TO_MR,	/* buf -> MR (receive, RDMA write, read response) */
+	SROCE_COPY_FROM_MR,	/* MR -> buf (send, RDMA read response source) */
+};
+
+void sroce_mr_init_dev(struct sroce_dev *sdev);
+void sroce_mr_cleanup_dev(struct sroce_dev *sdev);
+struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access);
+struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+				u64 iova, int access, SROCE_MR_DMAH_PARAM
+				struct ib_udata *udata);
+int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+struct ib_mr *sroce_reg_dm_mr(struct ib_pd *ibpd, struct ib_dm *ibdm,
+			      struct ib_dm_mr_attr *attr,
+			      struct uverbs_attr_bundle *attrs);
+struct ib_mr *sroce_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset, u64 length,
+				       u64 iova, int fd, int access, SROCE_MR_DMAH_PARAM
+				       SROCE_REG_DMABUF_ARG *arg);
+struct ib_mr *sroce_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start, u64 length,
+				  u64 iova, int access, struct ib_pd *pd,
+				  struct ib_udata *udata);
+struct sroce_mr *sroce_mr_lookup(struct sroce_dev *sdev, u32 key,
+				 struct ib_pd *pd, int need_access, u64 iova,
+				 u64 len, u32 *gen);
+void sroce_mr_put(struct sroce_mr *mr);
+int sroce_mr_copy(struct sroce_mr *mr, u32 gen, u64 iova, void *buf, u32 len,
+		  enum sroce_copy_dir dir);
+/* 8-byte operations of sroce_mr_atomic() */
+enum sroce_atomic_op {
+	SROCE_ATOMIC_CMP_SWAP,
+	SROCE_ATOMIC_FETCH_ADD,
+	SROCE_ATOMIC_WRITE,
+};
+
+u64 sroce_atomic_word(u64 *word, enum sroce_atomic_op op, u64 compare, u64 swap_add);
+/* on an ODP MR (odp.c) */
+int sroce_odp_atomic(struct sroce_mr *mr, u64 iova, enum sroce_atomic_op op, u64 compare,
+		     u64 swap_add, u64 *orig);
+int sroce_mr_atomic(struct sroce_mr *mr, u32 gen, u64 iova, enum sroce_atomic_op op,
+		    u64 compare, u64 swap_add, u64 *orig);
+struct ib_mr *sroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type, u32 max_num_sg);
+int sroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		    unsigned int *sg_offset);
+int sroce_mr_fast_reg(struct sroce_dev *sdev, struct ib_pd *pd, u32 key, int access);
+int sroce_mr_invalidate(struct sroce_dev *sdev, struct ib_pd *pd, u32 key);
+int sroce_sgl_copy(struct sroce_dev *sdev, struct ib_pd *pd,
+		   const struct sroce_sge *sge, u32 num_sge, u32 off,
+		   void *buf, u32 len, enum sroce_copy_dir dir);
+int sroce_mr_copy_skb(struct sroce_mr *mr, u32 gen, u64 iova, const struct sk_buff *skb,
+		      u32 off, u32 len);
+int sroce_mr_frags(struct sroce_mr *mr, u64 iova, u32 len, struct sk_buff *skb);
+int sroce_sgl_copy_skb(struct sroce_dev *sdev, struct ib_pd *pd,
+		       const struct sroce_sge *sge, u32 num_sge, u32 off,
+		       const struct sk_buff *skb, u32 skb_off, u32 len);
+int sroce_sgl_frags(struct sroce_dev *sdev, struct ib_pd *pd,
+		    const struct sroce_sge *sge, u32 num_sge, u32 off,
+		    struct sk_buff *skb, u32 len);
 
 /* A DMA MR (get_dma_mr): kernel virtual addresses, no page array */
 static inline bool sroce_mr_is_dma(const struct sroce_mr *mr)

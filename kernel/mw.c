@@ -23,6 +23,7 @@
 #include "sroce.h"
 #include "qp.h"
 #include "mw.h"
+#include "mr.h"
 
 /**
  * struct sroce_win - a memory window's table entry

@@ -23,6 +23,7 @@
 
 #include "sroce.h"
 #include "recv.h"
+#include "net.h"
 
 /**
  * struct sroce_udp - per-network-namespace socket state

@@ -35,6 +35,7 @@
 #include "qp.h"
 #include "trace.h"
 #include "sched.h"
+#include "mr.h"
 
 static struct sroce_mr *sroce_odp_to_mr(struct sroce_odp *odp)
 {

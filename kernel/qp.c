@@ -11,6 +11,7 @@
 #include <rdma/uverbs_ioctl.h>
 
 #include "sroce.h"
+#include "odp.h"
 #include "qp.h"
 #include "queue.h"
 #include "srq.h"

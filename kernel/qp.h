@@ -406,4 +406,6 @@ static inline void sroce_qp_yield(struct sroce_qp *qp)
 	set_bit(SROCE_QP_EV_YIELD, &qp->events);
 }
 
+struct ib_qp *sroce_qp_from_qpn(struct sroce_dev *sdev, u32 qpn);
+
 #endif /* SROCE_QP_H */

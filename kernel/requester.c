@@ -22,6 +22,8 @@
 #include "dcqcn.h"
 #include "xmit.h"
 #include "requester.h"
+#include "cq.h"
+#include "mr.h"
 
 static bool sroce_wqe_is_read(const struct sroce_send_wqe *wqe)
 {

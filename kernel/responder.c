@@ -16,6 +16,8 @@
 #include "xmit.h"
 #include "recv.h"
 #include "responder.h"
+#include "cq.h"
+#include "mr.h"
 
 /* ---- sending ACKs and READ responses --------------------------------- */
 

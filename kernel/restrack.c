@@ -20,6 +20,8 @@
 #include "queue.h"
 #include "srq.h"
 #include "restrack.h"
+#include "cq.h"
+#include "mr.h"
 
 /*
  * Writing one RDMA_NLDEV_ATTR_DRIVER table: sroce_res_begin(), the

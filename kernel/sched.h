@@ -31,4 +31,6 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		    const struct ib_recv_wr **bad_wr);
 
+void sroce_qp_sync_cq(struct ib_cq *ibcq);
+
 #endif /* SROCE_SCHED_H */

@@ -37,6 +37,8 @@
 #include "xmit.h"
 #include "recv.h"
 #include "ud.h"
+#include "cq.h"
+#include "mr.h"
 
 #define SROCE_GRH_LEN		40
 #define SROCE_UD_RXQ_MAX	1024	/* packets queued to one QP */

@@ -23,6 +23,12 @@
 #include "restrack.h"
 #include "sched.h"
 #include "xmit.h"
+#include "ah.h"
+#include "counters.h"
+#include "cq.h"
+#include "main.h"
+#include "mr.h"
+#include "verbs.h"
 
 /**
  * sroce_port_state() - IB port state derived from the netdev

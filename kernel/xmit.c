@@ -27,6 +27,7 @@
 #include "trace.h"
 #include "sched.h"
 #include "xmit.h"
+#include "mr.h"
 
 /**
  * sroce_pkt_alloc() - an skb for one packet of @qp

@@ -21,6 +21,7 @@
 #include "qp.h"
 #include "srq.h"
 #include "xrc.h"
+#include "cq.h"
 
 #define SROCE_XRC_SRQN_MIN	1
 #define SROCE_XRC_SRQN_MAX	0xffffff	/* XRCETH: 24 bits */
