@@ -2,10 +2,9 @@
 /*
  * sroce responder: executes incoming RC requests (SEND into posted receive
  * buffers, RDMA WRITE, READ and atomics against registered memory) and
- * answers with ACKs, NAKs, READ responses and ATOMIC ACKs.
+ * answers with ACKs, NAKs, READ responses and ATOMIC ACKs. Requests that
+ * arrive after a gap are selective repeat's (sr.c).
  */
-#include <linux/module.h>
-
 #include "sroce.h"
 #include "mw.h"
 #include "qp.h"
@@ -18,6 +17,7 @@
 #include "responder.h"
 #include "cq.h"
 #include "mr.h"
+#include "sr.h"
 
 /* ---- sending ACKs and READ responses --------------------------------- */
 
@@ -25,8 +25,8 @@
  * An ACK/NAK; with @sack (selective repeat peers only) the NAK carries the
  * SACK block of the PSNs held after @psn (sroce_sr.h).
  */
-static int sroce_send_ack_sack(struct sroce_qp *qp, u8 syndrome, u32 psn,
-			       const struct sroce_sack *sack)
+int sroce_send_ack_sack(struct sroce_qp *qp, u8 syndrome, u32 psn,
+			const struct sroce_sack *sack)
 {
 	struct sroce_pkt_hdr hdr = {};
 	u32 ext = sack ? SROCE_SACK_LEN : 0;
@@ -68,123 +68,6 @@ int sroce_send_ack(struct sroce_qp *qp, u8 syndrome, u32 psn)
 	return sroce_send_ack_sack(qp, syndrome, psn, NULL);
 }
 
-/* ---- selective repeat (sroce_sr.h): out-of-order requests held -------- */
-
-static unsigned int sroce_sr_nak_delay_ms = 8;
-module_param_named(sr_nak_delay_ms, sroce_sr_nak_delay_ms, uint, 0644);
-MODULE_PARM_DESC(sr_nak_delay_ms,
-		 "selective repeat: milliseconds a gap may stay open before the responder NAKs it (default 8)");
-
-/* held packets after which a gap is NAKed without waiting any longer */
-#define SROCE_SR_NAK_HELD	(SROCE_SR_WINDOW / 2)
-
-/* The reordering window in jiffies: at least 2, so one tick is waited out */
-static unsigned long sroce_sr_nak_delay(void)
-{
-	return max_t(unsigned long, 2,
-		     msecs_to_jiffies(READ_ONCE(sroce_sr_nak_delay_ms)));
-}
-
-/*
- * A gap opened (or stayed open past a drain) at resp->sr_gap_since: the
- * QP's sr_timer NAKs it when the window ends even if nothing else arrives
- * (a lost tail), see sroce_responder_sr_gap().
- */
-static void sroce_resp_sr_open_gap(struct sroce_qp *qp)
-{
-	qp->resp.sr_gap_since = jiffies;
-	mod_timer(&qp->sr_timer, jiffies + sroce_sr_nak_delay());
-}
-
-/* Free every held request packet. */
-static void sroce_sr_release(struct sroce_resp *resp)
-{
-	u32 i;
-
-	for (i = 0; i < SROCE_SR_WINDOW; i++) {
-		kfree_skb(resp->sr_hold[i]);
-		resp->sr_hold[i] = NULL;
-	}
-	bitmap_zero(resp->sr_placed, SROCE_SR_WINDOW);
-	resp->sr_held = 0;
-	resp->sr_bytes = 0;
-}
-
-/* Empty a slot in use; its skb (NULL for a placed packet) is returned. */
-static struct sk_buff *sroce_sr_take(struct sroce_resp *resp, u32 slot)
-{
-	struct sk_buff *skb = resp->sr_hold[slot];
-
-	resp->sr_hold[slot] = NULL;
-	__clear_bit(slot, resp->sr_placed);
-	resp->sr_held--;
-	if (skb)
-		resp->sr_bytes -= skb->truesize;
-	return skb;
-}
-
-static bool sroce_sr_used(const struct sroce_resp *resp, u32 slot)
-{
-	return resp->sr_hold[slot] || test_bit(slot, resp->sr_placed);
-}
-
-/**
- * sroce_resp_sr_place() - place an early packet of the WRITE in progress
- * @qp: an RC QP doing selective repeat, with the gap before @hdr's PSN
- * @skb: the packet
- * @hdr: its header (a WRITE MIDDLE or LAST)
- * @off: its distance from the expected PSN
- *
- * The WRITE whose FIRST was executed already says where every later packet
- * of it goes (sroce_sr_write_at()): its payload is copied there now, inside
- * the range the RETH's rkey check covered, and only what the in-order pass
- * needs of it is kept (sroce_resp_sr_drain() then advances without copying).
- * A packet of another message, an ODP page not present or a copy error is
- * left to the ordinary hold.
- *
- * Return: true if placed.
- */
-static bool sroce_resp_sr_place(struct sroce_qp *qp, struct sk_buff *skb,
-				const struct sroce_pkt_hdr *hdr, u32 off)
-{
-	struct sroce_resp *resp = &qp->resp;
-	u32 flags = hdr->info->flags, slot = hdr->bth.psn % SROCE_SR_WINDOW;
-	struct sroce_sr_rec *rec = &resp->sr_rec[slot];
-	u64 at;
-
-	if (!resp->in_write || !resp->wmr || !(flags & SROCE_OPF_WRITE) ||
-	    !(flags & (SROCE_OPF_MIDDLE | SROCE_OPF_LAST)) ||
-	    !sroce_sr_write_at(off, qp->mtu, resp->wleft, flags & SROCE_OPF_LAST,
-			       hdr->payload_len, &at))
-		return false;
-	if (sroce_mr_copy_skb(resp->wmr, resp->wgen, resp->wva + at, skb,
-			      sizeof(struct udphdr) + hdr->hdr_len, hdr->payload_len))
-		return false;
-	rec->immdt = hdr->immdt;
-	rec->len = hdr->payload_len;
-	rec->opcode = hdr->bth.opcode;
-	rec->ack_req = hdr->bth.ack_req;
-	rec->se = hdr->bth.se;
-	__set_bit(slot, resp->sr_placed);
-	sroce_stat_inc(qp->sdev, SROCE_STAT_SR_PLACED);
-	return true;
-}
-
-/* The SACK block of what is held after the expected PSN; false if nothing */
-static bool sroce_sr_sack(struct sroce_qp *qp, struct sroce_sack *sack)
-{
-	struct sroce_resp *resp = &qp->resp;
-	u32 i;
-
-	memset(sack, 0, sizeof(*sack));
-	if (!qp->sr_peer || !resp->sr_held)
-		return false;
-	for (i = 0; i < SROCE_SR_WINDOW; i++)
-		if (sroce_sr_used(resp, i))
-			sroce_sack_set(sack, sroce_sr_offset(resp->sr_psn[i], resp->psn));
-	return sroce_sack_span(sack) != 0;
-}
-
 /*
  * A NAK for the expected PSN; a PSN sequence NAK to a selective repeat
  * peer carries what is held after it, so only the rest is resent.
@@ -196,116 +79,6 @@ static void sroce_resp_send_nak(struct sroce_qp *qp, u8 syndrome)
 		    sroce_sr_sack(qp, &sack);
 
 	sroce_send_ack_sack(qp, syndrome, qp->resp.psn, with ? &sack : NULL);
-}
-
-/**
- * sroce_resp_sr_hold() - keep a request that came before its turn
- * @qp: an RC QP whose peer negotiated selective repeat
- * @skb: the request (a reference is taken)
- * @hdr: its header
- *
- * SEND and WRITE packets up to SROCE_SR_WINDOW - 1 PSNs past the expected
- * one are held, within SROCE_SR_HOLD_BYTES; READ and atomic requests are
- * not (they are executed in order only: a gap before them is NAKed).
- *
- * Return: true if the packet was held and the gap is not to be NAKed yet;
- * false to NAK it now (not holdable, over the bounds, or the reordering
- * window is spent).
- */
-static bool sroce_resp_sr_hold(struct sroce_qp *qp, struct sk_buff *skb,
-			       const struct sroce_pkt_hdr *hdr)
-{
-	struct sroce_resp *resp = &qp->resp;
-	u32 off = sroce_sr_offset(hdr->bth.psn, resp->psn);
-	u32 slot = hdr->bth.psn % SROCE_SR_WINDOW;
-	u32 flags = hdr->info->flags;
-
-	if (!off || !(flags & (SROCE_OPF_SEND | SROCE_OPF_WRITE)))
-		return false;
-	if (sroce_sr_used(resp, slot)) {
-		if (resp->sr_psn[slot] == hdr->bth.psn) {
-			/* a resend of one held already */
-			sroce_stat_inc(qp->sdev, SROCE_STAT_SR_HOLD_DROPS);
-			return true;
-		}
-		/* a PSN the expected one has passed since (see the drain) */
-		kfree_skb(sroce_sr_take(resp, slot));
-	}
-	if (sroce_resp_sr_place(qp, skb, hdr, off)) {
-		/* placed: nothing of the packet is kept */
-	} else if (resp->sr_bytes + skb->truesize > SROCE_SR_HOLD_BYTES) {
-		sroce_stat_inc(qp->sdev, SROCE_STAT_SR_HOLD_DROPS);
-		return false;
-	} else {
-		resp->sr_hold[slot] = skb_get(skb);
-		resp->sr_bytes += skb->truesize;
-	}
-	if (!resp->sr_held)
-		sroce_resp_sr_open_gap(qp);
-	resp->sr_psn[slot] = hdr->bth.psn;
-	resp->sr_held++;
-	sroce_stat_inc(qp->sdev, SROCE_STAT_SR_OOO_RX);
-	trace_sroce_sr_hold(qp->ibqp.qp_num, hdr->bth.psn, resp->psn, resp->sr_held,
-			    !resp->sr_hold[slot]);
-	/* the reordering window: NAK once the gap is old or much is held */
-	return resp->sr_held < SROCE_SR_NAK_HELD &&
-	       time_before(jiffies, resp->sr_gap_since + sroce_sr_nak_delay());
-}
-
-static void sroce_resp_rx(struct sroce_qp *qp, struct sk_buff *skb,
-			  const struct sroce_pkt_hdr *hdr, int xerr);
-
-/*
- * The gap is filled: execute the held requests that follow, in PSN order.
- * One that is not executed (RNR, ODP fault, an error) ends it: everything
- * held is dropped, and the requester, whose NAK or timer ends its SACK,
- * resends it all.
- */
-static void sroce_resp_sr_drain(struct sroce_qp *qp)
-{
-	struct sroce_resp *resp = &qp->resp;
-	struct sroce_pkt_hdr hdr;
-	bool done = false;
-
-	while (resp->sr_held) {
-		u32 psn = resp->psn, slot = psn % SROCE_SR_WINDOW;
-		struct sk_buff *skb;
-
-		if (!sroce_sr_used(resp, slot) || resp->sr_psn[slot] != psn)
-			break;
-		if (test_bit(slot, resp->sr_placed)) {
-			/* its payload is in place: the rest of its execution */
-			const struct sroce_sr_rec *rec = &resp->sr_rec[slot];
-
-			memset(&hdr, 0, sizeof(hdr));
-			hdr.bth.opcode = rec->opcode;
-			hdr.bth.psn = psn;
-			hdr.bth.ack_req = rec->ack_req;
-			hdr.bth.se = rec->se;
-			hdr.info = sroce_opcode(rec->opcode);
-			hdr.immdt = rec->immdt;
-			hdr.payload_len = rec->len;
-			sroce_sr_take(resp, slot);
-			sroce_resp_rx(qp, NULL, &hdr, 0);	/* no skb: placed */
-		} else {
-			skb = sroce_sr_take(resp, slot);
-			if (!sroce_pkt_parse(skb->data + sizeof(struct udphdr),
-					     skb->len - sizeof(struct udphdr), &hdr))
-				sroce_resp_rx(qp, skb, &hdr, 0);
-			kfree_skb(skb);
-		}
-		if (resp->psn == psn) {
-			sroce_sr_release(resp);
-			return;
-		}
-		done = true;
-	}
-	if (done) {
-		/* tell the requester at once; a gap still open starts its window now */
-		resp->ack_pending = true;
-		if (resp->sr_held)
-			sroce_resp_sr_open_gap(qp);
-	}
 }
 
 static void sroce_nak(struct sroce_qp *qp, enum sroce_nak_code code)
@@ -324,7 +97,7 @@ static bool sroce_reads_queued(const struct sroce_resp *resp)
  * READ responses still queued (responses leave in PSN order); a request
  * that arrives in order meanwhile makes it moot (sroce_responder_rx()).
  */
-static void sroce_resp_nak_resend(struct sroce_qp *qp, u8 syndrome)
+void sroce_resp_nak_resend(struct sroce_qp *qp, u8 syndrome)
 {
 	struct sroce_resp *resp = &qp->resp;
 
@@ -392,43 +165,6 @@ void sroce_responder_flush_acks(struct sroce_qp *qp)
 	resp->ack_pending = false;
 	sroce_send_ack(qp, sroce_aeth_syn_ack(SROCE_AETH_CREDITS_INVALID),
 		       sroce_psn_add(resp->psn, SROCE_PSN_MASK));
-}
-
-/**
- * sroce_responder_sr_gap() - the reordering window of a held gap ended
- * @qp: the QP whose sr_timer fired
- *
- * Packets are held after a gap and nothing arrived since to NAK it (the
- * packets after the missing one are all in, or lost too): NAK the gap now,
- * with the SACK of what is held, instead of leaving it to the requester's
- * retransmit timer. A timer that fired before the window's end (the gap
- * moved on meanwhile) is armed again; one that finds no gap does nothing.
- */
-void sroce_responder_sr_gap(struct sroce_qp *qp)
-{
-	struct sroce_resp *resp = &qp->resp;
-	unsigned long end;
-
-	lockdep_assert_held(&qp->lock);
-
-	switch (READ_ONCE(qp->state)) {
-	case IB_QPS_RTR:
-	case IB_QPS_RTS:
-	case IB_QPS_SQD:
-		break;
-	default:
-		return;
-	}
-	if (!qp->sr_peer || !resp->sr_held || resp->nak_sent)
-		return;
-	end = resp->sr_gap_since + sroce_sr_nak_delay();
-	if (time_before(jiffies, end)) {
-		mod_timer(&qp->sr_timer, end);
-		return;
-	}
-	resp->nak_sent = true;
-	sroce_stat_inc(qp->sdev, SROCE_STAT_SEQ_NAKS_SENT);
-	sroce_resp_nak_resend(qp, sroce_aeth_syn_nak(SROCE_NAK_PSN_SEQ_ERR));
 }
 
 /* The ATOMIC ACK of @rd; -ENOMEM leaves it queued for the next run. */
@@ -1114,8 +850,8 @@ static bool sroce_resp_xrc_ok(struct sroce_qp *qp, const struct sroce_pkt_hdr *h
 }
 
 /* A request packet; @xerr: see sroce_responder_rx() */
-static void sroce_resp_rx(struct sroce_qp *qp, struct sk_buff *skb,
-			  const struct sroce_pkt_hdr *hdr, int xerr)
+void sroce_resp_rx(struct sroce_qp *qp, struct sk_buff *skb,
+		   const struct sroce_pkt_hdr *hdr, int xerr)
 {
 	struct sroce_resp *resp = &qp->resp;
 	enum ib_qp_state state = READ_ONCE(qp->state);
@@ -1159,7 +895,7 @@ static void sroce_resp_rx(struct sroce_qp *qp, struct sk_buff *skb,
 	}
 	if (d > 0) {
 		/* selective repeat: hold it, NAK only after the reordering window */
-		if (qp->sr_peer && sroce_resp_sr_hold(qp, skb, hdr))
+		if (qp->sr_peer && sroce_sr_hold(qp, skb, hdr))
 			return;
 		/* a gap: one NAK per gap, then wait for the resend */
 		if (!resp->nak_sent) {
@@ -1241,7 +977,7 @@ void sroce_responder_rx(struct sroce_qp *qp, struct sk_buff *skb,
 	if (qp->ibqp.qp_type != IB_QPT_XRC_TGT) {
 		sroce_resp_rx(qp, skb, hdr, 0);
 		if (unlikely(qp->resp.sr_held))
-			sroce_resp_sr_drain(qp);
+			sroce_sr_drain(qp);
 		return;
 	}
 	xerr = (hdr->info->flags & SROCE_OPF_XRCETH) ?
