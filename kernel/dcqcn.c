@@ -115,13 +115,14 @@ void sroce_dcqcn_start(struct sroce_qp *qp)
 	WRITE_ONCE(d->on, true);
 }
 
-/* Forget the connection's DCQCN state (RESET). */
+/* Forget the connection's DCQCN state and rate limit (RESET). */
 void sroce_dcqcn_stop(struct sroce_qp *qp)
 {
 	lockdep_assert_held(&qp->lock);
 
 	WRITE_ONCE(qp->dcqcn.on, false);
 	qp->dcqcn.limited = false;
+	WRITE_ONCE(qp->dcqcn.rl, 0);
 	/* a callback already running only kicks the QP, which then idles */
 	hrtimer_try_to_cancel(&qp->dcqcn.pace);
 }
@@ -202,47 +203,82 @@ static void sroce_dcqcn_catch_up(struct sroce_dcqcn *d, u64 now)
 }
 
 /**
- * sroce_dcqcn_may_send() - may the requester send its next packet now?
- * @qp: a QP doing DCQCN
+ * sroce_dcqcn_set_rate_limit() - set or lift a QP's rate limit
+ * @qp: a connected QP
+ * @kbps: kbit/s within SROCE_RATE_LIMIT_MIN/MAX_KBPS, or 0 for none
  *
- * Below the line rate the requester spends pacer credit: when it has
- * none, the pace timer runs the QP again once a packet's worth has
- * accrued (a wait bounded by one packet at the minimum rate).
+ * The pacer starts with a full burst of credit (a limit set on a busy QP
+ * takes effect after at most SROCE_DCQCN_BURST bytes).
+ */
+void sroce_dcqcn_set_rate_limit(struct sroce_qp *qp, u32 kbps)
+{
+	struct sroce_dcqcn *d = &qp->dcqcn;
+
+	lockdep_assert_held(&qp->lock);
+
+	if (kbps && !d->rl && !d->limited) {
+		d->tokens = SROCE_DCQCN_BURST * SROCE_DCQCN_TOK_BYTE;
+		d->t_tokens = ktime_get_ns();
+	}
+	WRITE_ONCE(d->rl, kbps);
+}
+
+/* The pacer's rate, kbit/s: the lower of DCQCN's and the limit; 0 none */
+static u32 sroce_pace_rate(const struct sroce_dcqcn *d)
+{
+	u32 rate = d->limited ? d->rc : 0;
+
+	if (d->rl && (!rate || d->rl < rate))
+		rate = d->rl;
+	return rate;
+}
+
+/**
+ * sroce_dcqcn_may_send() - may the requester send its next packet now?
+ * @qp: a QP doing DCQCN or with a rate limit
+ *
+ * Below the line rate (DCQCN's, or the QP's rate limit) the requester
+ * spends pacer credit: when it has none, the pace timer runs the QP again
+ * once a packet's worth has accrued (a wait bounded by one packet at the
+ * minimum rate).
  *
  * Return: true to send.
  */
 bool sroce_dcqcn_may_send(struct sroce_qp *qp)
 {
 	struct sroce_dcqcn *d = &qp->dcqcn;
-	u32 from = d->rc;
+	u32 from = d->rc, rate;
 	u64 now, dt;
 	s64 burst;
 
 	lockdep_assert_held(&qp->lock);
 
-	if (!d->limited)
+	if (!d->limited && !d->rl)
 		return true;
 	now = ktime_get_ns();
-	sroce_dcqcn_catch_up(d, now);
-	if (trace_sroce_dcqcn_rate_enabled() && d->rc != from)
-		trace_sroce_dcqcn_rate(qp->ibqp.qp_num, from, d, false);
-	if (!d->limited)
+	if (d->limited) {
+		sroce_dcqcn_catch_up(d, now);
+		if (trace_sroce_dcqcn_rate_enabled() && d->rc != from)
+			trace_sroce_dcqcn_rate(qp->ibqp.qp_num, from, d, false);
+	}
+	rate = sroce_pace_rate(d);
+	if (!rate)
 		return true;
 	dt = min_t(u64, now - d->t_tokens, NSEC_PER_SEC);
 	d->t_tokens = now;
 	burst = SROCE_DCQCN_BURST * SROCE_DCQCN_TOK_BYTE;
-	d->tokens = min_t(s64, d->tokens + (s64)(dt * d->rc), burst);
+	d->tokens = min_t(s64, d->tokens + (s64)(dt * rate), burst);
 	if (d->tokens >= 0)
 		return true;
 	if (!hrtimer_is_queued(&d->pace))
-		hrtimer_start(&d->pace, ns_to_ktime(div64_u64(-d->tokens, d->rc) + 1),
+		hrtimer_start(&d->pace, ns_to_ktime(div64_u64(-d->tokens, rate) + 1),
 			      HRTIMER_MODE_REL_SOFT);
 	return false;
 }
 
 /**
  * sroce_dcqcn_sent() - account a request packet the requester sent
- * @qp: a QP doing DCQCN
+ * @qp: a QP doing DCQCN or with a rate limit
  * @bytes: its transport headers and payload
  */
 void sroce_dcqcn_sent(struct sroce_qp *qp, u32 bytes)
@@ -251,9 +287,11 @@ void sroce_dcqcn_sent(struct sroce_qp *qp, u32 bytes)
 
 	lockdep_assert_held(&qp->lock);
 
-	if (!d->limited)
+	if (!d->limited && !d->rl)
 		return;
 	d->tokens -= bytes * SROCE_DCQCN_TOK_BYTE;
+	if (!d->limited)
+		return;
 	d->bytes += bytes;
 	if (d->bytes >= (u64)d->cfg.byte_counter_kb * 1024) {
 		u32 from = d->rc;

@@ -13,6 +13,7 @@ void sroce_dcqcn_start(struct sroce_qp *qp);
 void sroce_dcqcn_stop(struct sroce_qp *qp);
 void sroce_dcqcn_cancel(struct sroce_qp *qp);
 bool sroce_dcqcn_may_send(struct sroce_qp *qp);
+void sroce_dcqcn_set_rate_limit(struct sroce_qp *qp, u32 kbps);
 void sroce_dcqcn_sent(struct sroce_qp *qp, u32 bytes);
 void sroce_dcqcn_np_rx(struct sroce_qp *qp, const struct sk_buff *skb);
 void sroce_dcqcn_cnp_rx(struct sroce_qp *qp, const struct sk_buff *skb);

@@ -730,19 +730,48 @@ static void sroce_qp_reset_transport(struct sroce_qp *qp)
 	qp->icrc_peer = false;
 	qp->sr = false;
 	qp->sr_peer = false;
-	sroce_dcqcn_stop(qp);
+	sroce_dcqcn_stop(qp);	/* the rate limit goes too */
+	qp->attr.rate_limit = 0;
 	qp->sq->hdr->flags = SROCE_RING_F_NEED_WAKEUP;
 	qp->rq->hdr->flags = 0;
+}
+
+/*
+ * IB_QP_RATE_LIMIT: as hardware with packet pacing takes it, on the way to
+ * RTS or in RTS (RTR->RTS, RTS->RTS), here for the connected types whose
+ * requester the pacer runs; 0 lifts the limit.
+ */
+static int sroce_qp_check_rate_limit(struct sroce_qp *qp, enum ib_qp_state next, u32 kbps)
+{
+	if (!sroce_qpt_connected(qp->ibqp.qp_type) || qp->ibqp.qp_type == IB_QPT_XRC_TGT) {
+		sroce_dbg_qp(qp, "modify_qp: rate_limit on qp_type %d (RC, UC and XRC initiator only)",
+			     qp->ibqp.qp_type);
+		return -EOPNOTSUPP;
+	}
+	if (next != IB_QPS_RTS) {
+		sroce_dbg_qp(qp, "modify_qp: rate_limit on the way to %s (to or in RTS only)",
+			     sroce_qp_state_name(next));
+		return -EINVAL;
+	}
+	if (kbps && (kbps < SROCE_RATE_LIMIT_MIN_KBPS || kbps > SROCE_RATE_LIMIT_MAX_KBPS)) {
+		sroce_dbg_qp(qp, "modify_qp: rate_limit %u kbit/s outside %u..%u (or 0 for none)",
+			     kbps, SROCE_RATE_LIMIT_MIN_KBPS, SROCE_RATE_LIMIT_MAX_KBPS);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		    struct ib_udata *udata)
 {
 	struct sroce_qp *qp = sroce_to_qp(ibqp);
+	int rate_limit = mask & IB_QP_RATE_LIMIT;
 	enum ib_qp_state cur, next;
 	bool may_priv_qkey;
 	int err;
 
+	/* the core's transition table allows it for RAW_PACKET only: ours */
+	mask &= ~IB_QP_RATE_LIMIT;
 	if (mask & ~IB_QP_ATTR_STANDARD_BITS) {
 		sroce_dbg_qp(qp, "modify_qp: attr_mask 0x%x: unsupported bits 0x%x", mask,
 			     mask & ~IB_QP_ATTR_STANDARD_BITS);
@@ -777,6 +806,13 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	err = sroce_qp_check_attr(qp, attr, mask, may_priv_qkey);
 	if (err)
 		goto out_unlock;
+	if (rate_limit) {
+		err = sroce_qp_check_rate_limit(qp, next, attr->rate_limit);
+		if (err)
+			goto out_unlock;
+		qp->attr.rate_limit = attr->rate_limit;
+		sroce_dcqcn_set_rate_limit(qp, attr->rate_limit);
+	}
 	if (mask & IB_QP_AV) {
 		err = sroce_qp_set_path(qp, attr);
 		if (err)

@@ -156,7 +156,7 @@ struct sroce_req {
 };
 
 /**
- * struct sroce_dcqcn - a connected QP's DCQCN state (dcqcn.c), under qp->lock
+ * struct sroce_dcqcn - a connected QP's DCQCN state and pacer (dcqcn.c), under qp->lock
  * @on: sampled from the device at RTR; written under qp->lock, read
  *	without it by the receive path (READ_ONCE)
  * @limited: reaction point: @rc is below the line rate and the pacer runs
@@ -173,10 +173,13 @@ struct sroce_req {
  * @t_tokens: ns, the last refill
  * @np_last: ns, the last CNP this QP sent (notification point)
  * @pace: runs the QP again when the pacer has credit for a packet
+ * @rl: the QP's rate limit (IB_QP_RATE_LIMIT), kbit/s, 0 for none; the
+ *	pacer holds the QP to the lower of it and @rc (when @limited)
  */
 struct sroce_dcqcn {
 	bool on;
 	bool limited;
+	u32 rl;
 	struct sroce_dcqcn_cfg cfg;
 	u32 rc, rt;
 	u32 alpha;

@@ -115,6 +115,7 @@ struct sroce_res_qp {
 	bool dcqcn;
 	u32 dcqcn_rc, dcqcn_rt, dcqcn_alpha;
 	bool dcqcn_limited;
+	u32 rate_limit;
 };
 
 static void sroce_res_qp_snap(struct sroce_qp *qp, struct sroce_res_qp *s)
@@ -150,6 +151,7 @@ static void sroce_res_qp_snap(struct sroce_qp *qp, struct sroce_res_qp *s)
 	s->dcqcn_rt = qp->dcqcn.rt;
 	s->dcqcn_alpha = qp->dcqcn.alpha;
 	s->dcqcn_limited = qp->dcqcn.limited;
+	s->rate_limit = qp->dcqcn.rl;
 	spin_unlock_bh(&qp->lock);
 }
 
@@ -225,6 +227,8 @@ int sroce_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 		sroce_res_u32(&w, "dcqcn_alpha", s.dcqcn_alpha);
 		sroce_res_u32(&w, "dcqcn_limited", s.dcqcn_limited);
 	}
+	if (s.rate_limit)
+		sroce_res_u32(&w, "rate_limit_kbps", s.rate_limit);
 	return sroce_res_end(&w);
 }
 

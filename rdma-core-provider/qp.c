@@ -258,11 +258,20 @@ static void sroce_wq_resync(struct sroce_wq *wq)
 int sroce_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 		    int attr_mask)
 {
+	struct ib_uverbs_ex_modify_qp_resp resp_ex;
 	struct sroce_qp *qp = to_sqp(ibqp);
+	struct ibv_modify_qp_ex cmd_ex;
 	struct ibv_modify_qp cmd;
 	int ret;
 
-	ret = ibv_cmd_modify_qp(ibqp, attr, attr_mask, &cmd, sizeof(cmd));
+	/* the rate limit travels in the extended command only */
+	if (attr_mask & IBV_QP_RATE_LIMIT) {
+		memset(&cmd_ex, 0, sizeof(cmd_ex));
+		ret = ibv_cmd_modify_qp_ex(ibqp, attr, attr_mask, &cmd_ex, sizeof(cmd_ex),
+					   &resp_ex, sizeof(resp_ex));
+	} else {
+		ret = ibv_cmd_modify_qp(ibqp, attr, attr_mask, &cmd, sizeof(cmd));
+	}
 	if (ret) {
 		sroce_qp_dbg(qp, "modify_qp: the kernel refused attr_mask 0x%x: %s", attr_mask,
 			     strerror(ret));
@@ -632,4 +641,23 @@ out:
 	if (ret)
 		*bad_wr = wr;
 	return ret;
+}
+
+/*
+ * ibv_modify_qp_rate_limit(): the kernel's pacer holds the QP's request
+ * packets to rate_limit kbit/s (0 lifts it) in bursts of at most 16 KiB;
+ * a burst size of its own is not offered (max_burst_sz must be 0), the
+ * typical packet size is a hint it does not need.
+ */
+int sroce_modify_qp_rate_limit(struct ibv_qp *ibqp, struct ibv_qp_rate_limit_attr *attr)
+{
+	struct ibv_qp_attr qattr = { .rate_limit = attr->rate_limit };
+
+	if (attr->max_burst_sz) {
+		sroce_qp_dbg(to_sqp(ibqp),
+			     "modify_qp_rate_limit: max_burst_sz %u (the burst is fixed: 0 only)",
+			     attr->max_burst_sz);
+		return EOPNOTSUPP;
+	}
+	return sroce_modify_qp(ibqp, &qattr, IBV_QP_RATE_LIMIT);
 }

@@ -118,6 +118,7 @@ static const struct verbs_context_ops sroce_ctx_ops = {
 	.create_qp_ex = sroce_create_qp_ex,
 	.query_qp = sroce_query_qp,
 	.modify_qp = sroce_modify_qp,
+	.modify_qp_rate_limit = sroce_modify_qp_rate_limit,
 	.destroy_qp = sroce_destroy_qp,
 	.open_qp = sroce_open_qp,
 	.post_send = sroce_post_send,

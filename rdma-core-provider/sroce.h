@@ -278,6 +278,7 @@ int sroce_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 		   int attr_mask, struct ibv_qp_init_attr *init_attr);
 int sroce_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 		    int attr_mask);
+int sroce_modify_qp_rate_limit(struct ibv_qp *ibqp, struct ibv_qp_rate_limit_attr *attr);
 int sroce_destroy_qp(struct ibv_qp *ibqp);
 struct ibv_qp *sroce_open_qp(struct ibv_context *ibctx, struct ibv_qp_open_attr *attr);
 int sroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,

@@ -6,6 +6,7 @@
 #include <config.h>
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +32,15 @@ int sroce_query_device_ex(struct ibv_context *ibctx,
 	if (ret)
 		return ret;
 
-	/* The kernel reports fw_ver as major.minor.sub in 16-bit fields. */
+	/* per-QP rate limits (the kernel's pacer), sroce-abi.h */
+	if (attr_size >= offsetof(struct ibv_device_attr_ex, packet_pacing_caps) +
+			 sizeof(attr->packet_pacing_caps)) {
+		attr->packet_pacing_caps.qp_rate_limit_min = SROCE_RATE_LIMIT_MIN_KBPS;
+		attr->packet_pacing_caps.qp_rate_limit_max = SROCE_RATE_LIMIT_MAX_KBPS;
+		attr->packet_pacing_caps.supported_qpts = 1U << IBV_QPT_RC | 1U << IBV_QPT_UC |
+							  1U << IBV_QPT_XRC_SEND;
+	}
+		/* The kernel reports fw_ver as major.minor.sub in 16-bit fields. */
 	fw = resp.base.fw_ver;
 	snprintf(attr->orig_attr.fw_ver, sizeof(attr->orig_attr.fw_ver),
 		 "%u.%u.%u", (unsigned int)(fw >> 32) & 0xffff,

@@ -115,6 +115,15 @@ struct sroce_sge {
 #define SROCE_FLUSH_RANGE	0
 #define SROCE_FLUSH_MR		1
 
+/*
+ * Per-QP rate limits (IB_QP_RATE_LIMIT, ibv_modify_qp_rate_limit()), in
+ * kbit/s; 0 lifts the limit. The provider reports these bounds as
+ * packet_pacing_caps. RC, UC and XRC initiator QPs, set on the way to or
+ * in RTS.
+ */
+#define SROCE_RATE_LIMIT_MIN_KBPS	1000U		/* 1 Mbit/s */
+#define SROCE_RATE_LIMIT_MAX_KBPS	100000000U	/* 100 Gbit/s */
+
 /* SQ entry: header, then num_sge sroce_sge or inline_len bytes of data */
 struct sroce_send_wqe {
 	__aligned_u64 wr_id;
