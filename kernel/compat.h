@@ -162,6 +162,30 @@ typedef int sroce_cqe_t;
 #endif
 
 /*
+ * ib_device_ops.query_port_speed (ibv_query_port_speed()) and
+ * IB_EVENT_DEVICE_SPEED_CHANGE (7.x). Where the core has neither, verbs.c's
+ * function is never called and a speed change raises no event.
+ */
+#ifdef SROCE_HAVE_QUERY_PORT_SPEED
+#define SROCE_QUERY_PORT_SPEED_OP	.query_port_speed = sroce_query_port_speed,
+#else
+#define SROCE_QUERY_PORT_SPEED_OP
+#endif
+
+static inline void sroce_speed_change_event(struct ib_device *ibdev, u32 port)
+{
+#ifdef SROCE_HAVE_DEVICE_SPEED_CHANGE
+	struct ib_event ev = {
+		.device = ibdev,
+		.element.port_num = port,
+		.event = IB_EVENT_DEVICE_SPEED_CHANGE,
+	};
+
+	ib_dispatch_event(&ev);
+#endif
+}
+
+/*
  * Is @name taken by an RDMA device? ib_device_get_by_name() left the
  * exported API (6.18); without it sroce cannot ask, and
  * ib_register_device() refuses a taken name with -ENFILE.

@@ -118,6 +118,16 @@ static void sroce_port_event(struct sroce_dev *sdev)
 		.element.port_num = SROCE_PORT,
 	};
 
+	ASSERT_RTNL();
+	/* a new speed comes with a link renegotiation: carrier or up/down */
+	if (sdev->last_mbps) {
+		u32 mbps = sroce_link_mbps(sdev->ndev);
+
+		if (mbps != sdev->last_mbps) {
+			sdev->last_mbps = mbps;
+			sroce_speed_change_event(&sdev->ib_dev, SROCE_PORT);
+		}
+	}
 	if (state == sdev->last_port_state)
 		return;
 	sdev->last_port_state = state;
@@ -239,6 +249,8 @@ static int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 	rtnl_lock();
 	mutex_lock(&sroce_dev_lock);
 	gone = sdev->ndev_gone || ndev->reg_state != NETREG_REGISTERED;
+	if (!gone)	/* from here on a change raises an event */
+		sdev->last_mbps = sroce_link_mbps(ndev);
 	mutex_unlock(&sroce_dev_lock);
 	if (gone)
 		ib_unregister_device_queued(&sdev->ib_dev);

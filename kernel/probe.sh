@@ -79,5 +79,8 @@ probe WQ_PERCPU linux/workqueue.h 'WQ_PERCPU *='
 probe DMA_BUF_VMAP_UNLOCKED linux/dma-buf.h 'int dma_buf_vmap_unlocked\('
 # vm_flags_set(): vma->vm_flags is read-only (6.3)
 probe VM_FLAGS_SET linux/mm.h 'void vm_flags_set\('
+# ibv_query_port_speed() (7.x): the op and its event
+probe QUERY_PORT_SPEED rdma/ib_verbs.h '\(\*query_port_speed\)\('
+probe DEVICE_SPEED_CHANGE rdma/ib_verbs.h 'IB_EVENT_DEVICE_SPEED_CHANGE'
 
 echo "#endif /* SROCE_PROBE_H */"

@@ -187,6 +187,8 @@ struct sroce_dev_stats {
  * @dead: dealloc_driver ran: only the list reference remains
  * @ndev_gone: the netdev began unregistering while we were registering
  * @last_port_state: the port state last reported with an ib_event
+ * @last_mbps: the link speed last seen (0 until registered), for
+ *	IB_EVENT_DEVICE_SPEED_CHANGE
  * @cq_count: CQs allocated, at most SROCE_MAX_CQ
  * @srq_count: SRQs allocated, at most SROCE_MAX_SRQ
  * @mr_xa: MRs by key index (key >> 8); lookups under RCU
@@ -233,6 +235,7 @@ struct sroce_dev {
 	atomic_t qp_count;
 	atomic_t pd_count;
 	enum ib_port_state last_port_state;
+	u32 last_mbps;
 	atomic_t cq_count;
 	atomic_t srq_count;
 	struct xarray mr_xa;

@@ -7,6 +7,8 @@
  * not implemented yet (QP) are refused with -EOPNOTSUPP so that
  * applications and test suites skip rather than mis-complete.
  */
+#include <linux/ethtool.h>
+#include <linux/rtnetlink.h>
 #include <linux/etherdevice.h>
 #include <linux/module.h>
 #include <rdma/ib_verbs.h>
@@ -129,6 +131,47 @@ static int sroce_query_port(struct ib_device *ibdev, u32 port,
 	attr->init_type_reply = 0;
 	return ib_get_eth_speed(ibdev, port, &attr->active_speed,
 				&attr->active_width);
+}
+
+/**
+ * sroce_link_mbps() - the netdev's link speed
+ * @ndev: the netdev
+ *
+ * As ib_get_eth_speed() (query_port's active_speed/width) takes it: what
+ * ethtool reports, 1000 Mb/s when the netdev does not know (virtio-net
+ * without a speed, for one).
+ *
+ * Context: rtnl held.
+ * Return: Mb/s.
+ */
+u32 sroce_link_mbps(struct net_device *ndev)
+{
+	struct ethtool_link_ksettings ks;
+
+	ASSERT_RTNL();
+	if (__ethtool_get_link_ksettings(ndev, &ks) || !ks.base.speed ||
+	    ks.base.speed == SPEED_UNKNOWN)
+		return SPEED_1000;
+	return ks.base.speed;
+}
+
+/**
+ * sroce_query_port_speed() - ib_device_ops.query_port_speed (7.x)
+ * @ibdev: the device
+ * @port: its port (the core checked it)
+ * @speed: the port's bandwidth in units of 100 Mb/s: the netdev's link
+ *	speed (sroce_link_mbps())
+ *
+ * Return: 0.
+ */
+int sroce_query_port_speed(struct ib_device *ibdev, u32 port, u64 *speed)
+{
+	struct sroce_dev *sdev = sroce_to_dev(ibdev);
+
+	rtnl_lock();
+	*speed = sroce_link_mbps(sdev->ndev) / 100;
+	rtnl_unlock();
+	return 0;
 }
 
 static int sroce_query_pkey(struct ib_device *ibdev, u32 port, u16 index,
@@ -474,6 +517,7 @@ const struct ib_device_ops sroce_dev_ops = {
 	.query_device = sroce_query_device,
 	.query_pkey = sroce_query_pkey,
 	.query_port = sroce_query_port,
+	SROCE_QUERY_PORT_SPEED_OP
 	.reg_dm_mr = sroce_reg_dm_mr,
 	.reg_user_mr = sroce_reg_user_mr,
 	.reg_user_mr_dmabuf = sroce_reg_user_mr_dmabuf,

@@ -83,6 +83,9 @@ static const struct verbs_context_ops sroce_ctx_ops = {
 	.free_context = sroce_free_context,
 	.query_device_ex = sroce_query_device_ex,
 	.query_port = sroce_query_port,
+#if SROCE_HAVE_QUERY_PORT_SPEED
+	.query_port_speed = sroce_query_port_speed,
+#endif
 	.query_rt_values = sroce_query_rt_values,
 	.alloc_mw = sroce_alloc_mw,
 	.alloc_dm = sroce_alloc_dm,

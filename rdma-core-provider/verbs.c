@@ -82,6 +82,18 @@ int sroce_query_port(struct ibv_context *ibctx, uint8_t port,
 	return ibv_cmd_query_port(ibctx, port, attr, &cmd, sizeof(cmd));
 }
 
+#if SROCE_HAVE_QUERY_PORT_SPEED
+/*
+ * ibv_query_port_speed(): the port's bandwidth in 100 Mb/s, the netdev's
+ * link speed as the kernel sees it (7.x; older kernels lack the method and
+ * the call fails there with what libibverbs makes of that)
+ */
+int sroce_query_port_speed(struct ibv_context *ibctx, uint32_t port, uint64_t *speed)
+{
+	return ibv_cmd_query_port_speed(ibctx, port, speed);
+}
+#endif
+
 struct ibv_pd *sroce_alloc_pd(struct ibv_context *ibctx)
 {
 	struct ib_uverbs_alloc_pd_resp resp;
