@@ -201,6 +201,35 @@ def case_refused(ctx, pd, gid, gidx, dev):
     expect_errno('rate_limit on a UD QP', errno.EOPNOTSUPP, set_limit, ud, LIMIT)
 
 
+def case_measure(ctx, pd, gid, gidx, dev):
+    """Not a check (make bench material): the payload rate a paced RC WRITE
+    stream reaches per limit, alone and as two QPs side by side."""
+    for kbps in (10000, 50000, 200000):
+        n = max(1 << 20, kbps * 1000 // 8 * 2)        # about 2 s at the limit
+        n = min(n, 32 << 20)
+        ps = [Pair(ctx, pd, gid, gidx, size=n) for _ in range(2)]
+        for p in ps:
+            set_limit(p.s, kbps)
+        for k in (1, 2):
+            t0 = time.monotonic()
+            for p in ps[:k]:
+                w = SendWR(wr_id=k, opcode=e.IBV_WR_RDMA_WRITE, num_sge=1,
+                           send_flags=e.IBV_SEND_SIGNALED,
+                           sg=[SGE(p.smr.buf, n, p.smr.lkey)])
+                w.set_wr_rdma(p.rmr.rkey, p.rmr.buf)
+                p.s.post_send(w)
+            ends = []
+            for p in ps[:k]:
+                expect_wc(p, 'measure', secs=120)
+                ends.append(time.monotonic() - t0)
+            rates = ['%.1f' % (n * 8 / d / 1e6) for d in ends]
+            print('# limit %d Mbit/s, %d QP(s), %d MiB each: %s Mbit/s payload' %
+                  (kbps // 1000, k, n >> 20, ' '.join(rates)), flush=True)
+        for p in ps:
+            p.s.close()
+            p.r.close()
+
+
 def main():
     dev, gidx, case = sys.argv[1], int(sys.argv[2]), sys.argv[3]
     ctx = Context(name=dev)
