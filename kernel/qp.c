@@ -731,7 +731,6 @@ static void sroce_qp_reset_transport(struct sroce_qp *qp)
 	qp->sr = false;
 	qp->sr_peer = false;
 	sroce_dcqcn_stop(qp);	/* the rate limit goes too */
-	qp->attr.rate_limit = 0;
 	qp->sq->hdr->flags = SROCE_RING_F_NEED_WAKEUP;
 	qp->rq->hdr->flags = 0;
 }
@@ -810,7 +809,6 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		err = sroce_qp_check_rate_limit(qp, next, attr->rate_limit);
 		if (err)
 			goto out_unlock;
-		qp->attr.rate_limit = attr->rate_limit;
 		sroce_dcqcn_set_rate_limit(qp, attr->rate_limit);
 	}
 	if (mask & IB_QP_AV) {
@@ -933,6 +931,7 @@ int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	attr->qp_state = qp->state;
 	attr->cur_qp_state = qp->state;
 	spin_unlock_irq(&qp->state_lock);
+	attr->rate_limit = READ_ONCE(qp->dcqcn.rl);	/* kept by the pacer */
 	attr->cap.max_send_wr = qp->sq_entries;
 	attr->cap.max_recv_wr = qp->rq_entries;
 	attr->cap.max_send_sge = qp->max_send_sge;

@@ -443,7 +443,7 @@ static int sroce_req_send_one(struct sroce_qp *qp)
 		return err;
 	}
 	sroce_pkt_xmit(qp, skb, payload);
-	if (unlikely(qp->dcqcn.on || qp->dcqcn.rl))
+	if (unlikely(sroce_pacer_on(qp)))
 		sroce_dcqcn_sent(qp, hdr.info->hdr_len + payload);
 	if (sroce_psn_diff(req->psn, req->hi_psn) < 0) {
 		sroce_stat_inc(qp->sdev, SROCE_STAT_RETX_PKTS);
@@ -872,7 +872,7 @@ void sroce_requester(struct sroce_qp *qp, int budget)
 			continue;
 		}
 		/* DCQCN or rate limit pacing: the pace timer runs us again */
-		if (unlikely(qp->dcqcn.on || qp->dcqcn.rl) && !sroce_dcqcn_may_send(qp))
+		if (unlikely(sroce_pacer_on(qp)) && !sroce_dcqcn_may_send(qp))
 			return;
 		err = sroce_req_send_one(qp);
 		if (err == -EAGAIN)

@@ -84,7 +84,8 @@ static const struct verbs_context_ops sroce_ctx_ops = {
 	.query_device_ex = sroce_query_device_ex,
 	.query_port = sroce_query_port,
 #if SROCE_HAVE_QUERY_PORT_SPEED
-	.query_port_speed = sroce_query_port_speed,
+	/* the port's bandwidth in 100 Mb/s: the kernel's answer (7.x) as it is */
+	.query_port_speed = ibv_cmd_query_port_speed,
 #endif
 	.query_rt_values = sroce_query_rt_values,
 	.alloc_mw = sroce_alloc_mw,

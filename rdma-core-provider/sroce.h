@@ -212,9 +212,6 @@ int sroce_query_device_ex(struct ibv_context *ibctx,
 int sroce_query_rt_values(struct ibv_context *ibctx, struct ibv_values_ex *values);
 int sroce_query_port(struct ibv_context *ibctx, uint8_t port,
 		     struct ibv_port_attr *attr);
-#if SROCE_HAVE_QUERY_PORT_SPEED
-int sroce_query_port_speed(struct ibv_context *ibctx, uint32_t port, uint64_t *speed);
-#endif
 struct ibv_pd *sroce_alloc_pd(struct ibv_context *ibctx);
 int sroce_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
 		   void *addr, size_t length, int access);

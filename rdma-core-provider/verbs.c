@@ -40,7 +40,7 @@ int sroce_query_device_ex(struct ibv_context *ibctx,
 		attr->packet_pacing_caps.supported_qpts = 1U << IBV_QPT_RC | 1U << IBV_QPT_UC |
 							  1U << IBV_QPT_XRC_SEND;
 	}
-		/* The kernel reports fw_ver as major.minor.sub in 16-bit fields. */
+	/* The kernel reports fw_ver as major.minor.sub in 16-bit fields. */
 	fw = resp.base.fw_ver;
 	snprintf(attr->orig_attr.fw_ver, sizeof(attr->orig_attr.fw_ver),
 		 "%u.%u.%u", (unsigned int)(fw >> 32) & 0xffff,
@@ -81,18 +81,6 @@ int sroce_query_port(struct ibv_context *ibctx, uint8_t port,
 
 	return ibv_cmd_query_port(ibctx, port, attr, &cmd, sizeof(cmd));
 }
-
-#if SROCE_HAVE_QUERY_PORT_SPEED
-/*
- * ibv_query_port_speed(): the port's bandwidth in 100 Mb/s, the netdev's
- * link speed as the kernel sees it (7.x; older kernels lack the method and
- * the call fails there with what libibverbs makes of that)
- */
-int sroce_query_port_speed(struct ibv_context *ibctx, uint32_t port, uint64_t *speed)
-{
-	return ibv_cmd_query_port_speed(ibctx, port, speed);
-}
-#endif
 
 struct ibv_pd *sroce_alloc_pd(struct ibv_context *ibctx)
 {

@@ -16,8 +16,7 @@ aw=""
 speed0=$(ethtool eth0 2>/dev/null | awk '/Speed:/ { print $2 }')
 cleanup() {
 	[ -n "$aw" ] && kill "$aw" 2>/dev/null && wait "$aw" 2>/dev/null
-	rdma link delete sroce0 2>/dev/null
-	ip addr del 192.0.2.5/24 dev eth0 2>/dev/null
+	eth0_dev_down
 	case "$speed0" in [0-9]*Mb/s) ethtool -s eth0 speed "${speed0%Mb/s}" duplex full ;; esac
 	rm -f "$AW"
 }
@@ -44,10 +43,7 @@ events() { grep -c "IBV_EVENT_DEVICE_SPEED_CHANGE" "$AW"; }
 
 ktap_header 5
 dmesg_mark
-ip link set eth0 up
-ip addr add 192.0.2.5/24 dev eth0
-rdma link add sroce0 type sroce netdev eth0
-sleep 1
+eth0_dev_up
 NAMES=("query_port_speed is the link speed in 100 Mb/s"
        "a new link speed shows in the next query (250)"
        "one IBV_EVENT_DEVICE_SPEED_CHANGE"

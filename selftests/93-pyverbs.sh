@@ -12,7 +12,7 @@
 
 hp=$(cat /proc/sys/vm/nr_hugepages)
 cleanup() {
-	rdma link delete sroce0 2>/dev/null; ip addr del 192.0.2.5/24 dev eth0 2>/dev/null
+	eth0_dev_down
 	echo "$hp" > /proc/sys/vm/nr_hugepages
 }
 trap cleanup EXIT
@@ -28,10 +28,7 @@ ktap_header 3
 dmesg_mark
 # huge pages for the suite's huge-page traffic tests (parent domain)
 echo 16 > /proc/sys/vm/nr_hugepages
-ip link set eth0 up
-ip addr add 192.0.2.5/24 dev eth0
-rdma link add sroce0 type sroce netdev eth0
-sleep 1
+eth0_dev_up
 ktap_result "pyverbs suite: no failure, no error" suite
 ktap_result "pyverbs: at least $MIN_PASSED tests pass" enough
 ktap_result "dmesg clean" dmesg_clean_since_mark

@@ -10,7 +10,7 @@
 . "$(dirname "$0")/lib.sh"
 here=$(dirname "$0")
 
-cleanup() { rdma link delete sroce0 2>/dev/null; ip addr del 192.0.2.5/24 dev eth0 2>/dev/null; }
+cleanup() { eth0_dev_down; }
 trap cleanup EXIT
 
 python3 -c 'import pyverbs' 2>/dev/null || ktap_skip_all "python3-pyverbs missing"
@@ -20,10 +20,7 @@ case_ok() { timeout 120 python3 "$here/rate_limit.py" sroce0 1 "$1"; }
 CASES=(caps paced uc rtr reset refused)
 ktap_header $((${#CASES[@]} + 1))
 dmesg_mark
-ip link set eth0 up
-ip addr add 192.0.2.5/24 dev eth0
-rdma link add sroce0 type sroce netdev eth0
-sleep 1
+eth0_dev_up
 for c in "${CASES[@]}"; do
 	ktap_result "rate limit: $c" case_ok "$c"
 done

@@ -18,7 +18,7 @@
 hp=$(cat /proc/sys/vm/nr_hugepages)
 cleanup() {
 	topo_down
-	rdma link delete sroce0 2>/dev/null; ip addr del 192.0.2.5/24 dev eth0 2>/dev/null
+	eth0_dev_down
 	echo "$hp" > /proc/sys/vm/nr_hugepages
 }
 trap cleanup EXIT
@@ -129,10 +129,7 @@ ktap_result "perftest ib_write_bw, 65 to 65" write_bw
 topo_down
 # the suite on one device over eth0, as 93-pyverbs.sh runs the host's
 echo 16 > /proc/sys/vm/nr_hugepages
-ip link set eth0 up
-ip addr add 192.0.2.5/24 dev eth0
-rdma link add sroce0 type sroce netdev eth0
-sleep 1
+eth0_dev_up
 [ ${#skips[@]} -eq 0 ] || ktap_diag "pyverbs 65: skipping ${skips[1]%%=*}: ${skips[1]#*=}"
 ktap_result "rdma-core 65 pyverbs suite: no failure, no error" suite
 ktap_diag "rdma-core 65 pyverbs: $(pyverbs_counts "$log")"

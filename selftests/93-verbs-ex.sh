@@ -11,17 +11,14 @@
 . "$(dirname "$0")/lib.sh"
 here=$(dirname "$0")
 
-cleanup() { rdma link delete sroce0 2>/dev/null; ip addr del 192.0.2.5/24 dev eth0 2>/dev/null; }
+cleanup() { eth0_dev_down; }
 trap cleanup EXIT
 
 case_ok() { timeout 60 python3 "$here/verbs_ex.py" sroce0 1 "$1"; }
 
 ktap_header 6
 dmesg_mark
-ip link set eth0 up
-ip addr add 192.0.2.5/24 dev eth0
-rdma link add sroce0 type sroce netdev eth0
-sleep 1
+eth0_dev_up
 for c in batch abort errors refused timestamps; do
 	ktap_result "extended verbs: $c" case_ok "$c"
 done

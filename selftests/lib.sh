@@ -230,3 +230,19 @@ dmesg_clean_since_mark() {
 	ktap_diag "kernel log since mark:"$'\n'"$bad"
 	return 1
 }
+
+# eth0_dev_up / eth0_dev_down: the one-device setup of the loopback verbs
+# scripts: sroce0 on the VM's virtio-net eth0 with 192.0.2.5/24, up until
+# its RoCEv2 GID (index 1) is there (at most 5 s); and its undoing
+eth0_dev_up() {
+	ip link set eth0 up && ip addr add 192.0.2.5/24 dev eth0 &&
+		rdma link add sroce0 type sroce netdev eth0 || return 1
+	for _ in $(seq 50); do
+		grep -q ffff /sys/class/infiniband/sroce0/ports/1/gids/1 2>/dev/null && return 0
+		sleep 0.1
+	done
+}
+eth0_dev_down() {
+	rdma link delete sroce0 2>/dev/null
+	ip addr del 192.0.2.5/24 dev eth0 2>/dev/null
+}

@@ -36,7 +36,7 @@ from pyverbs.pd import PD
 from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
 from pyverbs.wr import SGE, SendWR
 
-from rc_verbs import ACCESS, Fail, connect_qp, expect_errno, expect_wc, pattern
+from rc_verbs import ACCESS, Fail, Rc, connect_qp, expect_errno, expect_wc, pattern
 
 LIMIT = 8000                 # kbit/s: 1 MB/s
 BURST = 16384                # the pacer's burst (dcqcn.c SROCE_DCQCN_BURST)
@@ -78,15 +78,7 @@ class Pair:
             raise Fail('%s: the data differ' % what)
         return dt
 
-    def poll(self, n=1, secs=10.0):
-        got, end = [], time.monotonic() + secs
-        while len(got) < n and time.monotonic() < end:
-            cnt, wcs = self.cq.poll(num_entries=8)
-            if cnt:
-                got += list(wcs[:cnt])
-            else:
-                time.sleep(0.001)
-        return got
+    poll = Rc.poll          # completions of self.cq, as expect_wc() wants
 
 
 def set_limit(qp, kbps):
