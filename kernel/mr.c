@@ -203,6 +203,38 @@ static int sroce_mr_fill_pages(struct sroce_mr *mr)
 	return i == mr->npages ? 0 : -EFAULT;
 }
 
+/* An implicit ODP MR, not in the MR table yet (for @verb). */
+static struct sroce_mr *sroce_implicit_mr_create(struct ib_pd *ibpd, u64 iova, int access,
+						 const char *verb)
+{
+	struct sroce_mr *mr;
+	const char *why;
+	int err;
+
+	if (iova) {
+		sroce_dbg_dev(ibpd->device, "%s: implicit ODP at iova 0x%llx (0 only)", verb, iova);
+		return ERR_PTR(-EINVAL);
+	}
+	err = sroce_mr_check_access(access, &why);
+	if (err) {
+		sroce_dbg_dev(ibpd->device, "%s: access 0x%x: %s", verb, access, why);
+		return ERR_PTR(err);
+	}
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL_ACCOUNT);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	err = sroce_odp_mr_init_implicit(mr, ibpd->device, access);
+	if (err) {
+		sroce_dbg_dev(ibpd->device, "%s: implicit ODP: error %d", verb, err);
+		kfree(mr);
+		return ERR_PTR(err);
+	}
+	rwlock_init(&mr->lock);
+	sroce_mr_set_range(mr, access, 0, 0, U64_MAX, PAGE_SIZE);
+	mr->ibmr.pd = ibpd;
+	return mr;
+}
+
 /* A user MR, pinned and translated, not in the MR table yet (for @verb). */
 static struct sroce_mr *sroce_user_mr_create(struct ib_pd *ibpd, u64 start, u64 length,
 					     u64 iova, int access, const char *verb)
@@ -214,13 +246,9 @@ static struct sroce_mr *sroce_user_mr_create(struct ib_pd *ibpd, u64 start, u64 
 	u64 end;
 	int err;
 
-	/* implicit ODP (the whole address space) is not offered */
-	if ((access & IB_ACCESS_ON_DEMAND) && !start && length == U64_MAX) {
-		sroce_dbg_dev(ibpd->device,
-			      "%s: implicit ODP (addr 0, length SIZE_MAX) not supported",
-			      verb);
-		return ERR_PTR(-EOPNOTSUPP);
-	}
+	/* implicit ODP: the whole address space, at iova 0 (odp.c) */
+	if ((access & IB_ACCESS_ON_DEMAND) && !start && length == U64_MAX)
+		return sroce_implicit_mr_create(ibpd, iova, access, verb);
 	if (!length || length > SROCE_MAX_MR_SIZE) {
 		sroce_dbg_dev(ibpd->device, "%s: length %llu outside 1..max_mr_size %llu", verb,
 			      length, SROCE_MAX_MR_SIZE);

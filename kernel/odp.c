@@ -23,6 +23,14 @@
  * Copies hold mr->lock for reading while they use the page addresses; the
  * invalidation callback unmaps pages with it held for writing, so no copy
  * ever touches a page the MM is taking away.
+ *
+ * An implicit MR (addr 0, length SIZE_MAX: the whole address space) has a
+ * root umem without pages and a child umem, with its own notifier, per
+ * SROCE_ODP_CHILD_SIZE of addresses where pages were mapped. A copy finds
+ * the child by address under RCU (none: a miss, as a page not present); the
+ * fault work or a prefetch makes it. A child is published only once pages
+ * are mapped in it, so addresses that cannot be faulted in cost nothing,
+ * and children live until the MR is deregistered.
  */
 #include <linux/mmu_notifier.h>
 #include <linux/sched/mm.h>
@@ -81,6 +89,116 @@ static const struct mmu_interval_notifier_ops sroce_odp_ops = {
  */
 #define SROCE_ODP_MAP_CHUNK	SZ_2M
 
+/*
+ * An implicit MR's children: one per 2 MiB of user addresses, so a piece
+ * that sroce_odp_map() faults in lies in one child. At most
+ * SROCE_ODP_MAX_CHILDREN: an implicit MR maps at most max_mr_size of the
+ * address space, the page lists an explicit MR of that size would have.
+ */
+#define SROCE_ODP_CHILD_SHIFT	21
+#define SROCE_ODP_CHILD_SIZE	BIT_ULL(SROCE_ODP_CHILD_SHIFT)
+#define SROCE_ODP_MAX_CHILDREN	(SROCE_MAX_MR_SIZE >> SROCE_ODP_CHILD_SHIFT)
+static_assert(SROCE_ODP_MAP_CHUNK == SROCE_ODP_CHILD_SIZE);
+
+/* the end of what an implicit MR can map: user addresses */
+static u64 sroce_odp_user_end(void)
+{
+	return TASK_SIZE_MAX;
+}
+
+/* the end of the user addresses @mr covers */
+static u64 sroce_odp_end(struct sroce_mr *mr)
+{
+	return mr->odp.implicit ? sroce_odp_user_end() : ib_umem_end(mr->odp.umem);
+}
+
+/*
+ * Map [@uva, @uva + @n) of @umem (see sroce_odp_map()); *@mapped: a page
+ * of that range is mapped now (all of them if @fault). Not umem->npages:
+ * the HMM kernels (compat.h) no longer count. Caller holds odp->map_sem
+ * for reading.
+ */
+static int sroce_odp_map_umem(struct ib_umem_odp *umem, u64 uva, u64 n, bool fault,
+			      bool *mapped)
+{
+	u64 mask = SROCE_ODP_MAP_READ, end = uva + n, room;
+	int ret;
+
+	if (umem->umem.writable)
+		mask |= SROCE_ODP_MAP_WRITE;
+	ret = ib_umem_odp_map_dma_and_lock(umem, uva, n, mask, fault);
+	if (ret < 0)
+		return ret;
+	*mapped = fault;
+	for (; !*mapped && uva < end; uva = ALIGN_DOWN(uva, PAGE_SIZE) + PAGE_SIZE)
+		*mapped = sroce_odp_page_va(umem, uva, false, &room);
+	mutex_unlock(&umem->umem_mutex);
+	return 0;
+}
+
+/*
+ * Implicit @mr: map [@uva, @uva + @n), which lies in one child's range,
+ * into that child, made first if there is none. A new child is published
+ * (copies find it) only if pages are mapped in it; else it is freed.
+ * Caller holds odp->map_sem for reading and saw the MR alive.
+ */
+static int sroce_odp_map_child(struct sroce_mr *mr, u64 uva, u64 n, bool fault)
+{
+	unsigned long idx = uva >> SROCE_ODP_CHILD_SHIFT;
+	struct sroce_odp *odp = &mr->odp;
+	struct mm_struct *mm = odp->umem->umem.owning_mm;
+	struct ib_umem_odp *child;
+	bool mapped = false;
+	int ret;
+
+	if (uva >= sroce_odp_user_end() || n > sroce_odp_user_end() - uva)
+		return -EFAULT;
+	child = xa_load(&odp->children, idx);
+	if (child)
+		return sroce_odp_map_umem(child, uva, n, fault, &mapped);
+
+	/* a notifier on an mm whose users are gone is a BUG: keep it alive */
+	if (!mmget_not_zero(mm))
+		return -EFAULT;
+	mutex_lock(&odp->child_lock);
+	child = xa_load(&odp->children, idx);
+	if (child) {
+		ret = sroce_odp_map_umem(child, uva, n, fault, &mapped);
+		goto out_unlock;
+	}
+	if (odp->nchildren >= SROCE_ODP_MAX_CHILDREN) {
+		sroce_dbg_mr_rl(mr, "implicit ODP: %lu children (max_mr_size mapped): 0x%llx refused",
+				odp->nchildren, uva);
+		ret = -EFAULT;
+		goto out_unlock;
+	}
+	child = ib_umem_odp_alloc_child(odp->umem, idx << SROCE_ODP_CHILD_SHIFT,
+					SROCE_ODP_CHILD_SIZE, &sroce_odp_ops);
+	if (IS_ERR(child)) {
+		ret = PTR_ERR(child);
+		goto out_unlock;
+	}
+	mutex_lock(&child->umem_mutex);
+	child->private = mr;
+	mutex_unlock(&child->umem_mutex);
+	ret = sroce_odp_map_umem(child, uva, n, fault, &mapped);
+	if (!ret && mapped)
+		ret = xa_err(xa_store(&odp->children, idx, child, GFP_KERNEL_ACCOUNT));
+	if (ret || !mapped)
+		goto out_release_child;
+	odp->nchildren++;
+	mutex_unlock(&odp->child_lock);
+	mmput(mm);
+	return 0;
+
+out_release_child:
+	ib_umem_odp_release(child);
+out_unlock:
+	mutex_unlock(&odp->child_lock);
+	mmput(mm);
+	return ret;
+}
+
 /**
  * sroce_odp_map() - fault in (or, !@fault, map what is present of) @len
  *	bytes at user address @uva, for reading and, if the MR is writable,
@@ -104,27 +222,21 @@ static const struct mmu_interval_notifier_ops sroce_odp_ops = {
  */
 static int sroce_odp_map(struct sroce_mr *mr, u64 uva, u64 len, bool fault)
 {
-	struct ib_umem_odp *umem = mr->odp.umem;
-	u64 mask = SROCE_ODP_MAP_READ;
+	bool mapped;
 	int ret = 0;
 
-	if (umem->umem.writable)
-		mask |= SROCE_ODP_MAP_WRITE;
 	while (len && !ret) {
 		u64 n = min_t(u64, len, SROCE_ODP_MAP_CHUNK - (uva & (SROCE_ODP_MAP_CHUNK - 1)));
 
 		if (fatal_signal_pending(current))
 			return -EINTR;
 		down_read(&mr->odp.map_sem);
-		if (READ_ONCE(mr->dead)) {
+		if (READ_ONCE(mr->dead))
 			ret = -ENOENT;
-		} else {
-			ret = ib_umem_odp_map_dma_and_lock(umem, uva, n, mask, fault);
-			if (ret >= 0) {
-				mutex_unlock(&umem->umem_mutex);
-				ret = 0;
-			}
-		}
+		else if (mr->odp.implicit)
+			ret = sroce_odp_map_child(mr, uva, n, fault);
+		else
+			ret = sroce_odp_map_umem(mr->odp.umem, uva, n, fault, &mapped);
 		up_read(&mr->odp.map_sem);
 		uva += n;
 		len -= n;
@@ -149,7 +261,8 @@ static int sroce_odp_map(struct sroce_mr *mr, u64 uva, u64 len, bool fault)
  */
 static bool sroce_odp_fault(struct sroce_mr *mr, u64 start, u64 end)
 {
-	u64 ahead = min_t(u64, ib_umem_end(mr->odp.umem), end + SROCE_ODP_AHEAD);
+	u64 limit = sroce_odp_end(mr);
+	u64 ahead = end < limit - SROCE_ODP_AHEAD ? end + SROCE_ODP_AHEAD : limit;
 
 	if (ahead > end && !sroce_odp_map(mr, start, ahead - start, true))
 		return false;
@@ -230,7 +343,8 @@ static int sroce_odp_miss(struct sroce_mr *mr, u64 uva, u64 len)
 	struct sroce_odp *odp = &mr->odp;
 
 	spin_lock_bh(&odp->lock);
-	if (uva >= odp->bad_start && uva < odp->bad_end) {
+	if ((uva >= odp->bad_start && uva < odp->bad_end) ||
+	    (odp->implicit && uva >= sroce_odp_user_end())) {
 		spin_unlock_bh(&odp->lock);
 		trace_sroce_odp_fault(mr->ibmr.lkey, uva, len, -EFAULT);
 		return -EFAULT;		/* faulting it in failed already */
@@ -245,6 +359,27 @@ static int sroce_odp_miss(struct sroce_mr *mr, u64 uva, u64 len)
 	sroce_stat_inc(sroce_to_dev(mr->ibmr.device), SROCE_STAT_ODP_FAULTS);
 	trace_sroce_odp_fault(mr->ibmr.lkey, uva, len, -EAGAIN);
 	return -EAGAIN;
+}
+
+/* The ODP state of @mr, whose umem (or root umem) is @umem. */
+static void sroce_odp_setup(struct sroce_mr *mr, struct ib_umem_odp *umem)
+{
+	mr->odp.umem = umem;
+	mr->umem = &umem->umem;
+	xa_init(&mr->odp.children);
+	mutex_init(&mr->odp.child_lock);
+	INIT_WORK(&mr->odp.fault_work, sroce_odp_fault_work);
+	init_rwsem(&mr->odp.map_sem);
+	spin_lock_init(&mr->odp.lock);
+	mr->odp.start = U64_MAX;
+	mr->odp.end = 0;
+	mr->odp.bad_start = 0;
+	mr->odp.bad_end = 0;
+	mr->odp.faults = 0;
+	mr->odp.fault_errs = 0;
+	mutex_lock(&umem->umem_mutex);
+	umem->private = mr;
+	mutex_unlock(&umem->umem_mutex);
 }
 
 /**
@@ -265,21 +400,69 @@ int sroce_odp_mr_init(struct sroce_mr *mr, struct ib_device *ibdev, u64 start, u
 	umem = ib_umem_odp_get(ibdev, start, length, access, &sroce_odp_ops);
 	if (IS_ERR(umem))
 		return PTR_ERR(umem);
-	mr->odp.umem = umem;
-	mr->umem = &umem->umem;
-	INIT_WORK(&mr->odp.fault_work, sroce_odp_fault_work);
-	init_rwsem(&mr->odp.map_sem);
-	spin_lock_init(&mr->odp.lock);
-	mr->odp.start = U64_MAX;
-	mr->odp.end = 0;
-	mr->odp.bad_start = 0;
-	mr->odp.bad_end = 0;
-	mr->odp.faults = 0;
-	mr->odp.fault_errs = 0;
-	mutex_lock(&umem->umem_mutex);
-	umem->private = mr;
-	mutex_unlock(&umem->umem_mutex);
+	sroce_odp_setup(mr, umem);
 	return 0;
+}
+
+/**
+ * sroce_odp_mr_init_implicit() - make @mr an implicit ODP MR: the whole
+ *	address space of the calling process
+ * @mr: the MR being created (not published)
+ * @ibdev: its device
+ * @access: IB_ACCESS_* with IB_ACCESS_ON_DEMAND
+ *
+ * Return: 0 or a negative errno from ib_umem_odp_alloc_implicit().
+ */
+int sroce_odp_mr_init_implicit(struct sroce_mr *mr, struct ib_device *ibdev, int access)
+{
+	struct ib_umem_odp *root;
+
+	root = ib_umem_odp_alloc_implicit(ibdev, access);
+	if (IS_ERR(root))
+		return PTR_ERR(root);
+	mr->odp.implicit = true;
+	sroce_odp_setup(mr, root);
+	return 0;
+}
+
+/* An implicit MR that nothing copies into or maps any more: free its children. */
+static void sroce_odp_release_children(struct sroce_mr *mr)
+{
+	struct ib_umem_odp *child;
+	unsigned long idx;
+
+	xa_for_each(&mr->odp.children, idx, child)
+		ib_umem_odp_release(child);
+	xa_destroy(&mr->odp.children);
+	mr->odp.nchildren = 0;
+}
+
+/**
+ * sroce_odp_usage() - the pages @mr's range spans and those mapped now
+ * @mr: an ODP MR; of an implicit one, its children's pages
+ * @npages: pages of the range (of an implicit MR: of its children)
+ * @mapped: pages mapped (a snapshot: counted under each umem's mutex)
+ *
+ * Context: process; the MR is not being deregistered.
+ */
+void sroce_odp_usage(struct sroce_mr *mr, u64 *npages, u64 *mapped)
+{
+	struct ib_umem_odp *child;
+	unsigned long idx;
+
+	if (!mr->odp.implicit) {
+		*npages = ib_umem_odp_num_pages(mr->odp.umem);
+		*mapped = READ_ONCE(mr->odp.umem->npages);
+		return;
+	}
+	*npages = 0;
+	*mapped = 0;
+	mutex_lock(&mr->odp.child_lock);
+	xa_for_each(&mr->odp.children, idx, child) {
+		*npages += ib_umem_odp_num_pages(child);
+		*mapped += READ_ONCE(child->npages);
+	}
+	mutex_unlock(&mr->odp.child_lock);
 }
 
 /**
@@ -291,7 +474,8 @@ int sroce_odp_mr_init(struct sroce_mr *mr, struct ib_device *ibdev, u64 start, u
  * reference back here. A prefetch (sroce_advise_mr()) that still holds a
  * reference is waited for through odp->map_sem: none maps pages of the
  * umem once this returns. The MR may be freed before its umem is released
- * (the last holder's put), so the notifier forgets it.
+ * (the last holder's put), so the notifier forgets it. An implicit MR's
+ * children are freed here; its root umem is the caller's to release.
  * Context: process; sleeps (bounded by the faults in progress).
  */
 void sroce_odp_mr_stop(struct sroce_mr *mr)
@@ -308,6 +492,7 @@ void sroce_odp_mr_stop(struct sroce_mr *mr)
 	mutex_lock(&umem->umem_mutex);
 	umem->private = NULL;
 	mutex_unlock(&umem->umem_mutex);
+	sroce_odp_release_children(mr);
 }
 
 /* the user address of @iova */
@@ -322,7 +507,15 @@ static u64 sroce_odp_uva(const struct sroce_mr *mr, u64 iova)
  */
 static void *sroce_odp_va(struct sroce_mr *mr, u64 uva, bool write, u64 *room)
 {
-	return sroce_odp_page_va(mr->odp.umem, uva, write, room);
+	struct ib_umem_odp *umem = mr->odp.umem;
+
+	if (mr->odp.implicit) {
+		/* a child is freed only after the MR's last copy */
+		umem = xa_load(&mr->odp.children, uva >> SROCE_ODP_CHILD_SHIFT);
+		if (!umem)
+			return NULL;
+	}
+	return sroce_odp_page_va(umem, uva, write, room);
 }
 
 /**

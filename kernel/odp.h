@@ -6,8 +6,10 @@
 #ifndef SROCE_ODP_H
 #define SROCE_ODP_H
 
+#include <linux/mutex.h>
 #include <linux/rwsem.h>
 #include <linux/workqueue.h>
+#include <linux/xarray.h>
 
 struct sroce_dev;
 struct sroce_mr;
@@ -21,7 +23,16 @@ enum ib_uverbs_advise_mr_advice;
 
 /**
  * struct sroce_odp - the ODP part of an MR
- * @umem: the core's ODP umem (also the MR's umem)
+ * @umem: the core's ODP umem (also the MR's umem); of an implicit MR the
+ *        root umem, which holds no pages
+ * @implicit: the MR covers the whole address space (addr 0, length
+ *            SIZE_MAX): its pages live in @children
+ * @children: implicit MR: child umems (ib_umem_odp_alloc_child()), each
+ *            over SROCE_ODP_CHILD_SIZE bytes of user addresses, indexed by
+ *            address >> SROCE_ODP_CHILD_SHIFT; made when a fault or a
+ *            prefetch first maps pages there, freed with the MR
+ * @child_lock: serialises making children
+ * @nchildren: their number, at most SROCE_ODP_MAX_CHILDREN
  * @fault_work: faults in @start..@end, then wakes the QPs that wait
  * @map_sem: held for reading by whoever faults pages in (the fault work,
  *           an advise_mr prefetch), for writing by sroce_odp_mr_stop():
@@ -37,6 +48,10 @@ enum ib_uverbs_advise_mr_advice;
  */
 struct sroce_odp {
 	struct ib_umem_odp *umem;
+	bool implicit;
+	struct xarray children;
+	struct mutex child_lock;
+	unsigned long nchildren;
 	struct work_struct fault_work;
 	struct rw_semaphore map_sem;
 	spinlock_t lock;
@@ -50,6 +65,8 @@ struct sroce_odp {
 
 int sroce_odp_mr_init(struct sroce_mr *mr, struct ib_device *ibdev, u64 start, u64 length,
 		      int access);
+int sroce_odp_mr_init_implicit(struct sroce_mr *mr, struct ib_device *ibdev, int access);
+void sroce_odp_usage(struct sroce_mr *mr, u64 *npages, u64 *mapped);
 void sroce_odp_mr_stop(struct sroce_mr *mr);
 int sroce_odp_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len, bool to_mr);
 void sroce_odp_wait(struct sroce_qp *qp);

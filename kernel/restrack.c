@@ -22,6 +22,7 @@
 #include "restrack.h"
 #include "cq.h"
 #include "mr.h"
+#include "odp.h"
 
 /*
  * Writing one RDMA_NLDEV_ATTR_DRIVER table: sroce_res_begin(), the
@@ -289,7 +290,7 @@ int sroce_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq)
 static const char *sroce_res_mr_type(const struct sroce_mr *mr)
 {
 	if (mr->odp.umem)
-		return "odp";
+		return mr->odp.implicit ? "odp_implicit" : "odp";
 	if (mr->dmabuf)
 		return "dmabuf";
 	if (mr->umem)
@@ -319,7 +320,7 @@ int sroce_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr)
 	struct sroce_mr *mr = sroce_to_mr(ibmr);
 	struct sroce_odp *odp = &mr->odp;
 	struct sroce_res_w w;
-	u64 faults, errs;
+	u64 faults, errs, npages, odp_mapped;
 	u32 mapped;
 	bool valid;
 
@@ -330,9 +331,11 @@ int sroce_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr)
 		faults = odp->faults;
 		errs = odp->fault_errs;
 		spin_unlock_bh(&odp->lock);
-		sroce_res_u64(&w, "npages", ib_umem_odp_num_pages(odp->umem));
-		/* counted under the umem's mutex: a snapshot */
-		sroce_res_u32(&w, "odp_mapped", READ_ONCE(odp->umem->npages));
+		sroce_odp_usage(mr, &npages, &odp_mapped);
+		sroce_res_u64(&w, "npages", npages);
+		sroce_res_u64(&w, "odp_mapped", odp_mapped);
+		if (odp->implicit)
+			sroce_res_u64(&w, "odp_children", READ_ONCE(odp->nchildren));
 		sroce_res_u64(&w, "odp_faults", faults);
 		sroce_res_u64(&w, "odp_fault_errs", errs);
 	} else if (mr->frmr) {

@@ -39,6 +39,7 @@
 #include "ud.h"
 #include "cq.h"
 #include "mr.h"
+#include "odp.h"
 
 #define SROCE_GRH_LEN		40
 #define SROCE_UD_RXQ_MAX	1024	/* packets queued to one QP */
@@ -321,17 +322,19 @@ static u32 sroce_ud_mtu(struct sroce_qp *qp)
  * sroce_ud_send_one() - copy, check and send SQ entry @idx
  * @qp: the QP
  * @idx: ring index (the SQ head)
+ * @status: the completion status for the entry
  *
- * Return: the completion status for the entry.
+ * Return: 0, or -EAGAIN if the entry gathers from an ODP page that is not
+ * present: nothing was sent, the page's fault is queued and the caller
+ * waits for it (sroce_odp_wait()) and sends the entry again.
  */
-static enum ib_wc_status sroce_ud_send_one(struct sroce_qp *qp, u32 idx)
+static int sroce_ud_send_one(struct sroce_qp *qp, u32 idx, enum ib_wc_status *status)
 {
 	struct sroce_send_wqe *wqe = sroce_shadow(qp, idx);
 	struct sroce_swqe *sw = sroce_swqe(qp, idx);
 	struct sroce_pkt_hdr hdr = {};
 	struct sroce_path path;
 	struct sk_buff *skb;
-	enum ib_wc_status status;
 	u32 qkey, dqpn;
 	int hlen, err;
 	u64 len;
@@ -344,22 +347,25 @@ static enum ib_wc_status sroce_ud_send_one(struct sroce_qp *qp, u32 idx)
 	    wqe->opcode != IB_UVERBS_WR_SEND_WITH_IMM) {
 		sroce_dbg_qp_rl(qp, "SQ entry %u: opcode %u on a UD QP (SEND only)", idx,
 				wqe->opcode);
-		return IB_WC_LOC_QP_OP_ERR;
+		*status = IB_WC_LOC_QP_OP_ERR;
+		return 0;
 	}
-	status = sroce_wqe_len(qp, wqe, &len);
-	if (status != IB_WC_SUCCESS)
-		return status;
+	*status = sroce_wqe_len(qp, wqe, &len);
+	if (*status != IB_WC_SUCCESS)
+		return 0;
 	if (len > sroce_ud_mtu(qp)) {
 		sroce_dbg_qp_rl(qp, "SQ entry %u: datagram of %llu bytes > the port MTU %u", idx,
 				len, sroce_ud_mtu(qp));
-		return IB_WC_LOC_LEN_ERR;
+		*status = IB_WC_LOC_LEN_ERR;
+		return 0;
 	}
 	sw->length = len;
 
 	if (!sroce_ah_path(qp->sdev, qp->ibqp.pd, wqe->wr.ud.ah, &path)) {
 		sroce_dbg_qp_rl(qp, "SQ entry %u: AH id %u names no AH of the QP's PD", idx,
 				wqe->wr.ud.ah);
-		return IB_WC_LOC_QP_OP_ERR;
+		*status = IB_WC_LOC_QP_OP_ERR;
+		return 0;
 	}
 	dqpn = wqe->wr.ud.remote_qpn & SROCE_QPN_MASK;
 	/* a Q_Key with the high bit set means the QP's own (IBTA 10.2.4) */
@@ -378,19 +384,19 @@ static enum ib_wc_status sroce_ud_send_one(struct sroce_qp *qp, u32 idx)
 	hdr.deth.src_qpn = qp->ibqp.qp_num;
 	hdr.immdt = be32_to_cpu(wqe->ex);
 	hdr.info = sroce_opcode(hdr.bth.opcode);
-	qp->req.psn = sroce_psn_inc(qp->req.psn);
 
 	/* the packet's path: only this worker reads a UD QP's qp->path */
 	path.sport = htons(sroce_udp_sport(qp->ibqp.qp_num, dqpn));
 	qp->path = path;
 	skb = sroce_pkt_alloc(qp, hdr.info->hdr_len + len);
 	if (!skb)
-		return IB_WC_SUCCESS;	/* lost, as on the wire */
+		goto sent;	/* lost, as on the wire */
 	hlen = sroce_pkt_build_hdrs(skb_put(skb, hdr.info->hdr_len),
 				    hdr.info->hdr_len, &hdr);
 	if (hlen < 0) {
 		kfree_skb(skb);
-		return IB_WC_LOC_QP_OP_ERR;
+		*status = IB_WC_LOC_QP_OP_ERR;
+		return 0;
 	}
 	if (wqe->send_flags & SROCE_SEND_INLINE) {
 		skb_put_data(skb, wqe + 1, len);
@@ -399,15 +405,22 @@ static enum ib_wc_status sroce_ud_send_one(struct sroce_qp *qp, u32 idx)
 		err = sroce_sgl_copy(qp->sdev, qp->ibqp.pd, wqe->sge, wqe->num_sge,
 				     0, skb_put(skb, len), len, SROCE_COPY_FROM_MR);
 	}
+	if (err == -EAGAIN) {
+		kfree_skb(skb);
+		return err;	/* an ODP page is faulted in: sent again then */
+	}
 	if (err) {
 		sroce_dbg_qp_rl(qp,
 				"SQ entry %u: its local memory (lkey, range, rights) refused: error %d",
 				idx, err);
 		kfree_skb(skb);
-		return IB_WC_LOC_PROT_ERR;
+		*status = IB_WC_LOC_PROT_ERR;
+		return 0;
 	}
 	sroce_pkt_xmit(qp, skb, len);
-	return IB_WC_SUCCESS;
+sent:
+	qp->req.psn = sroce_psn_inc(qp->req.psn);
+	return 0;
 }
 
 /**
@@ -445,7 +458,10 @@ void sroce_ud_send(struct sroce_qp *qp)
 		}
 		if (READ_ONCE(qp->state) == IB_QPS_SQD)
 			return;
-		status = sroce_ud_send_one(qp, req->comp_idx);
+		if (sroce_ud_send_one(qp, req->comp_idx, &status) == -EAGAIN) {
+			sroce_odp_wait(qp);	/* kicked once the page is there */
+			return;
+		}
 		trace_sroce_wqe_fetch(qp, req->comp_idx, status);
 		sroce_stat_inc(qp->sdev, SROCE_STAT_SQ_WQES);
 		/*

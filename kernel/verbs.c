@@ -93,11 +93,19 @@ static int sroce_query_device(struct ib_device *ibdev,
 	/* completion time stamps: CLOCK_MONOTONIC in ns, a 1 GHz clock (kHz) */
 	attr->hca_core_clock = 1000000;
 	attr->timestamp_mask = U64_MAX;
-	/* explicit ODP MRs on RC QPs (odp.c); not implicit, not UD/UC/XRC */
-	attr->odp_caps.general_caps = IB_ODP_SUPPORT;
+	/*
+	 * ODP MRs, explicit and implicit (odp.c): on RC and XRC QPs every
+	 * operation, on UD QPs sends (a UD receive cannot wait for a fault:
+	 * no RNR NAK); not on UC QPs (no RNR NAK either)
+	 */
+	attr->odp_caps.general_caps = IB_ODP_SUPPORT | IB_ODP_SUPPORT_IMPLICIT;
 	attr->odp_caps.per_transport_caps.rc_odp_caps = IB_ODP_SUPPORT_SEND |
 		IB_ODP_SUPPORT_RECV | IB_ODP_SUPPORT_WRITE | IB_ODP_SUPPORT_READ |
 		IB_ODP_SUPPORT_ATOMIC | IB_ODP_SUPPORT_SRQ_RECV;
+	attr->odp_caps.per_transport_caps.xrc_odp_caps = IB_ODP_SUPPORT_SEND |
+		IB_ODP_SUPPORT_WRITE | IB_ODP_SUPPORT_READ | IB_ODP_SUPPORT_ATOMIC |
+		IB_ODP_SUPPORT_SRQ_RECV;
+	attr->odp_caps.per_transport_caps.ud_odp_caps = IB_ODP_SUPPORT_SEND;
 	attr->device_cap_flags = IB_DEVICE_SYS_IMAGE_GUID | IB_DEVICE_RC_RNR_NAK_GEN |
 				 IB_DEVICE_MEM_MGT_EXTENSIONS | IB_DEVICE_MEM_WINDOW |
 				 IB_DEVICE_MEM_WINDOW_TYPE_2B | IB_DEVICE_XRC |

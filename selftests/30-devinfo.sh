@@ -21,11 +21,12 @@ listed() { ibv_devices | grep -qw sroce0; }
 guid_ok() { [ "$(field node_guid)" = "$(expected_guid)" ]; }
 gid_v2() { info | grep -E 'GID\[ *0\]' | grep -q 'RoCE v2'; }
 v4_gid() { info | grep -q '::ffff:192.0.2.7'; }
-# verbs not implemented must be refused (implicit on-demand paging); an ODP MR, memory windows (type 1 and 2), SRQs
-# and UC QPs are created, an MW of an unknown type is refused
+# what sroce does not offer must be refused (huge pages without on-demand paging: EOPNOTSUPP); ODP MRs
+# (explicit and implicit), memory windows (type 1 and 2), SRQs and UC QPs are created, an MW of an unknown
+# type is refused
 eopnotsupp() {
 	python3 - <<'PY'
-import errno, sys
+import ctypes, errno, sys
 from pyverbs.device import Context
 from pyverbs.pd import PD
 from pyverbs.cq import CQ
@@ -47,12 +48,15 @@ def refused(what, make):
         return False
     print('%s: created' % what)
     return False
-# explicit ODP is supported (90-odp.sh), implicit ODP (the whole address
-# space) is refused with EOPNOTSUPP
+# explicit and implicit ODP (the whole address space) are supported
+# (90-odp.sh); IBV_ACCESS_HUGETLB means something only for ODP
 ok = True
 MR(pd, 4096, e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_ON_DEMAND)
-ok = refused('implicit ODP MR', lambda: MR(pd, 4096,
-             e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_ON_DEMAND, implicit=True))
+MR(pd, 4096, e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_ON_DEMAND, implicit=True)
+buf = ctypes.create_string_buffer(4096)    # not pyverbs' huge-page buffer
+ok = refused('HUGETLB MR without ON_DEMAND', lambda: MR(pd, 4096,
+             e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_HUGETLB,
+             address=ctypes.addressof(buf)))
 MW(pd, e.IBV_MW_TYPE_1)
 MW(pd, e.IBV_MW_TYPE_2)
 try:
@@ -76,7 +80,7 @@ rdma link add sroce0 type sroce netdev eth0
 if ! ls "$SROCE_TOP"/build/provider/libsroce-rdmav*.so >/dev/null 2>&1; then
 	for t in "ibv_devices lists sroce0" "transport InfiniBand" "link_layer Ethernet" \
 		 "PORT_ACTIVE" "node_guid is the MAC's EUI-64" "GID 0 is RoCE v2" \
-		 "IPv4 GID present" "max_mtu 4096" "ODP MR, MW, SRQ and UC QP created; implicit ODP refused" \
+		 "IPv4 GID present" "max_mtu 4096" "ODP MRs (implicit too), MW, SRQ and UC QP created; HUGETLB without ODP refused" \
 		 "rdma dev show"; do
 		ktap_skip "$t" "provider not built (build/provider)"
 	done
@@ -89,7 +93,7 @@ else
 	ktap_result "GID 0 is RoCE v2" gid_v2
 	ktap_result "IPv4 GID present" v4_gid
 	ktap_result "max_mtu 4096" test "$(field max_mtu)" = "4096 (5)"
-	ktap_result "ODP MR, MW, SRQ and UC QP created; implicit ODP refused" eopnotsupp
+	ktap_result "ODP MRs (implicit too), MW, SRQ and UC QP created; HUGETLB without ODP refused" eopnotsupp
 	ktap_result "rdma dev show" sh -c 'rdma dev show sroce0 | grep -q "node_type ca"'
 fi
 ktap_result "dmesg clean" dmesg_clean_since_mark

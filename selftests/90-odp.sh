@@ -12,7 +12,8 @@
 # granularity, read through PAGE_SIZE entries on the HMM kernels);
 # HUGETLB without ON_DEMAND refused; an ODP MR whose memory is
 # unmapped fails transfers (remote access / local protection error)
-# instead of waiting for ever. rdma_rxe has no ODP on
+# instead of waiting for ever; an implicit ODP MR (the whole address
+# space) as lkey and rkey. rdma_rxe has no ODP on
 # these kernels (explicit ODP came in 6.15): nothing to compare with.
 . "$(dirname "$0")/lib.sh"
 here=$(dirname "$0")
@@ -27,7 +28,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-CASES=(caps write read send atomic invalidate advise huge refused unmapped)
+CASES=(caps write read send atomic invalidate advise huge refused unmapped implicit)
 py_case() {
 	sed -n "s/^info $1: //p" "$LOG"	# what the case measured
 	grep -qx "ok $1" "$LOG" && return 0
@@ -44,7 +45,7 @@ ktap_result "sroce0 on eth0" rdma link add sroce0 type sroce netdev eth0
 sleep 1
 echo $((hp_old + 2)) > "$HP"	# the huge case's two 2 MiB pages
 timeout 180 python3 "$here/odp_verbs.py" sroce0 "${CASES[@]}" > "$LOG" 2>&1
-ktap_result "ODP capabilities: RC send/recv/write/read/atomic/SRQ, not implicit, not UD" \
+ktap_result "ODP capabilities: implicit; RC all, XRC all but RECV, UD SEND, not UC" \
 	py_case caps
 ktap_result "RDMA WRITE into dropped ODP pages: byte-exact, odp_faults counted" py_case write
 ktap_result "RDMA READ out of and into dropped ODP pages: byte-exact" py_case read
@@ -63,5 +64,7 @@ fi
 ktap_result "HUGETLB without ON_DEMAND: EOPNOTSUPP" py_case refused
 ktap_result "unmapped ODP memory: REM_ACCESS_ERR / LOC_PROT_ERR, no endless wait" \
 	py_case unmapped
+ktap_result "implicit ODP MR as lkey and rkey: WRITE/READ/SEND/FETCH_ADD exact, 2 MiB cross, prefetch; unmapped and kernel addresses fail" \
+	py_case implicit
 ktap_result "dmesg clean" dmesg_clean_since_mark
 ktap_finish

@@ -12,7 +12,8 @@ table entries are gone (the MR's pages are invalidated) while the data stays
 in the page cache, so the next transfer meets pages that are not present
 and must fault them in - and still move exactly the bytes the process sees.
 
-caps        ODP with RC SEND/RECV/WRITE/READ/ATOMIC/SRQ_RECV, not implicit, not UD
+caps        ODP with RC SEND/RECV/WRITE/READ/ATOMIC/SRQ_RECV, XRC the same but
+            RECV, UD SEND, not UC; implicit ODP
 write       RDMA WRITE into a dropped ODP MR, byte-exact, odp_faults counted
 read        RDMA READ out of a dropped ODP MR into a dropped ODP MR
 send        SEND from a dropped ODP MR into a dropped ODP receive buffer
@@ -29,6 +30,12 @@ refused     HUGETLB without ON_DEMAND: EOPNOTSUPP
 unmapped    an ODP MR whose memory was unmapped: a WRITE into it completes with
             REM_ACCESS_ERR, a WRITE out of it with LOC_PROT_ERR (the fault
             fails; nothing waits for ever)
+implicit    an implicit ODP MR (addr NULL, length SIZE_MAX) used as lkey and
+            rkey on dropped memory: WRITE, READ, SEND/RECV, FETCH_ADD,
+            byte-exact; a WRITE across a 2 MiB boundary (two children);
+            invalidation (the process' own writes seen); prefetch (no fault
+            after it); unmapped memory and a kernel address through its rkey
+            complete with REM_ACCESS_ERR, through its lkey with LOC_PROT_ERR
 """
 import ctypes
 import errno
@@ -147,17 +154,112 @@ def expect_errno(what, code, fn, *args, **kw):
     raise Fail('%s: succeeded, expected errno %d' % (what, code))
 
 
+def implicit(dev, ctx, pd, gid, a, b, src, dst):
+    """The implicit case: one MR over the whole address space."""
+    imr = MR(pd, 0, ODP, implicit=True)
+
+    def isge(buf, off, n):
+        return SGE(buf.addr + off, n, imr.lkey)
+
+    # WRITE through its rkey
+    data = pattern(30, SIZE)
+    src.put(0, data)
+    dst.drop()
+    before = faults(dev)
+    post(a, e.IBV_WR_RDMA_WRITE, src.sge(0, SIZE), dst.addr, imr.rkey)
+    expect_wc(a, 'WRITE into an implicit MR', secs=20)
+    if dst.get(0, SIZE) != data:
+        raise Fail('WRITE through the implicit rkey: the process does not see the data')
+    if faults(dev) <= before:
+        raise Fail('WRITE through the implicit rkey: odp_faults did not grow')
+    # READ through its rkey into memory named by its lkey
+    data = pattern(31, SIZE)
+    dst.put(0, data)
+    dst.drop()
+    src.drop()
+    post(a, e.IBV_WR_RDMA_READ, isge(src, 0, SIZE), dst.addr, imr.rkey)
+    expect_wc(a, 'READ out of and into an implicit MR', secs=20)
+    if src.get(0, SIZE) != data:
+        raise Fail('READ through the implicit MR: the data read differs')
+    # SEND from and into it
+    n = 65536
+    data = pattern(32, n)
+    src.put(4096, data)
+    src.drop()
+    dst.drop()
+    b.qp.post_recv(rc_verbs.RecvWR(wr_id=7, num_sge=1, sg=[isge(dst, 8192, n)]))
+    post(a, e.IBV_WR_SEND, isge(src, 4096, n))
+    expect_wc(a, 'SEND from an implicit MR', secs=20)
+    wc = expect_wc(b, 'receive into an implicit MR', secs=20)
+    if wc.byte_len != n or dst.get(8192, n) != data:
+        raise Fail('SEND through the implicit MR: %d bytes, data %s' %
+                   (wc.byte_len, 'same' if dst.get(8192, n) == data else 'differs'))
+    # FETCH_ADD on a dropped word
+    dst.put(64, (2000).to_bytes(8, sys.byteorder))
+    dst.drop()
+    post(a, e.IBV_WR_ATOMIC_FETCH_AND_ADD, isge(src, 0, 8), dst.addr + 64, imr.rkey, 9)
+    expect_wc(a, 'FETCH_ADD through an implicit MR', secs=20)
+    old = int.from_bytes(src.get(0, 8), sys.byteorder)
+    new = int.from_bytes(dst.get(64, 8), sys.byteorder)
+    if (old, new) != (2000, 2009):
+        raise Fail('FETCH_ADD 9 on 2000: returned %d, target %d' % (old, new))
+    # across a 2 MiB boundary: two child ranges
+    big = mmap.mmap(-1, 6 << 20)
+    base = ctypes.addressof(ctypes.c_char.from_buffer(big))
+    off = (-base) % (2 << 20) + (2 << 20) - 3 * 4096 + 100
+    data = pattern(33, SIZE)
+    src.put(0, data)
+    post(a, e.IBV_WR_RDMA_WRITE, src.sge(0, SIZE), base + off, imr.rkey)
+    expect_wc(a, 'WRITE across 2 MiB in an implicit MR', secs=20)
+    if bytes(big[off:off + SIZE]) != data:
+        raise Fail('WRITE across a 2 MiB boundary: the process does not see the data')
+    # invalidation: the process' own writes after a drop
+    big.madvise(mmap.MADV_DONTNEED)
+    big[off + 5000:off + 5007] = b'process'
+    post(a, e.IBV_WR_RDMA_READ, src.sge(300, 7), base + off + 5000, imr.rkey)
+    expect_wc(a, 'READ after invalidation', secs=20)
+    if src.get(300, 7) != b'process':
+        raise Fail('READ after invalidation returned %r' % src.get(300, 7))
+    # prefetch: no fault after it
+    dst.drop()
+    pd.advise_mr(e._IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE, e._IBV_ADVISE_MR_FLAG_FLUSH,
+                 [isge(dst, 0, SIZE)])
+    before = faults(dev)
+    post(a, e.IBV_WR_RDMA_WRITE, src.sge(0, SIZE), dst.addr, imr.rkey)
+    expect_wc(a, 'WRITE after an implicit prefetch', secs=20)
+    if faults(dev) != before:
+        raise Fail('a prefetched implicit range still faulted (%d -> %d)' %
+                   (before, faults(dev)))
+    # memory that is not there: errors, not an endless wait
+    addr, mr = unmapped_mr(pd)
+    del mr
+    kernel = 0xffff888000000000
+    for where, target in (('unmapped memory', addr), ('a kernel address', kernel)):
+        post(a, e.IBV_WR_RDMA_WRITE, src.sge(0, 4096), target, imr.rkey)
+        expect_wc(a, 'WRITE into %s through the implicit rkey' % where,
+                  e.IBV_WC_REM_ACCESS_ERR, secs=20)
+        c, d = pair(ctx, pd, gid)
+        post(c, e.IBV_WR_RDMA_WRITE, SGE(target, 4096, imr.lkey), dst.addr, dst.mr.rkey)
+        expect_wc(c, 'WRITE out of %s through the implicit lkey' % where,
+                  e.IBV_WC_LOC_PROT_ERR, secs=20)
+        a, b = pair(ctx, pd, gid)
+        del c, d
+    del big
+
+
 def case(name, dev, ctx, pd, gid):
     if name == 'caps':
         c = ctx.query_device_ex().odp_caps
         rc = (e.IBV_ODP_SUPPORT_SEND | e.IBV_ODP_SUPPORT_RECV | e.IBV_ODP_SUPPORT_WRITE |
               e.IBV_ODP_SUPPORT_READ | e.IBV_ODP_SUPPORT_ATOMIC | e.IBV_ODP_SUPPORT_SRQ_RECV)
-        if not c.general_caps & e.IBV_ODP_SUPPORT or c.rc_odp_caps != rc:
-            raise Fail('odp caps general %#x rc %#x, expected ODP and rc %#x' %
-                       (c.general_caps, c.rc_odp_caps, rc))
-        if c.general_caps & e.IBV_ODP_SUPPORT_IMPLICIT or c.ud_odp_caps or c.uc_odp_caps:
-            raise Fail('implicit ODP, UD or UC ODP advertised: %#x ud %#x uc %#x' %
-                       (c.general_caps, c.ud_odp_caps, c.uc_odp_caps))
+        xrc = rc & ~e.IBV_ODP_SUPPORT_RECV
+        general = e.IBV_ODP_SUPPORT | e.IBV_ODP_SUPPORT_IMPLICIT
+        got = (c.general_caps & general, c.rc_odp_caps, c.xrc_odp_caps, c.ud_odp_caps,
+               c.uc_odp_caps)
+        want = (general, rc, xrc, e.IBV_ODP_SUPPORT_SEND, 0)
+        if got != want:
+            raise Fail('odp caps general/rc/xrc/ud/uc %s, expected %s' %
+                       ([hex(x) for x in got], [hex(x) for x in want]))
         return
     if name == 'refused':
         buf = Buf(pd)
@@ -166,6 +268,9 @@ def case(name, dev, ctx, pd, gid):
         return
     a, b = pair(ctx, pd, gid)
     src, dst = Buf(pd), Buf(pd)
+    if name == 'implicit':
+        implicit(dev, ctx, pd, gid, a, b, src, dst)
+        return
     if name == 'unmapped':
         addr, mr = unmapped_mr(pd)
         post(a, e.IBV_WR_RDMA_WRITE, src.sge(0, 4096), addr, mr.rkey)
