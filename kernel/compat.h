@@ -262,6 +262,26 @@ static inline void sroce_odp_unmap_pages(struct ib_umem_odp *umem, u64 start, u6
 	for (; a < b; a++)
 		WRITE_ONCE(umem->map.pfn_list[a], umem->map.pfn_list[a] & ~HMM_PFN_FLAGS);
 }
+
+/*
+ * sroce_odp_mapped_pages() - the umem pages of @umem mapped now (a
+ *	snapshot). The HMM kernels no longer count them in umem->npages:
+ *	count the valid entries, one per umem page.
+ * Context: process; sleeps (a long list yields the CPU).
+ */
+static inline u64 sroce_odp_mapped_pages(struct ib_umem_odp *umem)
+{
+	u64 step = BIT(umem->page_shift - PAGE_SHIFT), n = 0, i;
+	u64 last = ib_umem_odp_num_pages(umem) * step;
+
+	for (i = 0; i < last; i += step) {
+		if (READ_ONCE(umem->map.pfn_list[i]) & HMM_PFN_VALID)
+			n++;
+		if (!(i & 0xffff))
+			cond_resched();
+	}
+	return n;
+}
 #else
 #define SROCE_ODP_MAP_READ	ODP_READ_ALLOWED_BIT
 #define SROCE_ODP_MAP_WRITE	ODP_WRITE_ALLOWED_BIT
@@ -281,6 +301,12 @@ static inline void *sroce_odp_page_va(struct ib_umem_odp *umem, u64 uva, bool wr
 static inline void sroce_odp_unmap_pages(struct ib_umem_odp *umem, u64 start, u64 end)
 {
 	ib_umem_odp_unmap_dma_pages(umem, start, end);
+}
+
+/* the umem pages of @umem mapped now (counted under its mutex: a snapshot) */
+static inline u64 sroce_odp_mapped_pages(struct ib_umem_odp *umem)
+{
+	return READ_ONCE(umem->npages);
 }
 #endif
 

@@ -441,7 +441,7 @@ static void sroce_odp_release_children(struct sroce_mr *mr)
  * sroce_odp_usage() - the pages @mr's range spans and those mapped now
  * @mr: an ODP MR; of an implicit one, its children's pages
  * @npages: pages of the range (of an implicit MR: of its children)
- * @mapped: pages mapped (a snapshot: counted under each umem's mutex)
+ * @mapped: pages mapped now (a snapshot)
  *
  * Context: process; the MR is not being deregistered.
  */
@@ -452,7 +452,7 @@ void sroce_odp_usage(struct sroce_mr *mr, u64 *npages, u64 *mapped)
 
 	if (!mr->odp.implicit) {
 		*npages = ib_umem_odp_num_pages(mr->odp.umem);
-		*mapped = READ_ONCE(mr->odp.umem->npages);
+		*mapped = sroce_odp_mapped_pages(mr->odp.umem);
 		return;
 	}
 	*npages = 0;
@@ -460,7 +460,7 @@ void sroce_odp_usage(struct sroce_mr *mr, u64 *npages, u64 *mapped)
 	mutex_lock(&mr->odp.child_lock);
 	xa_for_each(&mr->odp.children, idx, child) {
 		*npages += ib_umem_odp_num_pages(child);
-		*mapped += READ_ONCE(child->npages);
+		*mapped += sroce_odp_mapped_pages(child);
 	}
 	mutex_unlock(&mr->odp.child_lock);
 }

@@ -14,7 +14,8 @@ and must fault them in - and still move exactly the bytes the process sees.
 
 caps        ODP with RC SEND/RECV/WRITE/READ/ATOMIC/SRQ_RECV, XRC the same but
             RECV, UD SEND, not UC; implicit ODP
-write       RDMA WRITE into a dropped ODP MR, byte-exact, odp_faults counted
+write       RDMA WRITE into a dropped ODP MR, byte-exact, odp_faults counted,
+            rdma res shows its pages mapped
 read        RDMA READ out of a dropped ODP MR into a dropped ODP MR
 send        SEND from a dropped ODP MR into a dropped ODP receive buffer
 atomic      FETCH_ADD and CMP_SWAP on a word of a dropped ODP MR
@@ -32,7 +33,8 @@ unmapped    an ODP MR whose memory was unmapped: a WRITE into it completes with
             fails; nothing waits for ever)
 implicit    an implicit ODP MR (addr NULL, length SIZE_MAX) used as lkey and
             rkey on dropped memory: WRITE, READ, SEND/RECV, FETCH_ADD,
-            byte-exact; a WRITE across a 2 MiB boundary (two children);
+            byte-exact; a WRITE across a 2 MiB boundary (two children; rdma
+            res shows odp_implicit, its children and mapped pages);
             invalidation (the process' own writes seen); prefetch (no fault
             after it); unmapped memory and a kernel address through its rkey
             complete with REM_ACCESS_ERR, through its lkey with LOC_PROT_ERR
@@ -41,6 +43,7 @@ import ctypes
 import errno
 import mmap
 import os
+import subprocess
 import sys
 
 import pyverbs.enums as e
@@ -119,6 +122,17 @@ def unmapped_mr(pd):
 
 def faults(dev):
     return rc_verbs.counter(dev, 'odp_faults')
+
+
+def res_mr(dev, mr):
+    """The driver attributes of @mr in `rdma resource show mr -dd`."""
+    out = subprocess.run(['rdma', 'resource', 'show', 'mr', 'dev', dev, '-dd'],
+                         capture_output=True, text=True, timeout=30, check=False).stdout
+    for line in out.splitlines():
+        f = line.split()
+        if 'lkey' in f and int(f[f.index('lkey') + 1], 16) == mr.lkey:
+            return {k[4:]: v for k, v in zip(f, f[1:]) if k.startswith('drv_')}
+    raise Fail('rdma resource show mr: no MR with lkey %#x' % mr.lkey)
 
 
 def pair(ctx, pd, gid):
@@ -213,6 +227,11 @@ def implicit(dev, ctx, pd, gid, a, b, src, dst):
     expect_wc(a, 'WRITE across 2 MiB in an implicit MR', secs=20)
     if bytes(big[off:off + SIZE]) != data:
         raise Fail('WRITE across a 2 MiB boundary: the process does not see the data')
+    res = res_mr(dev, imr)
+    if (res.get('mr_type') != 'odp_implicit' or int(res.get('odp_children', 0)) < 3 or
+            int(res.get('odp_mapped', 0)) < SIZE >> 12):
+        raise Fail('rdma res of the implicit MR: %s (want odp_implicit, >= 3 children,'
+                   ' >= %d pages mapped)' % (res, SIZE >> 12))
     # invalidation: the process' own writes after a drop
     big.madvise(mmap.MADV_DONTNEED)
     big[off + 5000:off + 5007] = b'process'
@@ -289,6 +308,10 @@ def case(name, dev, ctx, pd, gid):
             raise Fail('WRITE: the process does not see the data written')
         if faults(dev) <= before:
             raise Fail('odp_faults did not grow (%d)' % before)
+        res = res_mr(dev, dst.mr)
+        if res.get('mr_type') != 'odp' or int(res.get('odp_mapped', 0)) != SIZE >> 12:
+            raise Fail('rdma res after a 1 MiB WRITE: %s (want odp, %d mapped)' %
+                       (res, SIZE >> 12))
     elif name == 'read':
         data = pattern(2, SIZE)
         dst.put(0, data)
