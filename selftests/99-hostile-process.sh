@@ -6,7 +6,9 @@
 # (veth srA, 192.0.2.1; its RoCEv2 GID 1), each step bounded:
 #   advise-dereg   ibv_advise_mr(PREFETCH_WRITE, FLUSH) of a cold 1 GiB ODP
 #                  MR while another thread deregisters it (10 rounds, 1-20
-#                  ms apart): every round ends (skipped without ODP)
+#                  ms apart; every other one through an implicit ODP MR,
+#                  whose 2 MiB children the prefetch makes while dereg
+#                  frees them): every round ends (skipped without ODP)
 #   sq-prod-back   the SQ producer index written back below what the kernel
 #                  fetched, then the doorbell: the QP goes to ERR within 10 s
 #   local-chain    64 RC QPs sending to each other through local delivery,

@@ -35,9 +35,12 @@ bool open_device(const std::string &name, int gid_index, Device &dev)
 	if (!ibv_query_port(dev.ctx.get(), 1, &port))
 		dev.mtu = port.active_mtu < IBV_MTU_1024 ? port.active_mtu : IBV_MTU_1024;
 	ibv_device_attr_ex attr{};
-	if (!ibv_query_device_ex(dev.ctx.get(), nullptr, &attr))
+	if (!ibv_query_device_ex(dev.ctx.get(), nullptr, &attr)) {
 		dev.odp = (attr.odp_caps.general_caps & IBV_ODP_SUPPORT) &&
 			  (attr.odp_caps.per_transport_caps.rc_odp_caps & IBV_ODP_SUPPORT_WRITE);
+		dev.odp_implicit =
+			dev.odp && (attr.odp_caps.general_caps & IBV_ODP_SUPPORT_IMPLICIT);
+	}
 	return true;
 }
 

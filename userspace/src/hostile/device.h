@@ -18,6 +18,7 @@ struct Device {
 	int gid_index = 1;
 	ibv_mtu mtu = IBV_MTU_1024;
 	bool odp = false;  // explicit ODP MRs on RC
+	bool odp_implicit = false;  // and implicit ones (the whole address space)
 };
 
 // Opens @name (the first device if empty); prints why on failure.

@@ -163,7 +163,7 @@ std::uint64_t Ops::pick_addr()
 	const MrSlot *m = pick_mr();
 	if (!m || rng_.chance(10))
 		return rng_.chance(50) ? rng_.next() : rng_.below(1 << 20);
-	const auto base = reinterpret_cast<std::uintptr_t>(m->mr->addr);
+	const auto base = m->base();
 	switch (rng_.below(4)) {
 	case 0: return base + m->len - rng_.below(64);	// at the end
 	case 1: return base - rng_.below(64);		// before the start
@@ -201,7 +201,7 @@ void Ops::fill_sges(ibv_sge *sges, int n)
 	for (int i = 0; i < n; i++) {
 		const MrSlot *m = pick_mr();
 		if (m && rng_.chance(80)) {
-			const auto base = reinterpret_cast<std::uintptr_t>(m->mr->addr);
+			const auto base = m->base();
 			const auto off = rng_.below(m->len);
 			sges[i].addr = base + off;
 			sges[i].length = static_cast<std::uint32_t>(
@@ -541,7 +541,7 @@ void Ops::advise()
 	std::array<ibv_sge, 3> sge{};
 	const int n = static_cast<int>(rng_.between(1, 3));
 	for (int i = 0; i < n; i++) {
-		const auto base = reinterpret_cast<std::uintptr_t>(m->mr->addr);
+		const auto base = m->base();
 		const auto off = rng_.below(m->len);
 		sge[i].addr = rng_.chance(90) ? base + off : pick_addr();
 		sge[i].length = static_cast<std::uint32_t>(

@@ -17,6 +17,7 @@ void usage(std::FILE *f)
 		   "in forked children restarted when one dies of a signal), or one\n"
 		   "deterministic reproducer (--case):\n"
 		   "  advise-dereg   ibv_advise_mr prefetch of a cold 1 GiB ODP MR vs dereg\n"
+		   "                 (every other round through an implicit MR, if offered)\n"
 		   "  sq-prod-back   SQ producer moved back below what the kernel fetched\n"
 		   "  local-chain    QPs sending to each other in a ring and a chain\n"
 		   "  local-fanin    QPs all sending to one QP\n"

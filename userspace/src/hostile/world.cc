@@ -52,7 +52,10 @@ void world_make_mr(World &w, unsigned i)
 		if (!s.odp_mem.valid())
 			s.odp_mem = AnonRegion(kOdpLen);
 		s.len = kOdpLen;
-		if (s.odp_mem.valid())
+		if (s.odp_mem.valid() && s.implicit)
+			s.mr.reset(ibv_reg_mr(pd, nullptr, SIZE_MAX,
+					      kAllAccess | IBV_ACCESS_ON_DEMAND));
+		else if (s.odp_mem.valid())
 			s.mr.reset(ibv_reg_mr(pd, s.odp_mem.data(), s.len,
 					      kAllAccess | IBV_ACCESS_ON_DEMAND));
 		return;
@@ -116,9 +119,13 @@ bool world_build(World &w, const std::string &dev_name, int gid_index)
 	sa.attr.max_sge = 2;
 	w.srq.reset(ibv_create_srq(w.pds[0].get(), &sa));
 
-	w.mrs.resize(w.dev.odp ? 5 : 4);
+	// 4 pinned MRs, then an implicit ODP MR and an explicit one (the last:
+	// advise() prefers it), as far as the device has them
+	w.mrs.resize(4 + w.dev.odp + w.dev.odp_implicit);
 	if (w.dev.odp)
 		w.mrs.back().odp = true;
+	if (w.dev.odp_implicit)
+		w.mrs[4].odp = w.mrs[4].implicit = true;
 	for (unsigned i = 0; i < w.mrs.size(); i++)
 		world_make_mr(w, i);
 

@@ -33,9 +33,17 @@ struct QpSlot {
 struct MrSlot {
 	MrPtr mr;
 	std::unique_ptr<std::byte[]> buf;  // normal MRs
-	AnonRegion odp_mem;		   // the ODP MR
+	AnonRegion odp_mem;		   // the ODP MRs
 	std::size_t len = 0;
 	bool odp = false;
+	bool implicit = false;  // an implicit ODP MR, used on odp_mem
+
+	// where the slot's memory starts (an implicit MR's addr is 0)
+	std::uintptr_t base() const
+	{
+		return implicit ? reinterpret_cast<std::uintptr_t>(odp_mem.data())
+				: reinterpret_cast<std::uintptr_t>(mr->addr);
+	}
 };
 
 struct World {
