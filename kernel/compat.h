@@ -128,13 +128,58 @@ static inline void sroce_vm_flags_set(struct vm_area_struct *vma, vm_flags_t fla
 /*
  * reg_user_mr() and reg_user_mr_dmabuf() gained a DMA handle (struct
  * ib_dmah, 6.17) before their last argument: SROCE_MR_DMAH_PARAM is that
- * parameter with its comma, or nothing. sroce offers no DMA handles (no
- * alloc_dmah), so it is always NULL.
+ * parameter with its comma, or nothing; SROCE_MR_DMAH the handle or NULL.
+ * sroce_mr_dmah_cpu(): the CPU of the handle the core attached to an MR,
+ * -1 for none.
  */
+struct ib_dmah;
 #ifdef SROCE_HAVE_MR_DMAH
 #define SROCE_MR_DMAH_PARAM	struct ib_dmah *dmah,
+#define SROCE_MR_DMAH		dmah
+static inline int sroce_mr_dmah_cpu(const struct ib_mr *ibmr)
+{
+	const struct ib_dmah *d = ibmr->dmah;
+
+	return d && (d->valid_fields & BIT(IB_DMAH_CPU_ID_EXISTS)) ? d->cpu_id : -1;
+}
 #else
 #define SROCE_MR_DMAH_PARAM
+#define SROCE_MR_DMAH		NULL
+static inline int sroce_mr_dmah_cpu(const struct ib_mr *ibmr)
+{
+	return -1;
+}
+#endif
+
+/*
+ * DMA handle objects (ib_device_ops.alloc_dmah, ibv_alloc_dmah()): PCIe
+ * TLP processing hints for the MRs registered with one (the CPU whose
+ * cache the device's writes should reach, the memory type, a processing
+ * hint). The core checks the values and keeps them; sroce has nothing to
+ * add: its writes into memory are CPU stores in the receive path, with no
+ * TLP to carry a hint. SROCE_DMAH_OPS is the ops entries, or nothing.
+ */
+#ifdef SROCE_HAVE_DMAH_OPS
+struct sroce_dmah {
+	struct ib_dmah ibdmah;
+};
+
+static inline int sroce_alloc_dmah(struct ib_dmah *ibdmah, struct uverbs_attr_bundle *attrs)
+{
+	return 0;
+}
+
+static inline int sroce_dealloc_dmah(struct ib_dmah *ibdmah, struct uverbs_attr_bundle *attrs)
+{
+	return 0;
+}
+
+#define SROCE_DMAH_OPS							\
+	.alloc_dmah = sroce_alloc_dmah,					\
+	.dealloc_dmah = sroce_dealloc_dmah,				\
+	INIT_RDMA_OBJ_SIZE(ib_dmah, sroce_dmah, ibdmah),
+#else
+#define SROCE_DMAH_OPS
 #endif
 
 /*

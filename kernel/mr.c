@@ -235,9 +235,13 @@ static struct sroce_mr *sroce_implicit_mr_create(struct ib_pd *ibpd, u64 iova, i
 	return mr;
 }
 
-/* A user MR, pinned and translated, not in the MR table yet (for @verb). */
+/*
+ * A user MR, pinned and translated, not in the MR table yet (for @verb);
+ * @dmah: the DMA handle it is registered with, or NULL.
+ */
 static struct sroce_mr *sroce_user_mr_create(struct ib_pd *ibpd, u64 start, u64 length,
-					     u64 iova, int access, const char *verb)
+					     u64 iova, int access, struct ib_dmah *dmah,
+					     const char *verb)
 {
 	struct sroce_dev *sdev = sroce_to_dev(ibpd->device);
 	struct sroce_mr *mr;
@@ -246,6 +250,12 @@ static struct sroce_mr *sroce_user_mr_create(struct ib_pd *ibpd, u64 start, u64 
 	u64 end;
 	int err;
 
+	/* a DMA handle's hints describe pages that stay; ODP pages come and go */
+	if (dmah && (access & IB_ACCESS_ON_DEMAND)) {
+		sroce_dbg_dev(ibpd->device, "%s: access 0x%x: ON_DEMAND with a DMA handle", verb,
+			      access);
+		return ERR_PTR(-EOPNOTSUPP);
+	}
 	/* implicit ODP: the whole address space, at iova 0 (odp.c) */
 	if ((access & IB_ACCESS_ON_DEMAND) && !start && length == U64_MAX)
 		return sroce_implicit_mr_create(ibpd, iova, access, verb);
@@ -332,16 +342,19 @@ static void sroce_user_mr_free(struct sroce_mr *mr)
  * @access: IB_ACCESS_*
  * @udata: unused
  *
+ * On kernels with DMA handles, a handle (or NULL) comes before @udata.
+ *
  * Return: the MR or an ERR_PTR: -EINVAL for a zero or too large length, an
  * address range that wraps, or bad access flags (-EOPNOTSUPP for
- * unsupported ones); ib_umem_get()'s -EFAULT (unmapped memory), -ENOMEM
- * (also: MR table full), -EPERM.
+ * unsupported ones, and for ON_DEMAND with a DMA handle); ib_umem_get()'s
+ * -EFAULT (unmapped memory), -ENOMEM (also: MR table full), -EPERM.
  */
 struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				u64 iova, int access, SROCE_MR_DMAH_PARAM
 				struct ib_udata *udata)
 {
-	struct sroce_mr *mr = sroce_user_mr_create(ibpd, start, length, iova, access, "reg_mr");
+	struct sroce_mr *mr = sroce_user_mr_create(ibpd, start, length, iova, access,
+						   SROCE_MR_DMAH, "reg_mr");
 	int err;
 
 	if (IS_ERR(mr))
@@ -573,7 +586,7 @@ struct ib_mr *sroce_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start, u64 
 	}
 	if (!(flags & IB_MR_REREG_ACCESS))
 		access = mr->access;
-	nmr = sroce_user_mr_create(pd, start, length, iova, access, "rereg_mr");
+	nmr = sroce_user_mr_create(pd, start, length, iova, access, NULL, "rereg_mr");
 	if (IS_ERR(nmr))
 		return ERR_CAST(nmr);
 	refcount_set(&nmr->ref, 1);

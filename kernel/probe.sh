@@ -47,6 +47,8 @@ probe CREATE_CQ_ATTRS rdma/ib_verbs.h '\(\*create_cq\)\([^)]*struct uverbs_attr_
 probe REG_DMABUF_ATTRS rdma/ib_verbs.h '\(\*reg_user_mr_dmabuf\)\([^)]*struct uverbs_attr_bundle'
 # reg_user_mr() and reg_user_mr_dmabuf() take a DMA handle (struct ib_dmah)
 probe MR_DMAH rdma/ib_verbs.h '\(\*reg_user_mr\)\([^)]*struct ib_dmah \*'
+# DMA handle objects: ib_device_ops.alloc_dmah (ibv_alloc_dmah())
+probe DMAH_OPS rdma/ib_verbs.h '\(\*alloc_dmah\)\('
 # resize_cq became resize_user_cq
 probe RESIZE_USER_CQ rdma/ib_verbs.h '\(\*resize_user_cq\)\('
 # ib_device_get_by_name() (gone from the exported API)

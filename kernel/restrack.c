@@ -350,6 +350,8 @@ int sroce_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr)
 		/* set at registration, never changed (rereg makes a new MR) */
 		sroce_res_u64(&w, "npages", mr->npages);
 	}
+	if (sroce_mr_dmah_cpu(ibmr) >= 0)
+		sroce_res_u32(&w, "dmah_cpu", sroce_mr_dmah_cpu(ibmr));
 	return sroce_res_end(&w);
 }
 

@@ -62,6 +62,98 @@ struct ibv_mr *sroce_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t le
 	return &vmr->ibv_mr;
 }
 
+#if SROCE_HAVE_DMAH
+/*
+ * ibv_alloc_dmah: a DMA handle, whose hints (CPU, TPH memory type,
+ * processing hint) the kernel checks and keeps for the MRs registered with
+ * it (ibv_reg_mr_ex). A kernel without DMA handles refuses (EOPNOTSUPP).
+ */
+struct ibv_dmah *sroce_alloc_dmah(struct ibv_context *ibctx, struct ibv_dmah_init_attr *attr)
+{
+	struct verbs_dmah *vdmah = calloc(1, sizeof(*vdmah));
+	int ret;
+
+	if (!vdmah)
+		return NULL;
+	ret = ibv_cmd_alloc_dmah(ibctx, vdmah, attr);
+	if (ret) {
+		sroce_dbg(ibctx, "alloc_dmah: the kernel refused comp_mask 0x%x cpu %u ph %u mem_type %u: %s",
+			  attr->comp_mask, attr->cpu_id, attr->ph, attr->tph_mem_type,
+			  strerror(ret));
+		free(vdmah);
+		errno = ret;
+		return NULL;
+	}
+	return &vdmah->dmah;
+}
+
+int sroce_dealloc_dmah(struct ibv_dmah *dmah)
+{
+	struct verbs_dmah *vdmah = verbs_get_dmah(dmah);
+	int ret = ibv_cmd_free_dmah(vdmah);
+
+	if (ret) {
+		sroce_dbg(dmah->context, "dealloc_dmah: the kernel refused: %s", strerror(ret));
+		return ret;
+	}
+	free(vdmah);
+	return 0;
+}
+
+/*
+ * ibv_reg_mr_ex: with a DMA handle through the kernel's REG_MR method
+ * (7.x); else as ibv_reg_dmabuf_mr (an fd) or ibv_reg_mr (an address),
+ * which every kernel sroce supports.
+ */
+struct ibv_mr *sroce_reg_mr_ex(struct ibv_pd *pd, struct ibv_mr_init_attr *attr)
+{
+	const uint64_t mask = attr->comp_mask;
+	struct verbs_mr *vmr;
+	int ret;
+
+	if (mask & ~(uint64_t)(IBV_REG_MR_MASK_IOVA | IBV_REG_MR_MASK_ADDR |
+			       IBV_REG_MR_MASK_FD | IBV_REG_MR_MASK_FD_OFFSET |
+			       IBV_REG_MR_MASK_DMAH)) {
+		sroce_dbg(pd->context, "reg_mr_ex: comp_mask 0x%llx: unknown bits",
+			  (unsigned long long)mask);
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (!(mask & IBV_REG_MR_MASK_DMAH)) {
+		if (!(mask & IBV_REG_MR_MASK_FD)) {
+			if (!(mask & IBV_REG_MR_MASK_ADDR) || (mask & IBV_REG_MR_MASK_FD_OFFSET)) {
+				errno = EINVAL;
+				return NULL;
+			}
+			return sroce_reg_mr(pd, attr->addr, attr->length,
+					    (mask & IBV_REG_MR_MASK_IOVA) ? attr->iova
+									   : (uintptr_t)attr->addr,
+					    attr->access);
+		}
+		/* a dma-buf: its offset and the iova are needed, no address */
+		if ((mask & IBV_REG_MR_MASK_ADDR) || !(mask & IBV_REG_MR_MASK_FD_OFFSET) ||
+		    !(mask & IBV_REG_MR_MASK_IOVA)) {
+			errno = EINVAL;
+			return NULL;
+		}
+		return sroce_reg_dmabuf_mr(pd, attr->fd_offset, attr->length, attr->iova,
+					   attr->fd, attr->access);
+	}
+	vmr = calloc(1, sizeof(*vmr));
+	if (!vmr)
+		return NULL;
+	ret = ibv_cmd_reg_mr_ex(pd, vmr, attr);
+	if (ret) {
+		sroce_dbg(pd->context, "reg_mr_ex: the kernel refused comp_mask 0x%llx length %zu access 0x%x: %s",
+			  (unsigned long long)mask, attr->length, attr->access, strerror(ret));
+		free(vmr);
+		errno = ret;
+		return NULL;
+	}
+	return &vmr->ibv_mr;
+}
+#endif
+
 /*
  * Prefetch (or, NO_FAULT, map what is present of) ODP MR ranges; the
  * kernel faults them in before it returns, whatever @flags say.

@@ -87,6 +87,11 @@ static const struct verbs_context_ops sroce_ctx_ops = {
 	/* the port's bandwidth in 100 Mb/s: the kernel's answer (7.x) as it is */
 	.query_port_speed = ibv_cmd_query_port_speed,
 #endif
+#if SROCE_HAVE_DMAH
+	.alloc_dmah = sroce_alloc_dmah,
+	.dealloc_dmah = sroce_dealloc_dmah,
+	.reg_mr_ex = sroce_reg_mr_ex,
+#endif
 	.query_rt_values = sroce_query_rt_values,
 	.alloc_mw = sroce_alloc_mw,
 	.alloc_dm = sroce_alloc_dm,

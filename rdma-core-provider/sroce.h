@@ -252,6 +252,11 @@ int sroce_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
 struct ibv_mw *sroce_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
 int sroce_dealloc_mw(struct ibv_mw *mw);
 int sroce_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw, struct ibv_mw_bind *mw_bind);
+#if SROCE_HAVE_DMAH
+struct ibv_dmah *sroce_alloc_dmah(struct ibv_context *ibctx, struct ibv_dmah_init_attr *attr);
+int sroce_dealloc_dmah(struct ibv_dmah *dmah);
+struct ibv_mr *sroce_reg_mr_ex(struct ibv_pd *pd, struct ibv_mr_init_attr *attr);
+#endif
 
 /* dm.c */
 struct ibv_dm *sroce_alloc_dm(struct ibv_context *ibctx,
