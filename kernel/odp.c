@@ -301,15 +301,16 @@ static void sroce_odp_fault_work(struct work_struct *w)
 	struct sroce_odp *odp = container_of(w, struct sroce_odp, fault_work);
 	struct sroce_mr *mr = sroce_odp_to_mr(odp);
 	struct sroce_dev *sdev = sroce_to_dev(mr->ibmr.device);
-	u64 start, end;
+	struct sroce_odp_range todo[SROCE_ODP_PENDING];
+	unsigned int i, n;
 
 	spin_lock_bh(&odp->lock);
-	start = odp->start;
-	end = odp->end;
-	odp->start = U64_MAX;
-	odp->end = 0;
+	n = odp->npending;
+	memcpy(todo, odp->pending, n * sizeof(todo[0]));
+	odp->npending = 0;
 	spin_unlock_bh(&odp->lock);
-	if (start < end && !READ_ONCE(mr->dead)) {
+	for (i = 0; i < n && !READ_ONCE(mr->dead); i++) {
+		u64 start = todo[i].start, end = todo[i].end;
 		bool failed = sroce_odp_fault(mr, start, end);
 
 		/*
@@ -333,6 +334,35 @@ static void sroce_odp_fault_work(struct work_struct *w)
 }
 
 /*
+ * Add [@start, @end) to @odp's pending ranges: into one it overlaps or
+ * touches, else into a free slot, else (all taken) into the last. Never
+ * across a gap while a slot is free: the gap may be a hole in the mapping.
+ * Caller holds odp->lock.
+ */
+static void sroce_odp_add_pending(struct sroce_odp *odp, u64 start, u64 end)
+{
+	struct sroce_odp_range *r;
+	unsigned int i;
+
+	lockdep_assert_held(&odp->lock);
+	for (i = 0; i < odp->npending; i++) {
+		r = &odp->pending[i];
+		if (start <= r->end && r->start <= end)
+			goto widen;
+	}
+	if (odp->npending < SROCE_ODP_PENDING) {
+		r = &odp->pending[odp->npending++];
+		r->start = start;
+		r->end = end;
+		return;
+	}
+	r = &odp->pending[SROCE_ODP_PENDING - 1];
+widen:
+	r->start = min(r->start, start);
+	r->end = max(r->end, end);
+}
+
+/*
  * A copy missed [@uva, @uva + @len): queue the fault work (one MR
  * reference while it is queued) and return -EAGAIN, or -EFAULT if @uva
  * is where a fault failed. Caller is in an RCU read-side section and saw
@@ -349,8 +379,7 @@ static int sroce_odp_miss(struct sroce_mr *mr, u64 uva, u64 len)
 		trace_sroce_odp_fault(mr->ibmr.lkey, uva, len, -EFAULT);
 		return -EFAULT;		/* faulting it in failed already */
 	}
-	odp->start = min(odp->start, uva);
-	odp->end = max(odp->end, uva + len);
+	sroce_odp_add_pending(odp, uva, uva + len);
 	odp->faults++;
 	spin_unlock_bh(&odp->lock);
 	refcount_inc(&mr->ref);
@@ -371,8 +400,7 @@ static void sroce_odp_setup(struct sroce_mr *mr, struct ib_umem_odp *umem)
 	INIT_WORK(&mr->odp.fault_work, sroce_odp_fault_work);
 	init_rwsem(&mr->odp.map_sem);
 	spin_lock_init(&mr->odp.lock);
-	mr->odp.start = U64_MAX;
-	mr->odp.end = 0;
+	mr->odp.npending = 0;
 	mr->odp.bad_start = 0;
 	mr->odp.bad_end = 0;
 	mr->odp.faults = 0;

@@ -37,15 +37,26 @@ enum ib_uverbs_advise_mr_advice;
  * @map_sem: held for reading by whoever faults pages in (the fault work,
  *           an advise_mr prefetch), for writing by sroce_odp_mr_stop():
  *           the umem outlives every fault in progress
- * @lock: protects @start and @end
- * @start: first user address a transfer missed, ~0 if none
- * @end: end of the missed range
+ * @lock: protects @pending, @npending, the bad range and the counts
+ * @pending: the ranges of user addresses transfers missed, for the fault
+ *           work; a miss that overlaps or touches one widens it, another
+ *           takes a free slot, so a hole between two misses is not
+ *           faulted in (its failure would fail both)
+ * @npending: ranges in @pending
  * @bad_start: first address of the last range that could not be faulted in
  * @bad_end: its end (equal to @bad_start: none); transfers that miss in it
  *           fail with -EFAULT instead of waiting for ever
  * @faults: transfers that missed a page and queued the fault work
  * @fault_errs: fault work runs that could not map their range
  */
+/* the missed ranges an MR's fault work takes at once */
+#define SROCE_ODP_PENDING	4
+
+struct sroce_odp_range {
+	u64 start;
+	u64 end;
+};
+
 struct sroce_odp {
 	struct ib_umem_odp *umem;
 	bool implicit;
@@ -55,8 +66,8 @@ struct sroce_odp {
 	struct work_struct fault_work;
 	struct rw_semaphore map_sem;
 	spinlock_t lock;
-	u64 start;
-	u64 end;
+	struct sroce_odp_range pending[SROCE_ODP_PENDING];
+	unsigned int npending;
 	u64 bad_start;
 	u64 bad_end;
 	u64 faults;

@@ -12,8 +12,9 @@
 # granularity, read through PAGE_SIZE entries on the HMM kernels);
 # HUGETLB without ON_DEMAND refused; an ODP MR whose memory is
 # unmapped fails transfers (remote access / local protection error)
-# instead of waiting for ever; an implicit ODP MR (the whole address
-# space) as lkey and rkey. rdma_rxe has no ODP on
+# instead of waiting for ever; cold memory on both sides of a hole in an
+# ODP MR, written at once (the hole is never faulted in); an implicit ODP
+# MR (the whole address space) as lkey and rkey. rdma_rxe has no ODP on
 # these kernels (explicit ODP came in 6.15): nothing to compare with.
 . "$(dirname "$0")/lib.sh"
 here=$(dirname "$0")
@@ -28,7 +29,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-CASES=(caps write read send atomic invalidate advise huge refused unmapped implicit)
+CASES=(caps write read send atomic invalidate advise huge refused unmapped hole implicit)
 py_case() {
 	sed -n "s/^info $1: //p" "$LOG"	# what the case measured
 	grep -qx "ok $1" "$LOG" && return 0
@@ -64,6 +65,7 @@ fi
 ktap_result "HUGETLB without ON_DEMAND: EOPNOTSUPP" py_case refused
 ktap_result "unmapped ODP memory: REM_ACCESS_ERR / LOC_PROT_ERR, no endless wait" \
 	py_case unmapped
+ktap_result "cold memory both sides of a hole, two QPs at once: every WRITE succeeds" py_case hole
 ktap_result "implicit ODP MR as lkey and rkey: WRITE/READ/SEND/FETCH_ADD exact, 2 MiB cross, prefetch; unmapped and kernel addresses fail" \
 	py_case implicit
 ktap_result "dmesg clean" dmesg_clean_since_mark

@@ -31,6 +31,10 @@ refused     HUGETLB without ON_DEMAND: EOPNOTSUPP
 unmapped    an ODP MR whose memory was unmapped: a WRITE into it completes with
             REM_ACCESS_ERR, a WRITE out of it with LOC_PROT_ERR (the fault
             fails; nothing waits for ever)
+hole        cold memory on both sides of an unmapped hole, written at once
+            by two QPs through an explicit ODP MR over all three and through
+            an implicit one: every WRITE succeeds (the fault work maps the
+            two ranges, not the hole between them)
 implicit    an implicit ODP MR (addr NULL, length SIZE_MAX) used as lkey and
             rkey on dropped memory: WRITE, READ, SEND/RECV, FETCH_ADD,
             byte-exact; a WRITE across a 2 MiB boundary (two children; rdma
@@ -106,6 +110,7 @@ LIBC.mmap.restype = ctypes.c_void_p
 LIBC.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
                       ctypes.c_int, ctypes.c_long]
 LIBC.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+LIBC.madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
 
 
 def unmapped_mr(pd):
@@ -266,6 +271,39 @@ def implicit(dev, ctx, pd, gid, a, b, src, dst):
     del big
 
 
+def hole(ctx, pd, gid, a, src):
+    """The hole case: [A | hole | B], A and B cold, written together."""
+    mib = 1 << 20
+    base = LIBC.mmap(None, 3 * mib, mmap.PROT_READ | mmap.PROT_WRITE,
+                     mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS, -1, 0)
+    if base in (None, ctypes.c_void_p(-1).value):
+        raise Fail('mmap failed')
+    try:
+        explicit = MR(pd, 3 * mib, ODP, address=base)
+        if LIBC.munmap(base + mib, mib):
+            raise Fail('munmap failed')
+        imr = MR(pd, 0, ODP, implicit=True)
+        c, _ = pair(ctx, pd, gid)
+        data = pattern(40, 65536)
+        src.put(0, data)
+        for what, mr in (('explicit', explicit), ('implicit', imr)):
+            for q, off in ((a, 0), (c, 2 * mib + 4096)):
+                post(q, e.IBV_WR_RDMA_WRITE, src.sge(0, len(data)), base + off + 8192 * (mr is imr),
+                     mr.rkey)
+            for q in (a, c):
+                expect_wc(q, 'WRITE beside a hole through the %s MR' % what, secs=20)
+            for off in (0, 2 * mib + 4096):
+                got = ctypes.string_at(base + off + 8192 * (mr is imr), len(data))
+                if got != data:
+                    raise Fail('%s MR: the data at +%#x differs' % (what, off))
+            # cold again for the next round
+            LIBC.madvise(base, mib, 4)                  # MADV_DONTNEED
+            LIBC.madvise(base + 2 * mib, mib, 4)
+    finally:
+        LIBC.munmap(base, mib)
+        LIBC.munmap(base + 2 * mib, mib)
+
+
 def case(name, dev, ctx, pd, gid):
     if name == 'caps':
         c = ctx.query_device_ex().odp_caps
@@ -289,6 +327,9 @@ def case(name, dev, ctx, pd, gid):
     src, dst = Buf(pd), Buf(pd)
     if name == 'implicit':
         implicit(dev, ctx, pd, gid, a, b, src, dst)
+        return
+    if name == 'hole':
+        hole(ctx, pd, gid, a, src)
         return
     if name == 'unmapped':
         addr, mr = unmapped_mr(pd)
