@@ -203,36 +203,31 @@ static int sroce_mr_fill_pages(struct sroce_mr *mr)
 	return i == mr->npages ? 0 : -EFAULT;
 }
 
-/* An implicit ODP MR, not in the MR table yet (for @verb). */
-static struct sroce_mr *sroce_implicit_mr_create(struct ib_pd *ibpd, u64 iova, int access,
-						 const char *verb)
+/*
+ * A user MR's range (for @verb): a length of 1..max_mr_size, address and
+ * iova ranges that do not wrap. Return: 0 or -EINVAL.
+ */
+static int sroce_mr_check_range(struct ib_pd *ibpd, u64 start, u64 length, u64 iova,
+				const char *verb)
 {
-	struct sroce_mr *mr;
-	const char *why;
-	int err;
+	u64 end;
 
-	if (iova) {
-		sroce_dbg_dev(ibpd->device, "%s: implicit ODP at iova 0x%llx (0 only)", verb, iova);
-		return ERR_PTR(-EINVAL);
+	if (!length || length > SROCE_MAX_MR_SIZE) {
+		sroce_dbg_dev(ibpd->device, "%s: length %llu outside 1..max_mr_size %llu", verb,
+			      length, SROCE_MAX_MR_SIZE);
+		return -EINVAL;
 	}
-	err = sroce_mr_check_access(access, &why);
-	if (err) {
-		sroce_dbg_dev(ibpd->device, "%s: access 0x%x: %s", verb, access, why);
-		return ERR_PTR(err);
+	if (check_add_overflow(start, length, &end)) {
+		sroce_dbg_dev(ibpd->device, "%s: addr 0x%llx + length %llu wraps", verb, start,
+			      length);
+		return -EINVAL;
 	}
-	mr = kzalloc(sizeof(*mr), GFP_KERNEL_ACCOUNT);
-	if (!mr)
-		return ERR_PTR(-ENOMEM);
-	err = sroce_odp_mr_init_implicit(mr, ibpd->device, access);
-	if (err) {
-		sroce_dbg_dev(ibpd->device, "%s: implicit ODP: error %d", verb, err);
-		kfree(mr);
-		return ERR_PTR(err);
+	if (check_add_overflow(iova, length, &end)) {
+		sroce_dbg_dev(ibpd->device, "%s: iova 0x%llx + length %llu wraps", verb, iova,
+			      length);
+		return -EINVAL;
 	}
-	rwlock_init(&mr->lock);
-	sroce_mr_set_range(mr, access, 0, 0, U64_MAX, PAGE_SIZE);
-	mr->ibmr.pd = ibpd;
-	return mr;
+	return 0;
 }
 
 /*
@@ -247,7 +242,7 @@ static struct sroce_mr *sroce_user_mr_create(struct ib_pd *ibpd, u64 start, u64 
 	struct sroce_mr *mr;
 	struct ib_umem *umem;
 	const char *why;
-	u64 end;
+	bool implicit;
 	int err;
 
 	/* a DMA handle's hints describe pages that stay; ODP pages come and go */
@@ -257,23 +252,14 @@ static struct sroce_mr *sroce_user_mr_create(struct ib_pd *ibpd, u64 start, u64 
 		return ERR_PTR(-EOPNOTSUPP);
 	}
 	/* implicit ODP: the whole address space, at iova 0 (odp.c) */
-	if ((access & IB_ACCESS_ON_DEMAND) && !start && length == U64_MAX)
-		return sroce_implicit_mr_create(ibpd, iova, access, verb);
-	if (!length || length > SROCE_MAX_MR_SIZE) {
-		sroce_dbg_dev(ibpd->device, "%s: length %llu outside 1..max_mr_size %llu", verb,
-			      length, SROCE_MAX_MR_SIZE);
+	implicit = (access & IB_ACCESS_ON_DEMAND) && !start && length == U64_MAX;
+	if (implicit && iova) {
+		sroce_dbg_dev(ibpd->device, "%s: implicit ODP at iova 0x%llx (0 only)", verb, iova);
 		return ERR_PTR(-EINVAL);
 	}
-	if (check_add_overflow(start, length, &end)) {
-		sroce_dbg_dev(ibpd->device, "%s: addr 0x%llx + length %llu wraps", verb, start,
-			      length);
-		return ERR_PTR(-EINVAL);
-	}
-	if (check_add_overflow(iova, length, &end)) {
-		sroce_dbg_dev(ibpd->device, "%s: iova 0x%llx + length %llu wraps", verb, iova,
-			      length);
-		return ERR_PTR(-EINVAL);
-	}
+	err = implicit ? 0 : sroce_mr_check_range(ibpd, start, length, iova, verb);
+	if (err)
+		return ERR_PTR(err);
 	err = sroce_mr_check_access(access, &why);
 	if (err) {
 		sroce_dbg_dev(ibpd->device, "%s: access 0x%x: %s", verb, access, why);
@@ -285,11 +271,12 @@ static struct sroce_mr *sroce_user_mr_create(struct ib_pd *ibpd, u64 start, u64 
 		return ERR_PTR(-ENOMEM);
 	if (access & IB_ACCESS_ON_DEMAND) {
 		/* nothing pinned: pages come and go (odp.c) */
-		err = sroce_odp_mr_init(mr, &sdev->ib_dev, start, length, access);
+		err = implicit ? sroce_odp_mr_init_implicit(mr, &sdev->ib_dev, access) :
+		      sroce_odp_mr_init(mr, &sdev->ib_dev, start, length, access);
 		if (err) {
 			sroce_dbg_dev(ibpd->device,
-				      "%s: ODP range addr 0x%llx length %llu: error %d",
-				      verb, start, length, err);
+				      "%s: ODP range addr 0x%llx length %llu%s: error %d",
+				      verb, start, length, implicit ? " (implicit)" : "", err);
 			goto err_free_mr;
 		}
 		rwlock_init(&mr->lock);
