@@ -40,12 +40,16 @@ rc_hostile_cases() {
 
 #   pingpong_check N LOG
 #       ibv_rc_pingpong --chk, 64 KiB x N, sroce9 (srpeer) serving sroce8:
-#       the two devices still talk after a hostile test (both bounded)
+#       the two devices still talk after a hostile test (both bounded, the
+#       bounds times SROCE_TIMEOUT_SCALE: under KASAN and kmemleak a round
+#       trip of 64 KiB took 0.3 s, and a kmemleak scan stalls it for more)
 pingpong_check() {
-	local n=$1 log=$2 s c
-	bg_start s 60 "$log.s" ip netns exec srpeer ibv_rc_pingpong -d sroce9 -g 1 --chk -s 65536 -n "$n"
+	local n=$1 log=$2 s c scale=${SROCE_TIMEOUT_SCALE:-1}
+	bg_start s $((60 * scale)) "$log.s" \
+		ip netns exec srpeer ibv_rc_pingpong -d sroce9 -g 1 --chk -s 65536 -n "$n"
 	wait_listening peer 18515 "$s"
-	bg_start c 55 "$log.c" ibv_rc_pingpong -d sroce8 -g 1 --chk -s 65536 -n "$n" 192.0.2.2
+	bg_start c $((55 * scale)) "$log.c" \
+		ibv_rc_pingpong -d sroce8 -g 1 --chk -s 65536 -n "$n" 192.0.2.2
 	bg_wait_both "$c" "$s" "ibv_rc_pingpong client" "ibv_rc_pingpong server"
 	tail -n 1 "$log.c"
 	[ "$BG_RC_A" -eq 0 ] && [ "$BG_RC_B" -eq 0 ]
