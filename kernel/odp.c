@@ -113,10 +113,10 @@ static u64 sroce_odp_end(struct sroce_mr *mr)
 }
 
 /*
- * Map [@uva, @uva + @n) of @umem (see sroce_odp_map()); *@mapped: a page
- * of that range is mapped now (all of them if @fault). Not umem->npages:
- * the HMM kernels (compat.h) no longer count. Caller holds odp->map_sem
- * for reading.
+ * Map [@uva, @uva + @n) of @umem (see sroce_odp_map()); *@mapped, if
+ * @mapped is given: a page of that range is mapped now (all of them if
+ * @fault). Not umem->npages: the HMM kernels (compat.h) no longer count.
+ * Caller holds odp->map_sem for reading.
  */
 static int sroce_odp_map_umem(struct ib_umem_odp *umem, u64 uva, u64 n, bool fault,
 			      bool *mapped)
@@ -129,9 +129,11 @@ static int sroce_odp_map_umem(struct ib_umem_odp *umem, u64 uva, u64 n, bool fau
 	ret = ib_umem_odp_map_dma_and_lock(umem, uva, n, mask, fault);
 	if (ret < 0)
 		return ret;
-	*mapped = fault;
-	for (; !*mapped && uva < end; uva = ALIGN_DOWN(uva, PAGE_SIZE) + PAGE_SIZE)
-		*mapped = sroce_odp_page_va(umem, uva, false, &room);
+	if (mapped) {
+		*mapped = fault;
+		for (; !*mapped && uva < end; uva = ALIGN_DOWN(uva, PAGE_SIZE) + PAGE_SIZE)
+			*mapped = sroce_odp_page_va(umem, uva, false, &room);
+	}
 	mutex_unlock(&umem->umem_mutex);
 	return 0;
 }
@@ -155,7 +157,7 @@ static int sroce_odp_map_child(struct sroce_mr *mr, u64 uva, u64 n, bool fault)
 		return -EFAULT;
 	child = xa_load(&odp->children, idx);
 	if (child)
-		return sroce_odp_map_umem(child, uva, n, fault, &mapped);
+		return sroce_odp_map_umem(child, uva, n, fault, NULL);
 
 	/* a notifier on an mm whose users are gone is a BUG: keep it alive */
 	if (!mmget_not_zero(mm))
@@ -163,7 +165,7 @@ static int sroce_odp_map_child(struct sroce_mr *mr, u64 uva, u64 n, bool fault)
 	mutex_lock(&odp->child_lock);
 	child = xa_load(&odp->children, idx);
 	if (child) {
-		ret = sroce_odp_map_umem(child, uva, n, fault, &mapped);
+		ret = sroce_odp_map_umem(child, uva, n, fault, NULL);
 		goto out_unlock;
 	}
 	if (odp->nchildren >= SROCE_ODP_MAX_CHILDREN) {
@@ -222,7 +224,6 @@ out_unlock:
  */
 static int sroce_odp_map(struct sroce_mr *mr, u64 uva, u64 len, bool fault)
 {
-	bool mapped;
 	int ret = 0;
 
 	while (len && !ret) {
@@ -236,7 +237,7 @@ static int sroce_odp_map(struct sroce_mr *mr, u64 uva, u64 len, bool fault)
 		else if (mr->odp.implicit)
 			ret = sroce_odp_map_child(mr, uva, n, fault);
 		else
-			ret = sroce_odp_map_umem(mr->odp.umem, uva, n, fault, &mapped);
+			ret = sroce_odp_map_umem(mr->odp.umem, uva, n, fault, NULL);
 		up_read(&mr->odp.map_sem);
 		uva += n;
 		len -= n;
