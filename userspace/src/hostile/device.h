@@ -17,7 +17,7 @@ struct Device {
 	ibv_gid gid{};
 	int gid_index = 1;
 	ibv_mtu mtu = IBV_MTU_1024;
-	bool odp = false;  // explicit ODP MRs on RC
+	bool odp = false;	    // explicit ODP MRs on RC
 	bool odp_implicit = false;  // and implicit ones (the whole address space)
 };
 

@@ -36,7 +36,7 @@ struct MrSlot {
 	AnonRegion odp_mem;		   // the ODP MRs
 	std::size_t len = 0;
 	bool odp = false;
-	bool implicit = false;  // an implicit ODP MR, used on odp_mem
+	bool implicit = false;	// an implicit ODP MR, used on odp_mem
 
 	// where the slot's memory starts (an implicit MR's addr is 0)
 	std::uintptr_t base() const
