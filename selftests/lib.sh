@@ -32,6 +32,12 @@
 #   dmesg_clean_since_mark  0 if no WARNING/BUG/Oops/KASAN/UBSAN/panic/
 #                           "cut here" line since the last mark (else prints
 #                           them as "# " lines and returns 1)
+#   kasan_kernel            0 on a KASAN kernel (make check-debug)
+#   ktap_slab_bound NAME S0 S1 KB
+#                           ok iff Slab grew from S0 to S1 kB by less than
+#                           KB; skipped on a KASAN kernel, whose quarantine
+#                           keeps freed objects in Slab (zz-kmemleak judges
+#                           leaks there)
 # Numbering is automatic. Exit codes follow kselftest: 0 pass, 1 fail, 4 skip.
 
 KTAP_N=0
@@ -74,6 +80,19 @@ ktap_skip_all() {
 	echo "TAP version 13"
 	echo "1..0 # SKIP $*"
 	exit 4
+}
+
+kasan_kernel() { grep -q ' kasan_report$' /proc/kallsyms 2>/dev/null; }
+
+ktap_slab_bound() {
+	ktap_diag "slab before $2 kB, after $3 kB (delta $(($3 - $2)) kB, bound $4 kB)"
+	if kasan_kernel; then
+		ktap_skip "$1" "KASAN kernel: its quarantine keeps freed objects in Slab; zz-kmemleak judges leaks here"
+	elif [ $(($3 - $2)) -lt "$4" ]; then
+		ktap_ok "$1"
+	else
+		ktap_fail "$1"
+	fi
 }
 
 # ktap_result NAME CMD [ARG...]: run CMD, show its output as diagnostics.
