@@ -41,18 +41,32 @@ void sroce_cq_free(struct sroce_cq *cq)
 	free(cq);
 }
 
-/* After the kernel created the CQ: map the ring it described. */
-int sroce_cq_map(struct sroce_cq *cq, struct ibv_context *ibctx,
-		 const struct sroce_ring_info *info)
+/*
+ * The second half of both create paths, after the kernel's answer @ret to
+ * the create command of @verb: map the ring it described. Returns 0, or an
+ * errno with the CQ destroyed in the kernel (if it was created) and freed.
+ */
+int sroce_cq_created(struct sroce_cq *cq, struct ibv_context *ibctx, int ret,
+		     const struct sroce_ring_info *info, const char *verb, int cqe)
 {
-	int ret;
-
-	ret = sroce_ring_map(&cq->ring, ibctx->cmd_fd, info,
-			     sizeof(struct sroce_cqe));
-	if (ret)
-		return ret;
+	if (ret) {
+		sroce_dbg(ibctx, "%s: the kernel refused cqe %d: %s", verb, cqe, strerror(ret));
+		goto err_free;
+	}
+	ret = sroce_ring_map(&cq->ring, ibctx->cmd_fd, info, sizeof(struct sroce_cqe));
+	if (ret) {
+		sroce_err(ibctx, "%s: mapping the ring the kernel described: %s", verb,
+			  strerror(ret));
+		goto err_destroy;
+	}
 	cq->ring.own = sroce_load_acquire(&cq->ring.hdr->consumer);
 	return 0;
+
+err_destroy:
+	ibv_cmd_destroy_cq(&cq->vcq.cq);
+err_free:
+	sroce_cq_free(cq);
+	return ret;
 }
 
 struct ibv_cq *sroce_create_cq(struct ibv_context *ibctx, int cqe,
@@ -73,25 +87,12 @@ struct ibv_cq *sroce_create_cq(struct ibv_context *ibctx, int cqe,
 	ret = ibv_cmd_create_cq(ibctx, cqe, channel, comp_vector,
 				&cq->vcq.cq, &cmd.ibv_cmd, sizeof(cmd),
 				&resp.ibv_resp, sizeof(resp));
+	ret = sroce_cq_created(cq, ibctx, ret, &resp.ring, "create_cq", cqe);
 	if (ret) {
-		sroce_dbg(ibctx, "create_cq: the kernel refused cqe %d: %s", cqe, strerror(ret));
-		goto err_free;
-	}
-
-	ret = sroce_cq_map(cq, ibctx, &resp.ring);
-	if (ret) {
-		sroce_err(ibctx, "create_cq: mapping the ring the kernel described: %s",
-			  strerror(ret));
-		goto err_destroy;
+		errno = ret;
+		return NULL;
 	}
 	return &cq->vcq.cq;
-
-err_destroy:
-	ibv_cmd_destroy_cq(&cq->vcq.cq);
-err_free:
-	sroce_cq_free(cq);
-	errno = ret;
-	return NULL;
 }
 
 int sroce_destroy_cq(struct ibv_cq *ibcq)

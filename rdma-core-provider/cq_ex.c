@@ -218,24 +218,11 @@ struct ibv_cq_ex *sroce_create_cq_ex(struct ibv_context *ibctx,
 	ret = ibv_cmd_create_cq_ex(ibctx, attr, &cq->vcq, &cmd.ibv_cmd,
 				   sizeof(cmd), &resp.ibv_resp, sizeof(resp), 0);
 #endif
+	ret = sroce_cq_created(cq, ibctx, ret, &resp.ring, "create_cq_ex", (int)attr->cqe);
 	if (ret) {
-		sroce_dbg(ibctx, "create_cq_ex: the kernel refused cqe %u: %s", attr->cqe,
-			  strerror(ret));
-		goto err_free;
-	}
-	ret = sroce_cq_map(cq, ibctx, &resp.ring);
-	if (ret) {
-		sroce_err(ibctx, "create_cq_ex: mapping the ring the kernel described: %s",
-			  strerror(ret));
-		goto err_destroy;
+		errno = ret;
+		return NULL;
 	}
 	sroce_cqx_set_ops(&cq->vcq.cq_ex, attr->wc_flags);
 	return &cq->vcq.cq_ex;
-
-err_destroy:
-	ibv_cmd_destroy_cq(&cq->vcq.cq);
-err_free:
-	sroce_cq_free(cq);
-	errno = ret;
-	return NULL;
 }

@@ -231,8 +231,8 @@ int sroce_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc);
 int sroce_req_notify_cq(struct ibv_cq *ibcq, int solicited_only);
 int sroce_resize_cq(struct ibv_cq *ibcq, int cqe);
 struct sroce_cq *sroce_cq_alloc(void);
-int sroce_cq_map(struct sroce_cq *cq, struct ibv_context *ibctx,
-		 const struct sroce_ring_info *info);
+int sroce_cq_created(struct sroce_cq *cq, struct ibv_context *ibctx, int ret,
+		     const struct sroce_ring_info *info, const char *verb, int cqe);
 void sroce_cq_free(struct sroce_cq *cq);
 int sroce_cq_read(struct sroce_cq *cq, struct sroce_cqe *cqe);
 void sroce_cq_release(struct sroce_cq *cq);

@@ -121,39 +121,156 @@ std::string usage_text()
 	       "Exit status: 0 all verified, 1 a mismatch or an error, 2 bad usage.\n";
 }
 
+namespace {
+
+// Options whose defaults --nccl changes unless they were given
+enum Given : unsigned {
+	kGivenDepth = 1u << 0,
+	kGivenMaxSize = 1u << 1,
+	kGivenTimeout = 1u << 2,
+	kGivenOps = 1u << 3,
+	kGivenQps = 1u << 4,
+	kGivenAr = 1u << 5,
+};
+
+// What a value option's parser says: nothing when the value is accepted,
+// else what the value should have been ("invalid WHAT for OPTION")
+using Refusal = std::optional<std::string>;
+using Setter = Refusal (*)(Options &, std::string_view);
+
+template <typename T>
+Refusal set_uint(T &dst, std::string_view v, T lo, T hi, std::string_view what)
+{
+	auto n = parse_uint<T>(v, lo, hi);
+	if (!n)
+		return std::string(what);
+	dst = *n;
+	return std::nullopt;
+}
+
+Refusal set_size(uint32_t &dst, std::string_view v)
+{
+	auto n = parse_size(v);
+	if (!n)
+		return "size";
+	dst = *n;
+	return std::nullopt;
+}
+
+struct ValueOption {
+	std::string_view short_name;  // empty: none
+	std::string_view long_name;
+	unsigned given;	 // Given bits
+	Setter set;
+};
+
+const ValueOption kValueOptions[] = {
+	{"-d", "--ib-dev", 0,
+	 [](Options &o, std::string_view v) -> Refusal {
+		 o.device = std::string(v);
+		 return std::nullopt;
+	 }},
+	{"-g", "--gid-idx", 0,
+	 [](Options &o, std::string_view v) {
+		 return set_uint(o.gid_index, v, 0, 65535, "GID index");
+	 }},
+	{"-m", "--mtu", 0,
+	 [](Options &o, std::string_view v) -> Refusal {
+		 auto n = parse_uint<uint32_t>(v, 256, 4096);
+		 if (!n || (*n & (*n - 1)))
+			 return "MTU (256, 512, 1024, 2048 or 4096)";
+		 o.mtu = *n;
+		 return std::nullopt;
+	 }},
+	{"-n", "--iters", 0,
+	 [](Options &o, std::string_view v) {
+		 return set_uint(o.iterations, v, 1u, UINT32_MAX, "iteration count");
+	 }},
+	{"", "--max-size", kGivenMaxSize,
+	 [](Options &o, std::string_view v) { return set_size(o.max_size, v); }},
+	{"", "--min-size", 0,
+	 [](Options &o, std::string_view v) { return set_size(o.min_size, v); }},
+	{"", "--depth", kGivenDepth,
+	 [](Options &o, std::string_view v) {
+		 return set_uint(o.depth, v, 1u, kMaxDepth,
+				 "depth (1.." + std::to_string(kMaxDepth) + ")");
+	 }},
+	{"", "--qp-timeout", kGivenTimeout,
+	 [](Options &o, std::string_view v) {
+		 return set_uint<uint8_t>(o.qp_timeout, v, 1, 31,
+					  "local ACK timeout exponent (1..31)");
+	 }},
+	{"", "--retry-cnt", 0,
+	 [](Options &o, std::string_view v) {
+		 return set_uint<uint8_t>(o.retry_cnt, v, 0, 7, "retry count (0..7)");
+	 }},
+	{"", "--ops", kGivenOps,
+	 [](Options &o, std::string_view v) -> Refusal {
+		 auto m = parse_ops(v);
+		 if (!m)
+			 return "operation list";
+		 o.ops = *m;
+		 return std::nullopt;
+	 }},
+	{"", "--qps", kGivenQps,
+	 [](Options &o, std::string_view v) {
+		 return set_uint(o.qps, v, 1u, kMaxNcclQps,
+				 "QP count (1.." + std::to_string(kMaxNcclQps) + ")");
+	 }},
+	{"", "--ar-threshold", kGivenAr,
+	 [](Options &o, std::string_view v) { return set_size(o.ar_threshold, v); }},
+	{"", "--initiator", 0,
+	 [](Options &o, std::string_view v) -> Refusal {
+		 if (v == "any")
+			 o.initiators = Initiators::Any;
+		 else if (v == "client")
+			 o.initiators = Initiators::Client;
+		 else if (v == "server")
+			 o.initiators = Initiators::Server;
+		 else
+			 return "initiator (client, server or any)";
+		 return std::nullopt;
+	 }},
+	{"", "--seed", 0,
+	 [](Options &o, std::string_view v) {
+		 return set_uint<uint64_t>(o.seed, v, 0, UINT64_MAX, "seed");
+	 }},
+	{"-p", "--port", 0,
+	 [](Options &o, std::string_view v) {
+		 return set_uint<uint16_t>(o.port, v, 1, 65535, "port");
+	 }},
+	{"", "--timeout", 0,
+	 [](Options &o, std::string_view v) {
+		 return set_uint(o.timeout_s, v, 1u, 3600u, "timeout");
+	 }},
+};
+
+const ValueOption *find_value_option(std::string_view name)
+{
+	for (const auto &opt : kValueOptions)
+		if (name == opt.long_name || (!opt.short_name.empty() && name == opt.short_name))
+			return &opt;
+	return nullptr;
+}
+
+}  // namespace
+
 std::variant<Options, Help, UsageError> parse_options(const std::vector<std::string_view> &args)
 {
 	Options o;
 	bool have_server = false;
-	// --nccl changes these defaults, not values given
-	bool given_depth = false, given_max = false, given_timeout = false, given_ops = false;
-	bool given_qps = false, given_ar = false;
+	unsigned given = 0;  // Given bits
 	for (size_t i = 0; i < args.size(); i++) {
 		std::string_view a = args[i];
-		std::string_view val;
-		bool has_val = false;
-		// --name=value form
+		std::optional<std::string_view> val;  // --name=value form
 		if (a.starts_with("--") && a.find('=') != std::string_view::npos) {
 			val = a.substr(a.find('=') + 1);
 			a = a.substr(0, a.find('='));
-			has_val = true;
 		}
-		auto is = [&](std::string_view s, std::string_view l) { return a == s || a == l; };
-		auto need = [&]() -> std::optional<std::string_view> {
-			if (has_val)
-				return val;
-			if (i + 1 >= args.size())
-				return std::nullopt;
-			return args[++i];
-		};
-		auto bad = [&](std::string_view what) {
-			return UsageError{"invalid " + std::string(what) + " for " +
-					  std::string(a)};
-		};
 
-		if (is("-h", "--help"))
+		if (a == "-h" || a == "--help")
 			return Help{usage_text()};
-		if (is("-v", "--verbose")) {
+		if (a == "-v" || a == "--verbose") {
 			o.verbose = true;
 			continue;
 		}
@@ -162,100 +279,18 @@ std::variant<Options, Help, UsageError> parse_options(const std::vector<std::str
 			continue;
 		}
 		if (a.starts_with("-") && a.size() > 1) {
-			auto v = need();
-			if (!v)
-				return UsageError{"option " + std::string(a) + " needs a value"};
-			if (is("-d", "--ib-dev")) {
-				o.device = std::string(*v);
-			} else if (is("-g", "--gid-idx")) {
-				auto n = parse_uint<int>(*v, 0, 65535);
-				if (!n)
-					return bad("GID index");
-				o.gid_index = *n;
-			} else if (is("-m", "--mtu")) {
-				auto n = parse_uint<uint32_t>(*v, 256, 4096);
-				if (!n || (*n & (*n - 1)))
-					return bad("MTU (256, 512, 1024, 2048 or 4096)");
-				o.mtu = *n;
-			} else if (is("-n", "--iters")) {
-				auto n = parse_uint<uint32_t>(*v, 1, UINT32_MAX);
-				if (!n)
-					return bad("iteration count");
-				o.iterations = *n;
-			} else if (a == "--max-size") {
-				auto n = parse_size(*v);
-				if (!n)
-					return bad("size");
-				o.max_size = *n;
-				given_max = true;
-			} else if (a == "--min-size") {
-				auto n = parse_size(*v);
-				if (!n)
-					return bad("size");
-				o.min_size = *n;
-			} else if (a == "--depth") {
-				auto n = parse_uint<uint32_t>(*v, 1, kMaxDepth);
-				if (!n)
-					return bad("depth (1.." + std::to_string(kMaxDepth) + ")");
-				o.depth = *n;
-				given_depth = true;
-			} else if (a == "--qp-timeout") {
-				auto n = parse_uint<uint8_t>(*v, 1, 31);
-				if (!n)
-					return bad("local ACK timeout exponent (1..31)");
-				o.qp_timeout = *n;
-				given_timeout = true;
-			} else if (a == "--retry-cnt") {
-				auto n = parse_uint<uint8_t>(*v, 0, 7);
-				if (!n)
-					return bad("retry count (0..7)");
-				o.retry_cnt = *n;
-			} else if (a == "--ops") {
-				auto m = parse_ops(*v);
-				if (!m)
-					return bad("operation list");
-				o.ops = *m;
-				given_ops = true;
-			} else if (a == "--qps") {
-				auto n = parse_uint<uint32_t>(*v, 1, kMaxNcclQps);
-				if (!n)
-					return bad("QP count (1.." + std::to_string(kMaxNcclQps) +
-						   ")");
-				o.qps = *n;
-				given_qps = true;
-			} else if (a == "--ar-threshold") {
-				auto n = parse_size(*v);
-				if (!n)
-					return bad("size");
-				o.ar_threshold = *n;
-				given_ar = true;
-			} else if (a == "--initiator") {
-				if (*v == "any")
-					o.initiators = Initiators::Any;
-				else if (*v == "client")
-					o.initiators = Initiators::Client;
-				else if (*v == "server")
-					o.initiators = Initiators::Server;
-				else
-					return bad("initiator (client, server or any)");
-			} else if (a == "--seed") {
-				auto n = parse_uint<uint64_t>(*v, 0, UINT64_MAX);
-				if (!n)
-					return bad("seed");
-				o.seed = *n;
-			} else if (is("-p", "--port")) {
-				auto n = parse_uint<uint16_t>(*v, 1, 65535);
-				if (!n)
-					return bad("port");
-				o.port = *n;
-			} else if (a == "--timeout") {
-				auto n = parse_uint<unsigned>(*v, 1, 3600);
-				if (!n)
-					return bad("timeout");
-				o.timeout_s = *n;
-			} else {
+			const ValueOption *opt = find_value_option(a);
+			if (!opt)
 				return UsageError{"unknown option " + std::string(a)};
+			if (!val) {
+				if (i + 1 >= args.size())
+					return UsageError{"option " + std::string(a) +
+							  " needs a value"};
+				val = args[++i];
 			}
+			if (auto refused = opt->set(o, *val))
+				return UsageError{"invalid " + *refused + " for " + std::string(a)};
+			given |= opt->given;
 			continue;
 		}
 		if (have_server)
@@ -264,16 +299,16 @@ std::variant<Options, Help, UsageError> parse_options(const std::vector<std::str
 		have_server = true;
 	}
 	if (o.nccl) {
-		if (given_ops)
+		if (given & kGivenOps)
 			return UsageError{
 				"--ops and --nccl: NCCL moves data with RDMA WRITEs only"};
-		if (!given_depth)
+		if (!(given & kGivenDepth))
 			o.depth = kNcclDepth;
-		if (!given_max)
+		if (!(given & kGivenMaxSize))
 			o.max_size = kNcclMaxSize;
-		if (!given_timeout)
+		if (!(given & kGivenTimeout))
 			o.qp_timeout = kNcclQpTimeout;
-	} else if (given_qps || given_ar) {
+	} else if (given & (kGivenQps | kGivenAr)) {
 		return UsageError{"--qps and --ar-threshold need --nccl"};
 	}
 	if (o.min_size > o.max_size)
