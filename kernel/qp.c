@@ -701,6 +701,28 @@ static u32 sroce_queue_discard(struct sroce_queue *q)
 	return prod;
 }
 
+/**
+ * sroce_qp_opts_sample() - the device's opt-ins for a connection's lifetime
+ * @qp: the QP, entering RTR (@rtr) or reset
+ * @rtr: sample them from the device; false clears them
+ *
+ * ICRC skip (connected QPs), selective repeat (RC) and the transmit burst
+ * stay as they were at RTR, whatever the device's knobs do later; whether
+ * the peer takes part is learnt from its packets (sroce_qp_icrc_learn()).
+ */
+static void sroce_qp_opts_sample(struct sroce_qp *qp, bool rtr)
+{
+	enum ib_qp_type type = qp->ibqp.qp_type;
+	struct sroce_dev *sdev = qp->sdev;
+
+	WRITE_ONCE(qp->opt.icrc_skip, rtr && type != IB_QPT_UD && type != IB_QPT_GSI &&
+		   READ_ONCE(sdev->icrc_skip));
+	qp->opt.icrc_peer = false;
+	qp->opt.sr = rtr && type == IB_QPT_RC && READ_ONCE(sdev->sr);
+	qp->opt.sr_peer = false;
+	qp->opt.tx_gso = rtr && READ_ONCE(sdev->tx_gso);
+}
+
 /* Forget all transport state: RESET, or a fresh INIT. */
 static void sroce_qp_reset_transport(struct sroce_qp *qp)
 {
@@ -726,10 +748,7 @@ static void sroce_qp_reset_transport(struct sroce_qp *qp)
 	qp->flushed = false;
 	qp->sq_drained_sent = false;
 	qp->comm_est_sent = false;
-	WRITE_ONCE(qp->icrc_skip, false);
-	qp->icrc_peer = false;
-	qp->sr = false;
-	qp->sr_peer = false;
+	sroce_qp_opts_sample(qp, false);
 	sroce_dcqcn_stop(qp);	/* the rate limit goes too */
 	qp->sq->hdr->flags = SROCE_RING_F_NEED_WAKEUP;
 	qp->rq->hdr->flags = 0;
@@ -865,17 +884,7 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		case IB_QPS_RTR:
 			qp->resp.psn = qp->attr.rq_psn;
 			if (cur != IB_QPS_RTR) {
-				/* for the connection's lifetime: see sroce_qp_icrc_learn() */
-				WRITE_ONCE(qp->icrc_skip, ibqp->qp_type != IB_QPT_UD &&
-					   ibqp->qp_type != IB_QPT_GSI &&
-					   READ_ONCE(qp->sdev->icrc_skip));
-				qp->icrc_peer = false;
-				/* likewise selective repeat, RC only (responder.c) */
-				qp->sr = ibqp->qp_type == IB_QPT_RC &&
-					 READ_ONCE(qp->sdev->sr);
-				qp->sr_peer = false;
-				/* likewise the transmit burst (xmit.c) */
-				qp->tx_gso = READ_ONCE(qp->sdev->tx_gso);
+				sroce_qp_opts_sample(qp, true);
 				/* likewise DCQCN (dcqcn.c) */
 				sroce_dcqcn_start(qp);
 			}

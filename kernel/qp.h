@@ -309,11 +309,18 @@ struct sroce_qp {
 	bool sq_drained_sent;
 	bool comm_est_sent;	/* IB_EVENT_COMM_EST raised (first packet in RTR) */
 	bool odp_waiting;	/* on sdev->odp_waiters (odp.c) */
-	bool icrc_skip;		/* connected QP: sdev->icrc_skip at RTR (xmit.c, recv.c) */
-	bool icrc_peer;		/* the peer advertised ICRC skip (under lock) */
-	bool sr;		/* RC QP: sdev->sr at RTR (selective repeat offered) */
-	bool sr_peer;		/* the peer offers it too: selective repeat on (under lock) */
-	bool tx_gso;		/* connected QP: sdev->tx_gso at RTR (xmit.c) */
+	/*
+	 * the device's opt-ins this connected QP uses for a connection's
+	 * lifetime: sampled at RTR, cleared at reset (sroce_qp_opts_sample());
+	 * the _peer halves learnt from the peer's packets under @lock (xmit.c)
+	 */
+	struct sroce_qp_opts {
+		bool icrc_skip;	/* sdev->icrc_skip (xmit.c, recv.c: read without @lock) */
+		bool icrc_peer;	/* the peer advertised ICRC skip */
+		bool sr;	/* RC: sdev->sr (selective repeat offered) */
+		bool sr_peer;	/* the peer offers it too: selective repeat on */
+		bool tx_gso;	/* sdev->tx_gso (xmit.c) */
+	} opt;
 	/*
 	 * the transmit burst (xmit.c, sroce_txb_*()): packets of this QP held
 	 * back while sroce_rc_process() sends, to go as one UDP GSO packet

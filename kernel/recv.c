@@ -229,7 +229,7 @@ static int sroce_cnp_rcv(struct net *net, struct sk_buff *skb, const u8 *iph, bo
 		sroce_rx_drop(skb, SROCE_DROP_NO_QPN, why);
 		return 0;
 	}
-	if (unchecked && !READ_ONCE(qp->icrc_skip) && !sroce_rcv_icrc_ok(skb, iph, v6)) {
+	if (unchecked && !READ_ONCE(qp->opt.icrc_skip) && !sroce_rcv_icrc_ok(skb, iph, v6)) {
 		why = SROCE_DROP_ICRC;
 		goto drop_put;
 	}
@@ -312,7 +312,7 @@ int sroce_rcv(struct net *net, struct sk_buff *skb, const u8 *iph, bool v6, bool
 		return 0;
 	}
 	if (unchecked) {
-		if (READ_ONCE(qp->icrc_skip)) {
+		if (READ_ONCE(qp->opt.icrc_skip)) {
 			sroce_stat_inc(qp->sdev, SROCE_STAT_ICRC_SKIP_RX);
 		} else if (!sroce_rcv_icrc_ok(skb, iph, v6)) {
 			why = SROCE_DROP_ICRC;

@@ -144,8 +144,8 @@ static void sroce_res_qp_snap(struct sroce_qp *qp, struct sroce_res_qp *s)
 	s->rnr_wait = req->rnr_wait;
 	s->need_retry = req->need_retry;
 	s->cwnd = req->cwnd.cwnd;
-	s->sr = qp->sr;
-	s->sr_peer = qp->sr_peer;
+	s->sr = qp->opt.sr;
+	s->sr_peer = qp->opt.sr_peer;
 	s->sr_held = qp->resp.sr_held;
 	s->dcqcn = qp->dcqcn.on;
 	s->dcqcn_rc = qp->dcqcn.rc;

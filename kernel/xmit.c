@@ -219,12 +219,12 @@ static int sroce_xmit_local(struct sroce_qp *qp, struct sk_buff *skb, struct net
  * @qp: a connected QP
  * @skb: a packet from its peer (address checked), data at the UDP header
  *
- * A QP that opted in (qp->icrc_skip, sampled from the device at RTR) marks
+ * A QP that opted in (qp->opt.icrc_skip, sampled from the device at RTR) marks
  * its packets SROCE_BTH_ICRC_ADV; once the peer's packets carry the mark
  * too, both ends opted in and the QP stops computing the ICRC
  * (sroce_icrc_mark()). rxe and hardware never set the bit, so the QP keeps
  * the ICRC with them. Selective repeat is negotiated the same way with
- * SROCE_BTH_SR_ADV (qp->sr, qp->sr_peer).
+ * SROCE_BTH_SR_ADV (qp->opt.sr, qp->opt.sr_peer).
  */
 void sroce_qp_icrc_learn(struct sroce_qp *qp, const struct sk_buff *skb)
 {
@@ -232,11 +232,11 @@ void sroce_qp_icrc_learn(struct sroce_qp *qp, const struct sk_buff *skb)
 
 	u8 resv8a = skb->data[sizeof(struct udphdr) + SROCE_BTH_RESV8A_OFF];
 
-	if (qp->icrc_skip && !qp->icrc_peer && (resv8a & SROCE_BTH_ICRC_ADV))
-		qp->icrc_peer = true;
+	if (qp->opt.icrc_skip && !qp->opt.icrc_peer && (resv8a & SROCE_BTH_ICRC_ADV))
+		qp->opt.icrc_peer = true;
 	/* selective repeat likewise: both ends offered it (sroce_sr.h) */
-	if (qp->sr && !qp->sr_peer && (resv8a & SROCE_BTH_SR_ADV))
-		qp->sr_peer = true;
+	if (qp->opt.sr && !qp->opt.sr_peer && (resv8a & SROCE_BTH_SR_ADV))
+		qp->opt.sr_peer = true;
 }
 
 /**
@@ -252,11 +252,11 @@ static bool sroce_icrc_mark(struct sroce_qp *qp, struct sk_buff *skb)
 	u8 *resv8a = skb_transport_header(skb) + sizeof(struct udphdr) +
 		     SROCE_BTH_RESV8A_OFF;
 
-	if (qp->sr)
+	if (qp->opt.sr)
 		*resv8a |= SROCE_BTH_SR_ADV;	/* offer selective repeat */
-	if (!qp->icrc_skip)
+	if (!qp->opt.icrc_skip)
 		return false;
-	if (!qp->icrc_peer) {
+	if (!qp->opt.icrc_peer) {
 		*resv8a |= SROCE_BTH_ICRC_ADV;
 		return false;
 	}
@@ -304,7 +304,7 @@ static u8 sroce_qp_tos(const struct sroce_qp *qp)
 void sroce_txb_begin(struct sroce_qp *qp)
 {
 	lockdep_assert_held(&qp->lock);
-	qp->txb.on = qp->tx_gso && !qp->path.ipv6 && !qp->dcqcn.on;
+	qp->txb.on = qp->opt.tx_gso && !qp->path.ipv6 && !qp->dcqcn.on;
 }
 
 /* Send what is collected: one packet as it is, more as one GSO packet. */
