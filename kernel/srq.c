@@ -77,6 +77,8 @@ int sroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	spin_lock_init(&srq->kpost_lock);
 	srq->stride = sroce_srq_stride(sge);
 	srq->max_sge = sge;
+	srq->max_wr = n;
+	srq->user = !!udata;
 	srq->limit = 0;		/* armed by modify_srq only */
 	srq->rq = sroce_queue_create(udata, n, srq->stride);
 	if (IS_ERR(srq->rq)) {
@@ -120,13 +122,142 @@ err_dec_count:
 }
 
 /*
- * Only the limit can change: the ring is mmapped and has a fixed size
- * (IB_DEVICE_SRQ_RESIZE is not advertised).
+ * A user SRQ's modify_srq request: the address the new ring's description
+ * goes to. Return: 0; -EOPNOTSUPP when the provider gave none (it predates
+ * SRQ resize); -EINVAL for non-zero bytes beyond the request; -EFAULT.
+ */
+static int sroce_srq_resize_request(struct sroce_srq *srq, struct ib_udata *udata,
+				    struct sroce_modify_srq *cmd)
+{
+	int err;
+
+	if (udata->inlen < sizeof(*cmd)) {
+		sroce_dbg_srq(srq, "modify_srq: max_wr: %zu bytes of driver data, no address for the new ring",
+			      udata->inlen);
+		return -EOPNOTSUPP;
+	}
+	if (udata->inlen > sizeof(*cmd) &&
+	    !ib_is_udata_cleared(udata, sizeof(*cmd), udata->inlen - sizeof(*cmd))) {
+		sroce_dbg_srq(srq, "modify_srq: %zu bytes of driver data, beyond %zu not zero",
+			      udata->inlen, sizeof(*cmd));
+		return -EINVAL;
+	}
+	err = ib_copy_from_udata(cmd, udata, sizeof(*cmd));
+	if (err)
+		return err;
+	if (!cmd->ring_info_addr) {
+		sroce_dbg_srq(srq, "modify_srq: max_wr: ring_info_addr is 0");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/**
+ * sroce_srq_resize() - replace an SRQ's ring by one of @max_wr entries
+ * @srq: the SRQ
+ * @max_wr: requested depth, rounded up to a power of two
+ * @udata: a user SRQ's: holds struct sroce_modify_srq
+ *
+ * The entries posted and not taken yet are copied to the new ring at the
+ * same indices. A user ring's producer index is read once and checked.
+ *
+ * Return: 0; -EINVAL for a depth outside 1..max_srq_wr or below the posted
+ * entries, or a corrupt producer index; -EOPNOTSUPP for a user SRQ whose
+ * provider gave no address for the new ring; -ENOMEM; -EFAULT. On error
+ * the old ring is untouched.
+ */
+static int sroce_srq_resize(struct sroce_srq *srq, u32 max_wr, struct ib_udata *udata)
+{
+	struct sroce_modify_srq cmd = {};
+	struct sroce_ring_info info;
+	struct sroce_queue *nq, *oq;
+	unsigned long flags;
+	u32 n, prod, cons, i;
+	int err;
+
+	if (!max_wr || max_wr > SROCE_MAX_SRQ_WR) {
+		sroce_dbg_srq(srq, "modify_srq: max_wr %u outside 1..max_srq_wr %d", max_wr,
+			      SROCE_MAX_SRQ_WR);
+		return -EINVAL;
+	}
+	if (!udata != !srq->user) {
+		sroce_dbg_srq(srq, "modify_srq: a %s SRQ resized %s",
+			      srq->user ? "user" : "kernel",
+			      udata ? "from user space" : "by the kernel");
+		return -EINVAL;
+	}
+	if (udata) {
+		err = sroce_srq_resize_request(srq, udata, &cmd);
+		if (err)
+			return err;
+	}
+	n = roundup_pow_of_two(max_wr);
+	nq = sroce_queue_create(udata, n, srq->stride);
+	if (IS_ERR(nq)) {
+		sroce_dbg_srq(srq, "modify_srq: ring of %u x %u bytes: error %ld", n, srq->stride,
+			      PTR_ERR(nq));
+		return PTR_ERR(nq);
+	}
+	/* before the switch: a failed copy must leave the old ring in place */
+	if (udata) {
+		sroce_queue_info(nq, &info);
+		if (copy_to_user(u64_to_user_ptr(cmd.ring_info_addr), &info, sizeof(info))) {
+			sroce_dbg_srq(srq, "modify_srq: ring_info_addr 0x%llx not writable",
+				      cmd.ring_info_addr);
+			err = -EFAULT;
+			goto err_destroy_new;
+		}
+	}
+
+	/* kernel posters, then the QPs taking entries */
+	spin_lock_irqsave(&srq->kpost_lock, flags);
+	spin_lock(&srq->lock);
+	oq = srq->rq;
+	prod = READ_ONCE(oq->hdr->producer);
+	cons = oq->cons;
+	if (prod - cons > oq->num_entries || prod - cons > n) {
+		spin_unlock(&srq->lock);
+		spin_unlock_irqrestore(&srq->kpost_lock, flags);
+		if (prod - cons > oq->num_entries)
+			sroce_dbg_srq(srq,
+				      "modify_srq: producer index %u is corrupt (consumer %u, %u entries)",
+				      prod, cons, oq->num_entries);
+		else
+			sroce_dbg_srq(srq,
+				      "modify_srq: max_wr %u (%u entries) < the %u WRs posted",
+				      max_wr, n, prod - cons);
+		err = -EINVAL;
+		goto err_destroy_new;
+	}
+	for (i = cons; i != prod; i++)
+		memcpy(sroce_queue_at(nq, i), sroce_queue_at(oq, i), srq->stride);
+	nq->cons = cons;
+	nq->prod = prod;
+	nq->hdr->consumer = cons;
+	smp_store_release(&nq->hdr->producer, prod);
+	srq->rq = nq;
+	WRITE_ONCE(srq->max_wr, n);
+	spin_unlock(&srq->lock);
+	spin_unlock_irqrestore(&srq->kpost_lock, flags);
+
+	sroce_queue_destroy(oq);
+	return 0;
+
+err_destroy_new:
+	sroce_queue_destroy(nq);
+	return err;
+}
+
+/*
+ * IB_SRQ_MAX_WR replaces the ring (sroce_srq_resize(), first, so that a
+ * limit given with it is checked against the new depth); IB_SRQ_LIMIT arms
+ * the limit event.
  */
 int sroce_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 		     enum ib_srq_attr_mask mask, struct ib_udata *udata)
 {
 	struct sroce_srq *srq = sroce_to_srq(ibsrq);
+	int err;
 
 	if (mask & ~(IB_SRQ_MAX_WR | IB_SRQ_LIMIT)) {
 		sroce_dbg_srq(srq, "modify_srq: attr_mask 0x%x: unknown bits 0x%x", mask,
@@ -134,14 +265,15 @@ int sroce_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 		return -EINVAL;
 	}
 	if (mask & IB_SRQ_MAX_WR) {
-		sroce_dbg_srq(srq, "modify_srq: max_wr %u: an SRQ is not resized", attr->max_wr);
-		return -EOPNOTSUPP;
+		err = sroce_srq_resize(srq, attr->max_wr, udata);
+		if (err)
+			return err;
 	}
 	if (!(mask & IB_SRQ_LIMIT))
 		return 0;
-	if (attr->srq_limit > srq->rq->num_entries) {
+	if (attr->srq_limit > READ_ONCE(srq->max_wr)) {
 		sroce_dbg_srq(srq, "modify_srq: srq_limit %u > max_wr %u", attr->srq_limit,
-			      srq->rq->num_entries);
+			      READ_ONCE(srq->max_wr));
 		return -EINVAL;
 	}
 	spin_lock_bh(&srq->lock);
@@ -154,7 +286,7 @@ int sroce_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
 {
 	struct sroce_srq *srq = sroce_to_srq(ibsrq);
 
-	attr->max_wr = srq->rq->num_entries;
+	attr->max_wr = READ_ONCE(srq->max_wr);
 	attr->max_sge = srq->max_sge;
 	attr->srq_limit = READ_ONCE(srq->limit);
 	return 0;
@@ -190,17 +322,18 @@ int sroce_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 			const struct ib_recv_wr **bad_wr)
 {
 	struct sroce_srq *srq = sroce_to_srq(ibsrq);
-	struct sroce_queue *q = srq->rq;
 	struct sroce_recv_wqe *w;
+	struct sroce_queue *q;
 	unsigned long flags;
 	int err = 0;
 
-	if (q->mmap) {
+	if (srq->user) {
 		sroce_dbg_srq_rl(srq, "post_srq_recv: a user SRQ is posted to in its ring");
 		*bad_wr = wr;
 		return -EINVAL;
 	}
 	spin_lock_irqsave(&srq->kpost_lock, flags);
+	q = srq->rq;	/* stable under kpost_lock (sroce_srq_resize()) */
 	for (; wr; wr = wr->next) {
 		if (wr->num_sge < 0 || wr->num_sge > srq->max_sge) {
 			sroce_dbg_srq_rl(srq, "post_srq_recv: num_sge %d > max_sge %u",

@@ -20,11 +20,14 @@ struct sroce_dev;
 /**
  * struct sroce_srq - a shared receive queue
  * @ibsrq: the core's object
- * @rq: the ring (struct sroce_recv_wqe entries); mmapped for a user SRQ
+ * @rq: the ring (struct sroce_recv_wqe entries); mmapped for a user SRQ.
+ *	Replaced by a resize under both locks.
  * @lock: the consumer side of @rq, taken by every QP of the SRQ, and @limit
  * @kpost_lock: the producer side of a kernel SRQ's ring
  * @stride: entry size
  * @max_sge: SGEs per entry
+ * @max_wr: @rq's entries, readable without the locks
+ * @user: a user SRQ (its ring is mmapped)
  * @limit: IB_EVENT_SRQ_LIMIT_REACHED fires (once) when fewer than this
  *	remain posted; 0: not armed
  * @ref: XRC SRQ: one reference for its number (xrc.c) plus one per
@@ -38,6 +41,8 @@ struct sroce_srq {
 	spinlock_t kpost_lock;
 	u32 stride;
 	u32 max_sge;
+	u32 max_wr;
+	bool user;
 	u32 limit;
 	refcount_t ref;
 	struct completion freed;

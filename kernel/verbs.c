@@ -107,6 +107,7 @@ static int sroce_query_device(struct ib_device *ibdev,
 		IB_ODP_SUPPORT_SRQ_RECV;
 	attr->odp_caps.per_transport_caps.ud_odp_caps = IB_ODP_SUPPORT_SEND;
 	attr->device_cap_flags = IB_DEVICE_SYS_IMAGE_GUID | IB_DEVICE_RC_RNR_NAK_GEN |
+				 IB_DEVICE_SRQ_RESIZE |
 				 IB_DEVICE_MEM_MGT_EXTENSIONS | IB_DEVICE_MEM_WINDOW |
 				 IB_DEVICE_MEM_WINDOW_TYPE_2B | IB_DEVICE_XRC |
 				 SROCE_DEVICE_ATOMIC_WRITE | SROCE_DEVICE_FLUSH_GLOBAL;

@@ -29,6 +29,8 @@ DECLARE_DRV_CMD(usroce_create_qp, IB_USER_VERBS_CMD_CREATE_QP,
 		empty, sroce_create_qp_resp);
 DECLARE_DRV_CMD(usroce_create_srq, IB_USER_VERBS_CMD_CREATE_SRQ,
 		empty, sroce_create_srq_resp);
+DECLARE_DRV_CMD(usroce_modify_srq, IB_USER_VERBS_CMD_MODIFY_SRQ,
+		sroce_modify_srq, empty);
 DECLARE_DRV_CMD(usroce_create_xsrq, IB_USER_VERBS_CMD_CREATE_XSRQ,
 		empty, sroce_create_srq_resp);
 DECLARE_DRV_CMD(usroce_create_ah, IB_USER_VERBS_CMD_CREATE_AH,

@@ -160,15 +160,47 @@ int sroce_get_srq_num(struct ibv_srq *ibsrq, uint32_t *srq_num)
 	return 0;
 }
 
+/*
+ * IBV_SRQ_MAX_WR replaces the ring: the kernel copies the posted entries
+ * to a new ring at the same indices and describes it in @info; posting
+ * waits on the lock until the new ring is mapped in place of the old.
+ */
 int sroce_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr, int mask)
 {
-	struct ibv_modify_srq cmd;
+	struct sroce_srq *srq = to_ssrq(ibsrq);
+	struct usroce_modify_srq cmd = {};
+	struct sroce_ring_info info = {};
+	struct sroce_ring nr;
 	int ret;
 
-	ret = ibv_cmd_modify_srq(ibsrq, attr, mask, &cmd, sizeof(cmd));
-	if (ret)
-		sroce_dbg(ibsrq->context, "modify_srq: the kernel refused attr_mask 0x%x: %s", mask,
+	if (!(mask & IBV_SRQ_MAX_WR)) {
+		ret = ibv_cmd_modify_srq(ibsrq, attr, mask, &cmd.ibv_cmd, sizeof(cmd.ibv_cmd));
+		if (ret)
+			sroce_dbg(ibsrq->context, "modify_srq: the kernel refused attr_mask 0x%x: %s",
+				  mask, strerror(ret));
+		return ret;
+	}
+
+	cmd.ring_info_addr = (uintptr_t)&info;
+	pthread_spin_lock(&srq->lock);
+	ret = ibv_cmd_modify_srq(ibsrq, attr, mask, &cmd.ibv_cmd, sizeof(cmd));
+	if (ret) {
+		pthread_spin_unlock(&srq->lock);
+		sroce_dbg(ibsrq->context, "modify_srq: the kernel refused max_wr %u (attr_mask 0x%x): %s",
+			  attr->max_wr, mask, strerror(ret));
+		return ret;
+	}
+	ret = sroce_ring_map(&nr, ibsrq->context->cmd_fd, &info, sizeof(struct sroce_recv_wqe));
+	if (ret) {
+		sroce_err(ibsrq->context, "modify_srq: mapping the new ring: %s (the SRQ takes no more posts)",
 			  strerror(ret));
+		sroce_ring_unmap(&srq->ring);
+	} else {
+		nr.own = srq->ring.own;
+		sroce_ring_unmap(&srq->ring);
+		srq->ring = nr;
+	}
+	pthread_spin_unlock(&srq->lock);
 	return ret;
 }
 
@@ -202,6 +234,12 @@ int sroce_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 	int ret = 0;
 
 	pthread_spin_lock(&srq->lock);
+	if (!r->hdr) {
+		pthread_spin_unlock(&srq->lock);
+		sroce_err(ibsrq->context, "post_srq_recv: the SRQ lost its ring in a failed resize");
+		*bad_wr = wr;
+		return EIO;
+	}
 	prod = r->own;
 	cons = sroce_load_acquire(&r->hdr->consumer);
 	for (; wr; wr = wr->next) {

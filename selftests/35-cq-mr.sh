@@ -17,7 +17,7 @@
 cleanup() { rdma link delete sroce0 2>/dev/null; }
 trap cleanup EXIT
 
-NTESTS=21
+NTESTS=22
 ktap_header $NTESTS
 dmesg_mark
 ip link set eth0 up
@@ -327,6 +327,56 @@ def _():
         m.close()
     finally:
         uv.destroy_cq(h)
+
+
+@test('SRQ: resize writes the new ring to the address given, posted entries '
+      'and indices carried over; no address EOPNOTSUPP, a bad one EFAULT, a '
+      'corrupt producer index or fewer entries than posted EINVAL, each '
+      'leaving the old ring')
+def _():
+    h, n, ring = uv.create_srq(pd, 16)
+    m = None
+    try:
+        stride = ring[3]
+        check(n == 16 and ring[2] == 16, 'create_srq -> %d %r' % (n, ring))
+        m = uv.map_ring(ring)
+        # five entries "posted" (an entry is checked only when a QP takes it)
+        for i in range(5):
+            struct.pack_into('<QI', m, U.RING_HDR_SIZE + i * stride, 0x5000 + i, 1)
+        struct.pack_into('<I', m, 0, 5)
+        info = bytearray(24)
+        addr = struct.pack('<Q', U.buf_addr(info))
+        expect_errno(E.EOPNOTSUPP, uv.modify_srq, h, U.SRQ_MAX_WR, 64)
+        expect_errno(E.EINVAL, uv.modify_srq, h, U.SRQ_MAX_WR, 64,
+                     driver_in=struct.pack('<Q', 0))
+        expect_errno(E.EFAULT, uv.modify_srq, h, U.SRQ_MAX_WR, 64,
+                     driver_in=struct.pack('<Q', 8))
+        expect_errno(E.EINVAL, uv.modify_srq, h, U.SRQ_MAX_WR, 64,
+                     driver_in=addr + struct.pack('<Q', 1))
+        for bad in (0, 1 << 20):
+            expect_errno(E.EINVAL, uv.modify_srq, h, U.SRQ_MAX_WR, bad, driver_in=addr)
+        expect_errno(E.EINVAL, uv.modify_srq, h, U.SRQ_MAX_WR, 4, driver_in=addr)
+        struct.pack_into('<I', m, 0, 100)     # hostile producer: 100 of 16
+        expect_errno(E.EINVAL, uv.modify_srq, h, U.SRQ_MAX_WR, 64, driver_in=addr)
+        struct.pack_into('<I', m, 0, 5)
+        check(uv.query_srq(h)[0] == 16, 'refused resizes changed max_wr to %d' %
+              uv.query_srq(h)[0])
+        uv.modify_srq(h, U.SRQ_MAX_WR, 64, driver_in=addr)
+        new = struct.unpack_from('<QQII', info, 0)
+        check(new[2:] == (64, stride) and new[0] != ring[0], 'new ring %r' % (new,))
+        check(uv.query_srq(h)[0] == 64, 'query after resize: %r' % (uv.query_srq(h),))
+        m.close()
+        m = None
+        expect_errno(E.EINVAL, uv.map_ring, ring)
+        m = uv.map_ring(new)
+        check(struct.unpack_from('<I', m, 0)[0] == 5 and
+              struct.unpack_from('<I', m, 64)[0] == 0, 'indices not carried over')
+        got = [struct.unpack_from('<Q', m, U.RING_HDR_SIZE + i * stride)[0] for i in range(5)]
+        check(got == [0x5000 + i for i in range(5)], 'entries not carried over: %r' % got)
+    finally:
+        if m is not None:
+            m.close()
+        uv.destroy_srq(h)
 
 
 @test('CQ: a ring mapping outlives its CQ (read/write after destroy, then '

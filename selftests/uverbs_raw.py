@@ -23,6 +23,13 @@ CMD_RESIZE_CQ = 19
 CMD_DESTROY_CQ = 20
 CMD_POLL_CQ = 21
 CMD_REQ_NOTIFY_CQ = 23
+CMD_CREATE_SRQ = 32
+CMD_MODIFY_SRQ = 33
+CMD_QUERY_SRQ = 34
+CMD_DESTROY_SRQ = 35
+
+SRQ_MAX_WR = 1
+SRQ_LIMIT = 2
 
 ACCESS_LOCAL_WRITE = 1
 ACCESS_REMOTE_WRITE = 2
@@ -133,6 +140,27 @@ class Uverbs:
     def poll_cq(self, handle, ne):
         r = self.cmd(CMD_POLL_CQ, struct.pack('<II', handle, ne), 8 + ne * 48, True)
         return struct.unpack_from('<I', r, 0)[0]
+
+    # ---- SRQ
+    def create_srq(self, pd, max_wr, max_sge=1):
+        """Returns (handle, max_wr, ring) with ring as in create_cq, from
+        struct sroce_create_srq_resp."""
+        body = struct.pack('<QIIII', 0, pd, max_wr, max_sge, 0)
+        r = self.cmd(CMD_CREATE_SRQ, body, 16 + 24, True)
+        h, n = struct.unpack_from('<II', r, 0)
+        return h, n, struct.unpack_from('<QQII', r, 16)
+
+    def modify_srq(self, handle, mask, max_wr=0, srq_limit=0, driver_in=b''):
+        """@driver_in: struct sroce_modify_srq (the new ring's address)."""
+        self.cmd(CMD_MODIFY_SRQ, struct.pack('<IIII', handle, mask, max_wr, srq_limit) + driver_in)
+
+    def query_srq(self, handle):
+        """Returns (max_wr, max_sge, srq_limit)."""
+        r = self.cmd(CMD_QUERY_SRQ, struct.pack('<II', handle, 0), 16, True)
+        return struct.unpack_from('<III', r, 0)
+
+    def destroy_srq(self, handle):
+        self.cmd(CMD_DESTROY_SRQ, struct.pack('<II', handle, 0), 8, True)
 
     def map_ring(self, ring, length=None, flags=mmap.MAP_SHARED):
         off, mlen = ring[0], ring[1]

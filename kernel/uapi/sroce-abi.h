@@ -238,6 +238,17 @@ struct sroce_create_srq_resp {
 };
 
 /*
+ * modify_srq request (no response: the command has none). Resizing
+ * (IB_SRQ_MAX_WR) replaces the ring; the kernel writes the new ring's
+ * struct sroce_ring_info to @ring_info_addr, a user address, and the
+ * provider remaps. The posted entries keep their (free-running) indices.
+ * Without the request (an older provider), a resize is refused.
+ */
+struct sroce_modify_srq {
+	__aligned_u64 ring_info_addr;
+};
+
+/*
  * create_qp response: SQ and RQ rings; num_entries 0: no such queue (the RQ
  * of a QP on an SRQ, a queue created with 0 WRs), posting to it fails
  */
