@@ -14,9 +14,22 @@
 
 #include "sroce.h"
 
-/* what alloc_parent_domain takes */
+/*
+ * What alloc_parent_domain takes. A confidential-computing guest's parent
+ * domain may allow buffers in unprotected (shared) memory, which a device
+ * that DMAs needs; sroce's "device" is the kernel's CPU copying to and from
+ * the process's own pages, so private memory serves it and the permission
+ * changes nothing (ibv_alloc_buf() keeps libibverbs' page-aligned
+ * allocation; IBV_DEVICE_CC_DMA_BOUNCE is not reported).
+ */
+#if SROCE_HAVE_CC_ALLOC
+#define SROCE_PD_INIT_ATTR_CC IBV_PARENT_DOMAIN_INIT_ATTR_ALLOW_CC_UNPROTECTED_ALLOC
+#else
+#define SROCE_PD_INIT_ATTR_CC 0
+#endif
 #define SROCE_PD_INIT_ATTR_MASK (IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS | \
-				 IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT)
+				 IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT | \
+				 SROCE_PD_INIT_ATTR_CC)
 
 int sroce_query_device_ex(struct ibv_context *ibctx,
 			  const struct ibv_query_device_ex_input *input,
