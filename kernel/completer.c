@@ -228,7 +228,7 @@ static bool sroce_rx_sack(struct sroce_qp *qp, const struct sk_buff *skb,
 	const u8 *p = skb->data + sizeof(struct udphdr) + hdr->hdr_len;
 	u8 syn = hdr->aeth.syndrome;
 
-	if (!qp->opt.sr_peer ||
+	if (!qp->opt.selrep_peer ||
 	    (hdr->bth.opcode & SROCE_OP_OPERATION_MASK) != SROCE_OP_RC_ACKNOWLEDGE ||
 	    sroce_aeth_syn_type(syn) != SROCE_AETH_NAK ||
 	    sroce_aeth_syn_value(syn) != SROCE_NAK_PSN_SEQ_ERR ||

@@ -718,8 +718,8 @@ static void sroce_qp_opts_sample(struct sroce_qp *qp, bool rtr)
 	WRITE_ONCE(qp->opt.icrc_skip, rtr && type != IB_QPT_UD && type != IB_QPT_GSI &&
 		   READ_ONCE(sdev->icrc_skip));
 	qp->opt.icrc_peer = false;
-	qp->opt.sr = rtr && type == IB_QPT_RC && READ_ONCE(sdev->sr);
-	qp->opt.sr_peer = false;
+	qp->opt.selrep = rtr && type == IB_QPT_RC && READ_ONCE(sdev->sr);
+	qp->opt.selrep_peer = false;
 	qp->opt.tx_gso = rtr && READ_ONCE(sdev->tx_gso);
 }
 

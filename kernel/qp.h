@@ -317,8 +317,8 @@ struct sroce_qp {
 	struct sroce_qp_opts {
 		bool icrc_skip;	/* sdev->icrc_skip (xmit.c, recv.c: read without @lock) */
 		bool icrc_peer;	/* the peer advertised ICRC skip */
-		bool sr;	/* RC: sdev->sr (selective repeat offered) */
-		bool sr_peer;	/* the peer offers it too: selective repeat on */
+		bool selrep;	/* RC: sdev->sr (selective repeat offered) */
+		bool selrep_peer;	/* the peer offers it too: selective repeat on */
 		bool tx_gso;	/* sdev->tx_gso (xmit.c) */
 	} opt;
 	/*

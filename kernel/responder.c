@@ -895,7 +895,7 @@ void sroce_resp_rx(struct sroce_qp *qp, struct sk_buff *skb,
 	}
 	if (d > 0) {
 		/* selective repeat: hold it, NAK only after the reordering window */
-		if (qp->opt.sr_peer && sroce_sr_hold(qp, skb, hdr))
+		if (qp->opt.selrep_peer && sroce_sr_hold(qp, skb, hdr))
 			return;
 		/* a gap: one NAK per gap, then wait for the resend */
 		if (!resp->nak_sent) {

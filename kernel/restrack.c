@@ -111,7 +111,7 @@ struct sroce_res_qp {
 	u32 retry_left, rnr_left, backoff;
 	bool rnr_wait, need_retry;
 	u32 cwnd;
-	bool sr, sr_peer;
+	bool selrep, selrep_peer;
 	u32 sr_held;
 	bool dcqcn;
 	u32 dcqcn_rc, dcqcn_rt, dcqcn_alpha;
@@ -144,8 +144,8 @@ static void sroce_res_qp_snap(struct sroce_qp *qp, struct sroce_res_qp *s)
 	s->rnr_wait = req->rnr_wait;
 	s->need_retry = req->need_retry;
 	s->cwnd = req->cwnd.cwnd;
-	s->sr = qp->opt.sr;
-	s->sr_peer = qp->opt.sr_peer;
+	s->selrep = qp->opt.selrep;
+	s->selrep_peer = qp->opt.selrep_peer;
 	s->sr_held = qp->resp.sr_held;
 	s->dcqcn = qp->dcqcn.on;
 	s->dcqcn_rc = qp->dcqcn.rc;
@@ -159,9 +159,9 @@ static void sroce_res_qp_snap(struct sroce_qp *qp, struct sroce_res_qp *s)
 /* Selective repeat: not offered, offered (waiting for the peer's), on */
 static const char *sroce_res_sr(const struct sroce_res_qp *s)
 {
-	if (!s->sr)
+	if (!s->selrep)
 		return "off";
-	return s->sr_peer ? "on" : "offered";
+	return s->selrep_peer ? "on" : "offered";
 }
 
 /**
@@ -219,7 +219,7 @@ int sroce_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 		sroce_res_u32(&w, "rd_answering", s.rd_answer);
 	if (type == IB_QPT_RC) {
 		sroce_res_str(&w, "sr", sroce_res_sr(&s));
-		if (s.sr && s.sr_peer)
+		if (s.selrep && s.selrep_peer)
 			sroce_res_u32(&w, "sr_held", s.sr_held);
 	}
 	if (s.dcqcn) {

@@ -123,7 +123,7 @@ bool sroce_sr_sack(struct sroce_qp *qp, struct sroce_sack *sack)
 	u32 i;
 
 	memset(sack, 0, sizeof(*sack));
-	if (!qp->opt.sr_peer || !resp->sr_held)
+	if (!qp->opt.selrep_peer || !resp->sr_held)
 		return false;
 	for (i = 0; i < SROCE_SR_WINDOW; i++)
 		if (sroce_sr_used(resp, i))
@@ -262,7 +262,7 @@ void sroce_responder_sr_gap(struct sroce_qp *qp)
 	default:
 		return;
 	}
-	if (!qp->opt.sr_peer || !resp->sr_held || resp->nak_sent)
+	if (!qp->opt.selrep_peer || !resp->sr_held || resp->nak_sent)
 		return;
 	end = resp->sr_gap_since + sroce_sr_nak_delay();
 	if (time_before(jiffies, end)) {

@@ -224,7 +224,7 @@ static int sroce_xmit_local(struct sroce_qp *qp, struct sk_buff *skb, struct net
  * too, both ends opted in and the QP stops computing the ICRC
  * (sroce_icrc_mark()). rxe and hardware never set the bit, so the QP keeps
  * the ICRC with them. Selective repeat is negotiated the same way with
- * SROCE_BTH_SR_ADV (qp->opt.sr, qp->opt.sr_peer).
+ * SROCE_BTH_SR_ADV (qp->opt.selrep, qp->opt.selrep_peer).
  */
 void sroce_qp_icrc_learn(struct sroce_qp *qp, const struct sk_buff *skb)
 {
@@ -235,8 +235,8 @@ void sroce_qp_icrc_learn(struct sroce_qp *qp, const struct sk_buff *skb)
 	if (qp->opt.icrc_skip && !qp->opt.icrc_peer && (resv8a & SROCE_BTH_ICRC_ADV))
 		qp->opt.icrc_peer = true;
 	/* selective repeat likewise: both ends offered it (sroce_sr.h) */
-	if (qp->opt.sr && !qp->opt.sr_peer && (resv8a & SROCE_BTH_SR_ADV))
-		qp->opt.sr_peer = true;
+	if (qp->opt.selrep && !qp->opt.selrep_peer && (resv8a & SROCE_BTH_SR_ADV))
+		qp->opt.selrep_peer = true;
 }
 
 /**
@@ -252,7 +252,7 @@ static bool sroce_icrc_mark(struct sroce_qp *qp, struct sk_buff *skb)
 	u8 *resv8a = skb_transport_header(skb) + sizeof(struct udphdr) +
 		     SROCE_BTH_RESV8A_OFF;
 
-	if (qp->opt.sr)
+	if (qp->opt.selrep)
 		*resv8a |= SROCE_BTH_SR_ADV;	/* offer selective repeat */
 	if (!qp->opt.icrc_skip)
 		return false;
