@@ -101,13 +101,15 @@ void Ops::step()
 			w_.maps_gen++;
 			if (!w_.dev.ctx)
 				return;
-			const auto k = rng_.below(4);
+			const auto k = rng_.below(5);
 			if (k == 0)
 				recreate_qp();
 			else if (k == 1)
 				reregister_mr();
 			else if (k == 2)
 				resize_cq();
+			else if (k == 3)
+				resize_srq();
 			else
 				realloc_mw();
 		}
@@ -630,10 +632,10 @@ void Ops::srq_ops()
 	if (!w_.srq)
 		return;
 	if (rng_.chance(20)) {
+		// the limit only: a resize replaces the ring mapping (resize_srq())
 		ibv_srq_attr a{};
-		a.max_wr = static_cast<std::uint32_t>(rng_.below(256));
 		a.srq_limit = static_cast<std::uint32_t>(rng_.below(128));
-		(void)ibv_modify_srq(w_.srq.get(), &a, static_cast<int>(rng_.between(1, 3)));
+		(void)ibv_modify_srq(w_.srq.get(), &a, IBV_SRQ_LIMIT);
 		return;
 	}
 	const int n = static_cast<int>(rng_.between(1, 4));
@@ -694,6 +696,20 @@ void Ops::resize_cq()
 	if (cq)
 		(void)ibv_resize_cq(cq, static_cast<int>(rng_.chance(90) ? rng_.between(1, 1024)
 									 : rng_.next()));
+}
+
+// Under the world's exclusive lock, like resize_cq(): the provider unmaps
+// the old ring, which the other threads' writes must not be aimed at. Racing
+// posts and QPs taking buffers stay: the receive path runs in the kernel.
+void Ops::resize_srq()
+{
+	if (!w_.srq)
+		return;
+	ibv_srq_attr a{};
+	a.max_wr = static_cast<std::uint32_t>(rng_.chance(90) ? rng_.below(300) : rng_.next());
+	a.srq_limit = static_cast<std::uint32_t>(rng_.below(128));
+	(void)ibv_modify_srq(w_.srq.get(), &a,
+			     rng_.chance(70) ? IBV_SRQ_MAX_WR : IBV_SRQ_MAX_WR | IBV_SRQ_LIMIT);
 }
 
 void Ops::realloc_mw()

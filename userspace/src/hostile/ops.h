@@ -39,6 +39,7 @@ private:
 	void recreate_qp();
 	void reregister_mr();
 	void resize_cq();
+	void resize_srq();
 	void realloc_mw();
 	void reopen();
 
