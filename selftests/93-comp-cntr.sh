@@ -7,9 +7,10 @@
 # EINVAL), 8 SENDs, WRITEs and READs (only the last of each signaled)
 # counted at both ends per class, a refused WRITE counted in error at
 # both ends, an attached counter not destroyable (EBUSY) until its QP is
-# gone, and max_counters enforced (ENOMEM). Skipped without a sid root
-# (make sid-root), or on a kernel whose RDMA core has no completion
-# counters (6.1, 6.12).
+# gone, a process exiting with a counter attached cleaned up after, and
+# max_counters enforced (ENOMEM; none of the above left over). Skipped
+# without a sid root (make sid-root), or on a kernel whose RDMA core has
+# no completion counters (6.1, 6.12).
 # sroce-timeout: 180
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/sid-lib.sh"
@@ -39,7 +40,7 @@ except PyverbsRDMAError as ex:
 PY
 ) || ktap_skip_all "$(tail -n 1 <<< "$why")"
 
-ktap_header 14
+ktap_header 15
 dmesg_mark
 cp "$here/comp_cntr.py" "$SID/tmp/" || exit 1
 t0=${EPOCHREALTIME/./}

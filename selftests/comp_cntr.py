@@ -2,16 +2,19 @@
 """Completion counters (rdma-core 65's pyverbs.comp_cntr) on one sroce
 device, two RC QPs over loopback:
 
-    python3 comp_cntr.py DEVICE GID_INDEX
+    python3 comp_cntr.py DEVICE GID_INDEX [abandon]
 
 Prints one line per check, "ok NAME" or "not ok NAME: why", and exits 0
 when every check ran (failed ones included), 1 when the run broke off.
 """
+import enum
 import errno
+import os
+import subprocess
 import sys
 import time
 
-import pyverbs.enums as e
+import pyverbs.libibverbs_enums
 from pyverbs.comp_cntr import CompCntr, CompCntrInitAttr
 from pyverbs.cq import CQ
 from pyverbs.device import Context
@@ -22,6 +25,20 @@ from pyverbs.qp import QP, QPAttachCompCntrAttr, QPAttr, QPCap, QPInitAttr
 from pyverbs.addr import AHAttr, GlobalRoute
 from pyverbs.wr import RecvWR, SendWR, SGE
 
+
+
+class _Enums:
+    """pyverbs 65's enum classes' members in one namespace, as ints."""
+
+    def __init__(self, mod):
+        for name in dir(mod):
+            cls = getattr(mod, name)
+            if isinstance(cls, type) and issubclass(cls, enum.Enum):
+                for m, v in cls.__members__.items():
+                    setattr(self, m, int(v))
+
+
+e = _Enums(pyverbs.libibverbs_enums)
 N = 8
 SIZE = 3000                     # three packets at path MTU 1024
 ACCESS = e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE | e.IBV_ACCESS_REMOTE_READ
@@ -77,7 +94,7 @@ class Node:
     def __init__(self, ctx, pd):
         self.cq = CQ(ctx, 64)
         self.qp = QP(pd, QPInitAttr(qp_type=e.IBV_QPT_RC, scq=self.cq, rcq=self.cq,
-                                    cap=QPCap(max_send_wr=32, max_recv_wr=32)))
+                                    cap=QPCap(max_send_wr=32, max_recv_wr=32), sq_sig_all=0))
         self.mr = MR(pd, SIZE, ACCESS)
         self.cntr = {}
 
@@ -189,6 +206,16 @@ def traffic(ctx, pd, gid, gid_index):
     check('with their QPs destroyed the counters can go', gone == [0] * 6, 'errnos %s' % gone)
 
 
+def abandon(dev):
+    """A process that exits with a counter attached to a QP: the core's
+    cleanup destroys the QP, then the counter (limit() sees none left)."""
+    ctx = Context(name=dev)
+    n = Node(ctx, PD(ctx))
+    n.attach(ctx, 'send', 'recv')
+    sys.stdout.flush()
+    os._exit(0)
+
+
 def limit(ctx, max_counters):
     cs, err = [], 0
     while len(cs) <= max_counters:
@@ -208,11 +235,16 @@ def limit(ctx, max_counters):
 
 def main():
     dev, gid_index = sys.argv[1], int(sys.argv[2])
+    if sys.argv[3:] == ['abandon']:
+        abandon(dev)
     with Context(name=dev) as ctx:
         pd = PD(ctx)
         gid = ctx.query_gid(1, gid_index)
         max_counters = caps_and_values(ctx)
         traffic(ctx, pd, gid, gid_index)
+        rc = subprocess.run([sys.executable, __file__, dev, str(gid_index), 'abandon'],
+                            timeout=60).returncode
+        check('a process exits with a counter attached: exit status 0', rc == 0, 'rc %d' % rc)
         limit(ctx, max_counters)
     return 0
 
