@@ -49,6 +49,8 @@ probe REG_DMABUF_ATTRS rdma/ib_verbs.h '\(\*reg_user_mr_dmabuf\)\([^)]*struct uv
 probe MR_DMAH rdma/ib_verbs.h '\(\*reg_user_mr\)\([^)]*struct ib_dmah \*'
 # DMA handle objects: ib_device_ops.alloc_dmah (ibv_alloc_dmah())
 probe DMAH_OPS rdma/ib_verbs.h '\(\*alloc_dmah\)\('
+# completion counters: ib_device_ops.create_comp_cntr (ibv_create_comp_cntr())
+probe COMP_CNTR rdma/ib_verbs.h '\(\*create_comp_cntr\)\('
 # resize_cq became resize_user_cq
 probe RESIZE_USER_CQ rdma/ib_verbs.h '\(\*resize_user_cq\)\('
 # ib_device_get_by_name() (gone from the exported API)

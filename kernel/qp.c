@@ -573,6 +573,7 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 
 	sroce_sched_stop_qp(qp);
 	sroce_responder_release(qp);
+	sroce_cntr_qp_gone(qp);
 
 	sroce_qp_free_bufs(qp);
 	sroce_queue_destroy(qp->sq);

@@ -339,11 +339,29 @@ struct sroce_qp {
 	spinlock_t kpost_lock;	/* kernel posters (kpost.c), SQ and RQ */
 	bool kernel;		/* a kernel ULP's: its work item runs on sroce_kwq */
 	struct list_head gsi_node;	/* GSI QP: on the GSI list (ud.c) */
+	/*
+	 * completion counters attached (cntr.c), per operation class; set
+	 * while the QP is in RESET or INIT, read locklessly by the transport
+	 */
+	struct sroce_cntr *cntr[SROCE_CNTR_NOPS];
+	u8 cntr_ops;		/* the classes with a counter: bit n, cntr[n] */
 };
 
 static inline struct sroce_qp *sroce_to_qp(struct ib_qp *ibqp)
 {
 	return container_of(ibqp, struct sroce_qp, ibqp);
+}
+
+/*
+ * Count one completion (@err: in error) of operation class @op in the
+ * counter attached for it, if any: one pointer test when none is.
+ */
+static inline void sroce_qp_count(struct sroce_qp *qp, enum sroce_cntr_op op, bool err)
+{
+	struct sroce_cntr *c = READ_ONCE(qp->cntr[op]);
+
+	if (unlikely(c))
+		atomic64_inc(&c->val[err]);
 }
 
 /* The kernel's validated copy of SQ entry @idx (free-running index). */

@@ -570,6 +570,8 @@ void sroce_req_complete(struct sroce_qp *qp, u32 idx, enum ib_wc_status status)
 	lockdep_assert_held(&qp->lock);
 
 	trace_sroce_wqe_complete(qp, idx, status);
+	if (unlikely(READ_ONCE(qp->cntr_ops)))
+		sroce_cntr_wr_done(qp, wqe->opcode, status != IB_WC_SUCCESS);
 	if (status == IB_WC_SUCCESS && !qp->sig_all &&
 	    !(wqe->send_flags & SROCE_SEND_SIGNALED))
 		return;
@@ -940,6 +942,7 @@ void sroce_flush(struct sroce_qp *qp)
 		cqe.opcode = IB_WC_RECV;
 		cqe.qp_num = qp->ibqp.qp_num;
 		sroce_queue_consumed(qp->rq, 1);
+		sroce_qp_count(qp, SROCE_CNTR_RECV, true);
 		if (sroce_cq_post(sroce_to_cq(qp->ibqp.recv_cq), &cqe, false))
 			break;
 	}
@@ -951,6 +954,7 @@ void sroce_flush(struct sroce_qp *qp)
 		cqe.status = IB_WC_WR_FLUSH_ERR;
 		cqe.opcode = IB_WC_RECV;
 		cqe.qp_num = qp->ibqp.qp_num;
+		sroce_qp_count(qp, SROCE_CNTR_RECV, true);
 		if (qp->srq)
 			sroce_cq_post(sroce_to_cq(qp->ibqp.recv_cq), &cqe, false);
 		else

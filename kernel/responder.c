@@ -406,6 +406,7 @@ static int sroce_resp_complete_recv(struct sroce_qp *qp, const struct sroce_pkt_
 	}
 	qp->resp.rqe_valid = false;
 	sroce_recv_done(qp);
+	sroce_qp_count(qp, SROCE_CNTR_RECV, status != IB_WC_SUCCESS);
 	return sroce_cq_post(sroce_resp_cq(qp), &cqe, hdr->bth.se);
 }
 
@@ -533,6 +534,7 @@ static int sroce_resp_write(struct sroce_qp *qp, struct sk_buff *skb,
 			sroce_mr_put(resp->wmr);
 		resp->wmr = NULL;
 		resp->msn++;
+		sroce_qp_count(qp, SROCE_CNTR_REMOTE_RDMA_WRITE, false);
 		if ((flags & SROCE_OPF_IMMDT) &&
 		    sroce_resp_complete_recv(qp, hdr, IB_WC_SUCCESS, resp->wlen))
 			sroce_qp_set_error(qp);
@@ -540,6 +542,7 @@ static int sroce_resp_write(struct sroce_qp *qp, struct sk_buff *skb,
 	return 0;
 
 access_err:
+	sroce_qp_count(qp, SROCE_CNTR_REMOTE_RDMA_WRITE, true);
 	sroce_resp_fatal(qp, SROCE_NAK_REM_ACCESS);
 	return -EACCES;
 }
@@ -623,10 +626,12 @@ static int sroce_resp_read(struct sroce_qp *qp, const struct sroce_pkt_hdr *hdr,
 	if (!dup) {
 		resp->psn = sroce_psn_add(hdr->bth.psn, npkts);
 		resp->msn++;
+		sroce_qp_count(qp, SROCE_CNTR_REMOTE_RDMA_READ, false);
 	}
 	return 0;
 
 access_err:
+	sroce_qp_count(qp, SROCE_CNTR_REMOTE_RDMA_READ, true);
 	sroce_resp_fatal(qp, SROCE_NAK_REM_ACCESS);
 	return -EACCES;
 }

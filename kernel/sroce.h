@@ -200,6 +200,7 @@ struct sroce_dev_stats {
  * @mw_next: cyclic allocation hint for @mw_xa
  * @mw_count: MWs allocated, at most SROCE_MAX_MW
  * @xrcd_count: XRC domains allocated, at most SROCE_MAX_XRCD (xrc.c)
+ * @cntr_count: completion counters, at most SROCE_MAX_COMP_CNTR (cntr.c)
  * @gsi_qp: the device's GSI QP (QP1), NULL when none; see ud.c
  * @dm_pages: pages of device memory allocated, at most SROCE_DM_DEV_PAGES
  *	(dm.c)
@@ -246,6 +247,7 @@ struct sroce_dev {
 	u32 mw_next;
 	atomic_t mw_count;
 	atomic_t xrcd_count;
+	atomic_t cntr_count;
 	struct sroce_qp *gsi_qp;
 	atomic_long_t dm_pages;
 	spinlock_t odp_lock;

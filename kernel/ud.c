@@ -231,6 +231,7 @@ static void sroce_ud_complete_recv(struct sroce_qp *qp, const struct sroce_pkt_h
 	if (sroce_to_cq(qp->ibqp.recv_cq)->user)
 		cqe.sl = 0x8 | (v6 ? 0x1 : 0x2);
 	sroce_recv_done(qp);
+	sroce_qp_count(qp, SROCE_CNTR_RECV, status != IB_WC_SUCCESS);
 	if (sroce_cq_post(sroce_to_cq(qp->ibqp.recv_cq), &cqe, hdr->bth.se))
 		sroce_qp_set_error(qp);
 }

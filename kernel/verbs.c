@@ -543,6 +543,7 @@ const struct ib_device_ops sroce_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, sroce_ucontext, ibuc),
 	INIT_RDMA_OBJ_SIZE(ib_xrcd, sroce_xrcd, ibxrcd),
 	SROCE_DMAH_OPS
+	SROCE_COMP_CNTR_OPS
 };
 
 /**

@@ -92,6 +92,19 @@ static const struct verbs_context_ops sroce_ctx_ops = {
 	.dealloc_dmah = sroce_dealloc_dmah,
 	.reg_mr_ex = sroce_reg_mr_ex,
 #endif
+#if SROCE_HAVE_COMP_CNTR
+	/* completion counters: the kernel's (7.x), one command per verb */
+	.create_comp_cntr = sroce_create_comp_cntr,
+	.destroy_comp_cntr = sroce_destroy_comp_cntr,
+	.qp_attach_comp_cntr = sroce_qp_attach_comp_cntr,
+	.query_comp_cntr_caps = ibv_cmd_query_comp_cntr_caps,
+	.set_comp_cntr = ibv_cmd_set_comp_cntr,
+	.set_err_comp_cntr = ibv_cmd_set_err_comp_cntr,
+	.inc_comp_cntr = ibv_cmd_inc_comp_cntr,
+	.inc_err_comp_cntr = ibv_cmd_inc_err_comp_cntr,
+	.read_comp_cntr = ibv_cmd_read_comp_cntr,
+	.read_err_comp_cntr = ibv_cmd_read_err_comp_cntr,
+#endif
 	.query_rt_values = sroce_query_rt_values,
 	.alloc_mw = sroce_alloc_mw,
 	.alloc_dm = sroce_alloc_dm,

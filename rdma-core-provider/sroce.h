@@ -258,6 +258,15 @@ int sroce_dealloc_dmah(struct ibv_dmah *dmah);
 struct ibv_mr *sroce_reg_mr_ex(struct ibv_pd *pd, struct ibv_mr_init_attr *attr);
 #endif
 
+/* cntr.c */
+#if SROCE_HAVE_COMP_CNTR
+struct ibv_comp_cntr *sroce_create_comp_cntr(struct ibv_context *ibctx,
+					     struct ibv_comp_cntr_init_attr *attr);
+int sroce_destroy_comp_cntr(struct ibv_comp_cntr *cc);
+int sroce_qp_attach_comp_cntr(struct ibv_qp *qp, struct ibv_comp_cntr *cc,
+			      struct ibv_qp_attach_comp_cntr_attr *attr);
+#endif
+
 /* dm.c */
 struct ibv_dm *sroce_alloc_dm(struct ibv_context *ibctx,
 			      struct ibv_alloc_dm_attr *attr);
