@@ -152,7 +152,7 @@ int sroce_resize_cq(struct ib_cq *ibcq, sroce_cqe_t cqe, struct ib_udata *udata)
 	struct sroce_cq *cq = sroce_to_cq(ibcq);
 	struct sroce_queue *nq, *oq;
 	unsigned long flags;
-	u32 n, cons, i;
+	u32 n, cons;
 	int err;
 
 	n = sroce_cq_entries(ibcq->device, "resize_cq", cqe);
@@ -202,13 +202,7 @@ int sroce_resize_cq(struct ib_cq *ibcq, sroce_cqe_t cqe, struct ib_udata *udata)
 		err = -EINVAL;
 		goto err_destroy_new;
 	}
-	for (i = cons; i != oq->prod; i++)
-		memcpy(sroce_queue_at(nq, i), sroce_queue_at(oq, i),
-		       sizeof(struct sroce_cqe));
-	nq->prod = oq->prod;
-	nq->cons = cons;
-	nq->hdr->consumer = cons;
-	smp_store_release(&nq->hdr->producer, nq->prod);
+	sroce_queue_carry(nq, oq, cons, oq->prod);
 	cq->queue = nq;
 	ibcq->cqe = n;
 	spin_unlock_irqrestore(&cq->lock, flags);

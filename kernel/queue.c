@@ -188,6 +188,29 @@ void sroce_queue_destroy(struct sroce_queue *q)
 }
 
 /**
+ * sroce_queue_carry() - a resize's move: entries and indices to a new ring
+ * @nq: the new ring, at least @prod - @cons entries, same entry size
+ * @oq: the old ring
+ * @cons: the consumer index the entries start at
+ * @prod: the producer index they end at (checked by the caller)
+ *
+ * The entries keep their free-running indices, so both sides carry on
+ * with their own index; the new header publishes both.
+ */
+void sroce_queue_carry(struct sroce_queue *nq, const struct sroce_queue *oq, u32 cons,
+		       u32 prod)
+{
+	u32 i;
+
+	for (i = cons; i != prod; i++)
+		memcpy(sroce_queue_at(nq, i), sroce_queue_at(oq, i), oq->entry_size);
+	nq->cons = cons;
+	nq->prod = prod;
+	nq->hdr->consumer = cons;
+	smp_store_release(&nq->hdr->producer, prod);
+}
+
+/**
  * sroce_queue_info() - describe a user ring for a create response
  * @q: the ring
  * @info: filled in; mmap_offset and mmap_len are 0 for a kernel ring

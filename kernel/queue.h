@@ -64,6 +64,8 @@ struct sroce_queue *sroce_queue_create(struct ib_udata *udata, u32 num_entries,
 				       u32 entry_size);
 void sroce_queue_destroy(struct sroce_queue *q);
 void sroce_queue_info(const struct sroce_queue *q, struct sroce_ring_info *info);
+void sroce_queue_carry(struct sroce_queue *nq, const struct sroce_queue *oq, u32 cons,
+		       u32 prod);
 u32 sroce_queue_entries_for(u32 requested);
 void *sroce_mmap_buf_create(struct ib_ucontext *ibuc, size_t size,
 			    struct rdma_user_mmap_entry **entry);

@@ -172,7 +172,7 @@ static int sroce_srq_resize(struct sroce_srq *srq, u32 max_wr, struct ib_udata *
 	struct sroce_ring_info info;
 	struct sroce_queue *nq, *oq;
 	unsigned long flags;
-	u32 n, prod, cons, i;
+	u32 n, prod, cons;
 	int err;
 
 	if (!max_wr || max_wr > SROCE_MAX_SRQ_WR) {
@@ -229,12 +229,7 @@ static int sroce_srq_resize(struct sroce_srq *srq, u32 max_wr, struct ib_udata *
 		err = -EINVAL;
 		goto err_destroy_new;
 	}
-	for (i = cons; i != prod; i++)
-		memcpy(sroce_queue_at(nq, i), sroce_queue_at(oq, i), srq->stride);
-	nq->cons = cons;
-	nq->prod = prod;
-	nq->hdr->consumer = cons;
-	smp_store_release(&nq->hdr->producer, prod);
+	sroce_queue_carry(nq, oq, cons, prod);
 	srq->rq = nq;
 	WRITE_ONCE(srq->max_wr, n);
 	spin_unlock(&srq->lock);
