@@ -14,9 +14,6 @@ struct ib_device;
 struct ib_qp;
 struct sroce_qp;
 
-/* a device has at most this many counters (max_counters) */
-#define SROCE_MAX_COMP_CNTR	1024
-
 /*
  * The operation classes a counter is attached for, one per bit of the
  * uverbs op_mask (enum ib_uverbs_qp_attach_comp_cntr_op, bit n: class n).

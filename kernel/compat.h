@@ -28,6 +28,7 @@
 
 #include "sroce_probe.h"
 #include "cntr.h"
+#include "sroce_param.h"
 
 /*
  * ib_device_ops.create_cq: 6.11 replaced the trailing struct ib_udata with

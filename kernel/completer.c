@@ -20,14 +20,14 @@ static bool sroce_is_read(struct sroce_qp *qp, u32 idx)
 }
 
 /**
- * sroce_req_retire() - complete the oldest outstanding SQ entry
+ * sroce_comp_retire() - complete the oldest outstanding SQ entry
  * @qp: the QP
  * @status: its completion status
  *
  * An entry at or past send_idx (a go-back was about to send it again, or
  * it was only partly sent) takes send_idx and the next PSN along.
  */
-void sroce_req_retire(struct sroce_qp *qp, enum ib_wc_status status)
+void sroce_comp_retire(struct sroce_qp *qp, enum ib_wc_status status)
 {
 	struct sroce_req *req = &qp->req;
 	struct sroce_swqe *sw = sroce_swqe(qp, req->comp_idx);
@@ -54,10 +54,10 @@ void sroce_req_retire(struct sroce_qp *qp, enum ib_wc_status status)
 }
 
 /* The head entry fails with @status; the QP goes to ERR. */
-static void sroce_req_fail(struct sroce_qp *qp, enum ib_wc_status status)
+static void sroce_comp_fail(struct sroce_qp *qp, enum ib_wc_status status)
 {
 	if (sroce_req_busy(&qp->req))
-		sroce_req_retire(qp, status);
+		sroce_comp_retire(qp, status);
 	sroce_qp_set_error(qp);
 }
 
@@ -155,7 +155,7 @@ static bool sroce_ack_upto(struct sroce_qp *qp, u32 psn)
 			sroce_read_gap(qp, req->comp_idx);
 			break;
 		}
-		sroce_req_retire(qp, IB_WC_SUCCESS);
+		sroce_comp_retire(qp, IB_WC_SUCCESS);
 	}
 	if (sroce_psn_diff(una, req->una_psn) <= 0)
 		return false;
@@ -192,7 +192,7 @@ static void sroce_rx_seq_nak(struct sroce_qp *qp, u32 psn, const struct sroce_sa
 	if (req->rnr_wait || sroce_psn_diff(psn, req->una_psn) < 0)
 		return;
 	if (!req->retry_left) {
-		sroce_req_fail(qp, IB_WC_RETRY_EXC_ERR);
+		sroce_comp_fail(qp, IB_WC_RETRY_EXC_ERR);
 		return;
 	}
 	req->retry_left--;
@@ -250,7 +250,7 @@ static void sroce_rx_rnr_nak(struct sroce_qp *qp, u32 psn, u8 syn)
 	if (req->rnr_wait || sroce_psn_diff(psn, req->una_psn) < 0)
 		return;
 	if (req->rnr_left == 0) {
-		sroce_req_fail(qp, IB_WC_RNR_RETRY_EXC_ERR);
+		sroce_comp_fail(qp, IB_WC_RNR_RETRY_EXC_ERR);
 		return;
 	}
 	if (req->rnr_left != 7)		/* 7: retry for ever */
@@ -296,7 +296,7 @@ static void sroce_rx_ack(struct sroce_qp *qp, const struct sroce_pkt_hdr *hdr,
 		if (sroce_aeth_syn_value(syn) == SROCE_NAK_PSN_SEQ_ERR)
 			sroce_rx_seq_nak(qp, psn, sack);
 		else if (sroce_psn_diff(psn, qp->req.una_psn) >= 0)
-			sroce_req_fail(qp, sroce_nak_status(sroce_aeth_syn_value(syn)));
+			sroce_comp_fail(qp, sroce_nak_status(sroce_aeth_syn_value(syn)));
 		break;
 	default:
 		break;
@@ -351,7 +351,7 @@ static bool sroce_retire_before(struct sroce_qp *qp, u32 idx)
 			sroce_read_gap(qp, req->comp_idx);
 			return false;
 		}
-		sroce_req_retire(qp, IB_WC_SUCCESS);
+		sroce_comp_retire(qp, IB_WC_SUCCESS);
 	}
 	return true;
 }
@@ -366,7 +366,7 @@ static bool sroce_rx_placed(struct sroce_qp *qp, int err, u32 psn)
 	if (err == -EAGAIN)
 		sroce_odp_retry(qp, psn);
 	else if (err)
-		sroce_req_fail(qp, IB_WC_LOC_PROT_ERR);
+		sroce_comp_fail(qp, IB_WC_LOC_PROT_ERR);
 	return !err;
 }
 
@@ -419,11 +419,11 @@ static void sroce_rx_read_resp(struct sroce_qp *qp, struct sk_buff *skb,
 	if (sroce_psn_diff(psn, req->una_psn) >= 0)
 		sroce_set_una(qp, sroce_psn_inc(psn));
 	if (op & (SROCE_OPF_LAST | SROCE_OPF_ONLY))
-		sroce_req_retire(qp, IB_WC_SUCCESS);
+		sroce_comp_retire(qp, IB_WC_SUCCESS);
 	sroce_progress(qp);
 	return;
 bad:
-	sroce_req_fail(qp, IB_WC_BAD_RESP_ERR);
+	sroce_comp_fail(qp, IB_WC_BAD_RESP_ERR);
 }
 
 /* An ATOMIC ACK: the original remote value goes to the local buffer. */
@@ -454,11 +454,11 @@ static void sroce_rx_atomic_ack(struct sroce_qp *qp, const struct sroce_pkt_hdr 
 	req->rd_gap = false;
 	if (sroce_psn_diff(psn, req->una_psn) >= 0)
 		sroce_set_una(qp, sroce_psn_inc(psn));
-	sroce_req_retire(qp, IB_WC_SUCCESS);
+	sroce_comp_retire(qp, IB_WC_SUCCESS);
 	sroce_progress(qp);
 	return;
 bad:
-	sroce_req_fail(qp, IB_WC_BAD_RESP_ERR);
+	sroce_comp_fail(qp, IB_WC_BAD_RESP_ERR);
 }
 
 /**
@@ -515,7 +515,7 @@ void sroce_completer_timeout(struct sroce_qp *qp)
 		return;
 	}
 	if (req->retry_left == 0) {
-		sroce_req_fail(qp, IB_WC_RETRY_EXC_ERR);
+		sroce_comp_fail(qp, IB_WC_RETRY_EXC_ERR);
 		return;
 	}
 	req->retry_left--;

@@ -11,5 +11,6 @@ void sroce_completer_rx(struct sroce_qp *qp, struct sk_buff *skb,
 			const struct sroce_pkt_hdr *hdr);
 void sroce_completer_timeout(struct sroce_qp *qp);
 void sroce_completer_rnr_done(struct sroce_qp *qp);
+void sroce_comp_retire(struct sroce_qp *qp, enum ib_wc_status status);
 
 #endif /* SROCE_COMPLETER_H */

@@ -8,8 +8,6 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/uverbs_ioctl.h>
 
-/* max_dm_size: bytes of one DM */
-#define SROCE_MAX_DM_SIZE	(2ULL << 20)
 /* DM memory one device hands out at a time, in pages (64 MiB) */
 #define SROCE_DM_DEV_PAGES	((64UL << 20) >> PAGE_SHIFT)
 

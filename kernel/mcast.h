@@ -8,9 +8,6 @@
 #include "sroce.h"
 
 #define SROCE_MCAST_QPN			0xffffff	/* IBTA: multicast DQPN */
-#define SROCE_MAX_MCAST_GRP		1024
-#define SROCE_MAX_MCAST_QP_ATTACH	32		/* QPs per group */
-#define SROCE_MAX_TOTAL_MCAST_QP_ATTACH	4096		/* per device */
 
 struct sroce_qp;
 

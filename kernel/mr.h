@@ -71,8 +71,6 @@ struct sroce_mr {
 	struct sroce_odp odp;	/* odp.umem set: an ODP MR (odp.c) */
 };
 
-#define SROCE_MAX_FR_PAGES	512	/* max_fast_reg_page_list_len */
-
 static inline struct sroce_mr *sroce_to_mr(struct ib_mr *ibmr)
 {
 	return container_of(ibmr, struct sroce_mr, ibmr);

@@ -7,7 +7,6 @@
 
 #include "sroce.h"
 
-#define SROCE_MAX_MW		0x10000		/* MW table indices 1..this */
 /*
  * An MW's key index has this bit set; MR indices never reach it
  * (SROCE_MAX_MR), so an rkey names an MR or an MW by its index alone.

@@ -34,12 +34,6 @@ struct sroce_queue;
 struct sroce_cq;
 struct sroce_mr;
 
-#define SROCE_MAX_QP		65536	/* per device */
-#define SROCE_MAX_QP_WR		16384
-#define SROCE_MAX_SGE		16
-#define SROCE_MAX_INLINE	256
-#define SROCE_MAX_RD_ATOMIC	128	/* also the responder's READ slots */
-#define SROCE_MAX_AH		0x100000	/* AH ids 1..this per device */
 /*
  * PSNs a READ may reach past the oldest unacknowledged one: a quarter of
  * the PSN space, so every PSN in flight compares correctly (+/- 2^23).

@@ -471,7 +471,7 @@ sent:
 		/* nothing comes back: complete once the last packet is out */
 		req->una_psn = req->psn;
 		if (last)
-			sroce_req_retire(qp, IB_WC_SUCCESS);
+			sroce_comp_retire(qp, IB_WC_SUCCESS);
 		return 0;
 	}
 	sroce_req_arm_timer(qp);
@@ -717,7 +717,7 @@ void sroce_req_retire_local(struct sroce_qp *qp)
 	while (req->comp_idx != req->send_idx &&
 	       sroce_wqe_is_local(sroce_shadow(qp, req->comp_idx)) &&
 	       sroce_swqe(qp, req->comp_idx)->tail_sent)
-		sroce_req_retire(qp, IB_WC_SUCCESS);
+		sroce_comp_retire(qp, IB_WC_SUCCESS);
 }
 
 /* Carry out a local operation. Return: IB_WC_SUCCESS or its error status. */
@@ -781,7 +781,7 @@ static void sroce_req_fail_head(struct sroce_qp *qp, enum ib_wc_status status)
 
 	if (req->comp_idx != req->send_idx)
 		return;		/* earlier entries first: the completer re-runs us */
-	sroce_req_retire(qp, status);
+	sroce_comp_retire(qp, status);
 	sroce_qp_set_error(qp);
 }
 
@@ -892,13 +892,13 @@ void sroce_requester(struct sroce_qp *qp, int budget)
 }
 
 /**
- * sroce_flush() - complete everything outstanding with WR_FLUSH_ERR
+ * sroce_req_flush() - complete everything outstanding with WR_FLUSH_ERR
  * @qp: the QP, in ERR
  *
  * Also flushes entries posted after the QP entered ERR whenever the worker
  * runs (doorbell, or a post_recv doorbell for the RQ).
  */
-void sroce_flush(struct sroce_qp *qp)
+void sroce_req_flush(struct sroce_qp *qp)
 {
 	struct sroce_req *req = &qp->req;
 	struct sroce_cqe cqe = {};

@@ -5,7 +5,7 @@
  * The requester, responder and completer of an RC or UC QP run under
  * qp->lock in whichever context has work for them: the softirq that
  * received a packet (sroce_sched_rx()), the system call that rang a
- * doorbell (sroce_post_send()), or the QP's work item on sroce_wq (a
+ * doorbell (sroce_sched_post_send()), or the QP's work item on sroce_wq (a
  * kernel ULP's QP: on sroce_kwq, whose posts always take it), which
  * timers, yields and contended kicks use. UD and GSI QPs always run in
  * their work item.
@@ -204,7 +204,7 @@ static void sroce_rc_process(struct sroce_qp *qp, int budget)
 	sroce_txb_end(qp);
 	/* a role that failed the QP left it in ERR: flush in this round */
 	if (READ_ONCE(qp->state) == IB_QPS_ERR)
-		sroce_flush(qp);
+		sroce_req_flush(qp);
 }
 
 /* Request packets per run: the work item may send more than a softirq. */
@@ -408,7 +408,7 @@ static void sroce_ud_work(struct work_struct *w)
 		break;
 	}
 	if (READ_ONCE(qp->state) == IB_QPS_ERR)
-		sroce_flush(qp);
+		sroce_req_flush(qp);
 	spin_unlock_bh(&qp->lock);
 	if (test_bit(SROCE_QP_EV_YIELD, &qp->events) || !skb_queue_empty(&qp->rxq))
 		sroce_qp_sched(qp);
@@ -465,7 +465,7 @@ void sroce_sched_stop_qp(struct sroce_qp *qp)
  * kernel is the doorbell (the provider sends it with no WRs when the
  * worker asked for it with SROCE_RING_F_NEED_WAKEUP).
  */
-int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+int sroce_sched_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		    const struct ib_send_wr **bad_wr)
 {
 	struct sroce_qp *qp = sroce_to_qp(ibqp);
@@ -492,7 +492,7 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	return 0;
 }
 
-int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+int sroce_sched_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		    const struct ib_recv_wr **bad_wr)
 {
 	struct sroce_qp *qp = sroce_to_qp(ibqp);

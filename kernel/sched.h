@@ -26,9 +26,9 @@ static inline bool sroce_rxq_full(struct sroce_qp *qp, const struct sk_buff *skb
 }
 void sroce_qp_sched(struct sroce_qp *qp);
 void sroce_qp_kick(struct sroce_qp *qp);
-int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+int sroce_sched_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		    const struct ib_send_wr **bad_wr);
-int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+int sroce_sched_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		    const struct ib_recv_wr **bad_wr);
 
 void sroce_qp_sync_cq(struct ib_cq *ibcq);

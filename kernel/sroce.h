@@ -84,23 +84,12 @@ static inline void sroce_place(void *dst, const void *src, size_t n)
 }
 #include "sroce_proto.h"
 #include "sroce-abi.h"
+#include "sroce_param.h"
 
 #define SROCE_DRV_NAME		"sroce"
 #define SROCE_PORT		1
 #define SROCE_GID_TBL_LEN	256
 #define SROCE_VENDOR_ID		0xffffff	/* no IEEE OUI: software device */
-#define SROCE_MAX_PD		0x10000
-/*
- * 1 GiB: at the smallest path MTU (256) a message then spans at most 2^22
- * PSNs, a quarter of the 24-bit PSN space, so PSN comparisons (+/- 2^23)
- * hold across every message in flight (the requester keeps the PSNs in
- * flight below SROCE_MAX_PSN_INFLIGHT).
- */
-#define SROCE_MAX_MSG_SZ	0x40000000u
-#define SROCE_MAX_CQ		0x10000
-#define SROCE_MAX_CQE		((1 << 22) - 1)	/* ring: SROCE_QUEUE_MAX_ENTRIES */
-#define SROCE_MAX_MR		0x40000		/* MR table indices 1..this */
-#define SROCE_MAX_MR_SIZE	(1ULL << 39)	/* 512 GiB: page array <= 1 GiB */
 
 struct sroce_udp;
 struct sroce_qp;

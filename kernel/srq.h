@@ -11,8 +11,6 @@
 #include <linux/spinlock.h>
 #include <rdma/ib_verbs.h>
 
-#define SROCE_MAX_SRQ		0x10000		/* per device */
-#define SROCE_MAX_SRQ_WR	16384
 
 struct sroce_queue;
 struct sroce_dev;

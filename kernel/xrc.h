@@ -8,7 +8,6 @@
 
 #include <rdma/ib_verbs.h>
 
-#define SROCE_MAX_XRCD		0x10000		/* per device */
 
 struct sroce_dev;
 struct sroce_qp;
