@@ -15,6 +15,14 @@
 
 namespace sroce::nldev {
 
+// RDMA_NLDEV_ATTR_DRIVER_DETAILS (u8): ask a resource dump for the
+// driver's own attributes. The uapi numbering is fixed; headers older than
+// Linux 6.7 lack the name (CMakeLists.txt probes for it).
+inline constexpr int kAttrDriverDetails = 97;
+#ifdef SROCE_HAVE_NLDEV_DRIVER_DETAILS
+static_assert(RDMA_NLDEV_ATTR_DRIVER_DETAILS == kAttrDriverDetails);
+#endif
+
 // The link type sroce.ko registers with rdma_link_register().
 inline constexpr std::string_view kLinkType = "sroce";
 // Name limits the kernel's nldev policy enforces (NUL excluded).

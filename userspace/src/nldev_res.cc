@@ -123,7 +123,7 @@ Result<nl::Message> build_res_qp_dump(std::uint32_t dev_index)
 	if (!msg)
 		return Errno{ENOMEM};
 	if (nla_put_u32(msg.get(), RDMA_NLDEV_ATTR_DEV_INDEX, dev_index) < 0 ||
-	    nla_put_u8(msg.get(), RDMA_NLDEV_ATTR_DRIVER_DETAILS, 1) < 0)
+	    nla_put_u8(msg.get(), kAttrDriverDetails, 1) < 0)
 		return Errno{EMSGSIZE};
 	return msg;
 }

@@ -2,6 +2,7 @@
 // RES_QP_GET: the dump request and the decoding of its replies with the
 // driver attributes, against hand-built messages laid out as the kernel's
 // nldev.c and rdma_nl_put_driver_*() write them.
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <string>
@@ -11,6 +12,7 @@
 #include <gtest/gtest.h>
 #include <netlink/attr.h>
 
+#include "nldev.h"
 #include "nldev_res.h"
 #include "wire_msg.h"
 
@@ -87,13 +89,15 @@ TEST(NldevResEncode, QpDump)
 	nlmsghdr *h = nlmsg_hdr(msg->get());
 	EXPECT_EQ(h->nlmsg_type, kTypeResQpGet);
 	EXPECT_EQ(h->nlmsg_flags & (NLM_F_REQUEST | NLM_F_DUMP), NLM_F_REQUEST | NLM_F_DUMP);
-	std::vector<nlattr *> tb(RDMA_NLDEV_ATTR_MAX, nullptr);
-	ASSERT_EQ(nlmsg_parse(h, 0, tb.data(), RDMA_NLDEV_ATTR_MAX - 1, nullptr), 0);
+	// the build host's RDMA_NLDEV_ATTR_MAX may predate DRIVER_DETAILS
+	const int max = std::max<int>(RDMA_NLDEV_ATTR_MAX - 1, nldev::kAttrDriverDetails);
+	std::vector<nlattr *> tb(max + 1, nullptr);
+	ASSERT_EQ(nlmsg_parse(h, 0, tb.data(), max, nullptr), 0);
 	ASSERT_NE(tb[RDMA_NLDEV_ATTR_DEV_INDEX], nullptr);
 	EXPECT_EQ(nla_get_u32(tb[RDMA_NLDEV_ATTR_DEV_INDEX]), 4u);
-	ASSERT_NE(tb[RDMA_NLDEV_ATTR_DRIVER_DETAILS], nullptr);
-	EXPECT_EQ(nla_len(tb[RDMA_NLDEV_ATTR_DRIVER_DETAILS]), 1);
-	EXPECT_EQ(nla_get_u8(tb[RDMA_NLDEV_ATTR_DRIVER_DETAILS]), 1);
+	ASSERT_NE(tb[nldev::kAttrDriverDetails], nullptr);
+	EXPECT_EQ(nla_len(tb[nldev::kAttrDriverDetails]), 1);
+	EXPECT_EQ(nla_get_u8(tb[nldev::kAttrDriverDetails]), 1);
 }
 
 TEST(NldevResDecode, RcEntryWithDriverAttributes)
