@@ -265,32 +265,26 @@ static int sroce_req_payload(struct sroce_qp *qp, const struct sroce_send_wqe *w
 
 static u8 sroce_req_opcode(const struct sroce_send_wqe *wqe, bool first, bool last)
 {
-	bool imm = wqe->opcode == IB_UVERBS_WR_SEND_WITH_IMM ||
-		   wqe->opcode == IB_UVERBS_WR_RDMA_WRITE_WITH_IMM;
+	enum sroce_msg_op op;
 
-	if (wqe->opcode == IB_UVERBS_WR_SEND_WITH_INV) {
-		if (first && last)
-			return SROCE_OP_RC_SEND_ONLY_INV;
-		if (last)
-			return SROCE_OP_RC_SEND_LAST_INV;
-		return first ? SROCE_OP_RC_SEND_FIRST : SROCE_OP_RC_SEND_MIDDLE;
+	switch (wqe->opcode) {
+	case IB_UVERBS_WR_SEND:
+		op = SROCE_MSG_SEND;
+		break;
+	case IB_UVERBS_WR_SEND_WITH_IMM:
+		op = SROCE_MSG_SEND_IMM;
+		break;
+	case IB_UVERBS_WR_SEND_WITH_INV:
+		op = SROCE_MSG_SEND_INV;
+		break;
+	case IB_UVERBS_WR_RDMA_WRITE_WITH_IMM:
+		op = SROCE_MSG_WRITE_IMM;
+		break;
+	default:
+		op = SROCE_MSG_WRITE;
+		break;
 	}
-	if (wqe->opcode == IB_UVERBS_WR_SEND || wqe->opcode == IB_UVERBS_WR_SEND_WITH_IMM) {
-		if (first && last)
-			return imm ? SROCE_OP_RC_SEND_ONLY_IMM : SROCE_OP_RC_SEND_ONLY;
-		if (first)
-			return SROCE_OP_RC_SEND_FIRST;
-		if (last)
-			return imm ? SROCE_OP_RC_SEND_LAST_IMM : SROCE_OP_RC_SEND_LAST;
-		return SROCE_OP_RC_SEND_MIDDLE;
-	}
-	if (first && last)
-		return imm ? SROCE_OP_RC_WRITE_ONLY_IMM : SROCE_OP_RC_WRITE_ONLY;
-	if (first)
-		return SROCE_OP_RC_WRITE_FIRST;
-	if (last)
-		return imm ? SROCE_OP_RC_WRITE_LAST_IMM : SROCE_OP_RC_WRITE_LAST;
-	return SROCE_OP_RC_WRITE_MIDDLE;
+	return sroce_msg_opcode(op, first, last);
 }
 
 /*

@@ -413,13 +413,7 @@ static int sroce_resp_complete_recv(struct sroce_qp *qp, const struct sroce_pkt_
 /* Opcode sequence check (IBTA 9.8.3): what may follow what. */
 static bool sroce_resp_seq_ok(struct sroce_qp *qp, u32 flags)
 {
-	struct sroce_resp *resp = &qp->resp;
-
-	if (resp->in_send)
-		return (flags & SROCE_OPF_SEND) && (flags & (SROCE_OPF_MIDDLE | SROCE_OPF_LAST));
-	if (resp->in_write)
-		return (flags & SROCE_OPF_WRITE) && (flags & (SROCE_OPF_MIDDLE | SROCE_OPF_LAST));
-	return flags & (SROCE_OPF_FIRST | SROCE_OPF_ONLY);
+	return sroce_opcode_follows(qp->resp.in_send, qp->resp.in_write, flags);
 }
 
 static int sroce_resp_send(struct sroce_qp *qp, struct sk_buff *skb,

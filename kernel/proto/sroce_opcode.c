@@ -170,3 +170,35 @@ const struct sroce_opcode_info sroce_opcode_table[256] = {
 	SROCE_T_XRC(SROCE_OP_XRC_SEND_ONLY_INV, "XRC SEND Only with Invalidate",
 		SROCE_T_RC_REQ | SROCE_T_SEND | SROCE_OPF_ONLY | SROCE_OPF_IETH, 16),
 };
+
+/* [operation][packet position]: position = first << 1 | last */
+static const u8 sroce_msg_opcodes[SROCE_MSG_NR][4] = {
+	[SROCE_MSG_SEND] = { SROCE_OP_RC_SEND_MIDDLE, SROCE_OP_RC_SEND_LAST,
+			     SROCE_OP_RC_SEND_FIRST, SROCE_OP_RC_SEND_ONLY },
+	[SROCE_MSG_SEND_IMM] = { SROCE_OP_RC_SEND_MIDDLE, SROCE_OP_RC_SEND_LAST_IMM,
+				 SROCE_OP_RC_SEND_FIRST, SROCE_OP_RC_SEND_ONLY_IMM },
+	[SROCE_MSG_SEND_INV] = { SROCE_OP_RC_SEND_MIDDLE, SROCE_OP_RC_SEND_LAST_INV,
+				 SROCE_OP_RC_SEND_FIRST, SROCE_OP_RC_SEND_ONLY_INV },
+	[SROCE_MSG_WRITE] = { SROCE_OP_RC_WRITE_MIDDLE, SROCE_OP_RC_WRITE_LAST,
+			      SROCE_OP_RC_WRITE_FIRST, SROCE_OP_RC_WRITE_ONLY },
+	[SROCE_MSG_WRITE_IMM] = { SROCE_OP_RC_WRITE_MIDDLE, SROCE_OP_RC_WRITE_LAST_IMM,
+				  SROCE_OP_RC_WRITE_FIRST, SROCE_OP_RC_WRITE_ONLY_IMM },
+};
+
+u8 sroce_msg_opcode(enum sroce_msg_op op, bool first, bool last)
+{
+	if ((unsigned int)op >= SROCE_MSG_NR)
+		return SROCE_OP_RC_SEND_ONLY;
+	return sroce_msg_opcodes[op][(first ? 2 : 0) | (last ? 1 : 0)];
+}
+
+bool sroce_opcode_follows(bool in_send, bool in_write, u32 flags)
+{
+	const u32 cont = SROCE_OPF_MIDDLE | SROCE_OPF_LAST;
+
+	if (in_send)
+		return (flags & SROCE_OPF_SEND) && (flags & cont);
+	if (in_write)
+		return (flags & SROCE_OPF_WRITE) && (flags & cont);
+	return flags & SROCE_OPF_START;
+}

@@ -213,6 +213,50 @@ static inline const struct sroce_opcode_info *sroce_opcode(u8 op)
 	return info->flags ? info : NULL;
 }
 
+/**
+ * enum sroce_msg_op - the message operations a requester cuts into packets
+ * @SROCE_MSG_SEND: SEND
+ * @SROCE_MSG_SEND_IMM: SEND with Immediate (on its last packet)
+ * @SROCE_MSG_SEND_INV: SEND with Invalidate (IETH on its last packet)
+ * @SROCE_MSG_WRITE: RDMA WRITE
+ * @SROCE_MSG_WRITE_IMM: RDMA WRITE with Immediate (on its last packet)
+ * @SROCE_MSG_NR: number of operations
+ */
+enum sroce_msg_op {
+	SROCE_MSG_SEND,
+	SROCE_MSG_SEND_IMM,
+	SROCE_MSG_SEND_INV,
+	SROCE_MSG_WRITE,
+	SROCE_MSG_WRITE_IMM,
+	SROCE_MSG_NR,
+};
+
+/**
+ * sroce_msg_opcode() - the RC OpCode of one packet of a message
+ * @op: the message's operation
+ * @first: the packet starts the message
+ * @last: the packet ends it (both: a single-packet message)
+ *
+ * UC and XRC packets take the same opcode with their transport prefix
+ * (IBTA 9.2.1: the low five bits name the operation for every transport).
+ *
+ * Return: the opcode, SROCE_OP_RC_SEND_ONLY for an @op out of range.
+ */
+u8 sroce_msg_opcode(enum sroce_msg_op op, bool first, bool last);
+
+/**
+ * sroce_opcode_follows() - may this packet come next? (IBTA 9.8.3.1)
+ * @in_send: the responder is inside a multi-packet SEND
+ * @in_write: it is inside a multi-packet RDMA WRITE
+ * @flags: the packet's opcode flags (enum sroce_opcode_flags)
+ *
+ * Inside a message only its own MIDDLE or LAST packets may follow; outside
+ * one, only a packet that starts a message (FIRST or ONLY).
+ *
+ * Return: true if the packet is in sequence.
+ */
+bool sroce_opcode_follows(bool in_send, bool in_write, u32 flags);
+
 #ifdef __cplusplus
 }
 #endif

@@ -449,6 +449,79 @@ TEST(Opcode, Invariants)
 	}
 }
 
+// Every packet of every message operation gets an RC request opcode of that
+// operation, at that position, with the immediate or invalidate header only
+// where the message ends.
+TEST(MsgOpcode, OperationPositionAndTrailers)
+{
+	struct Case {
+		sroce_msg_op op;
+		std::uint32_t kind;	// SEND or WRITE
+		std::uint32_t trailer;	// IMMDT, IETH or 0, on the last packet
+	};
+	const Case cases[] = {
+		{SROCE_MSG_SEND, SROCE_OPF_SEND, 0},
+		{SROCE_MSG_SEND_IMM, SROCE_OPF_SEND, SROCE_OPF_IMMDT},
+		{SROCE_MSG_SEND_INV, SROCE_OPF_SEND, SROCE_OPF_IETH},
+		{SROCE_MSG_WRITE, SROCE_OPF_WRITE, 0},
+		{SROCE_MSG_WRITE_IMM, SROCE_OPF_WRITE, SROCE_OPF_IMMDT},
+	};
+	for (const Case &c : cases) {
+		for (int pos = 0; pos < 4; pos++) {
+			const bool first = pos & 2, last = pos & 1;
+			const std::uint8_t op = sroce_msg_opcode(c.op, first, last);
+			const sroce_opcode_info *info = sroce_opcode(op);
+			ASSERT_NE(info, nullptr) << c.op << " " << pos;
+			SCOPED_TRACE(info->name);
+			const std::uint32_t fl = info->flags;
+			EXPECT_TRUE(fl & SROCE_OPF_RC);
+			EXPECT_TRUE(fl & SROCE_OPF_REQ);
+			EXPECT_TRUE(fl & c.kind);
+			const std::uint32_t want = first && last ? SROCE_OPF_ONLY
+						   : first	 ? SROCE_OPF_FIRST
+						   : last	 ? SROCE_OPF_LAST
+								 : SROCE_OPF_MIDDLE;
+			EXPECT_EQ(fl & SROCE_OPF_POSITION, want);
+			EXPECT_EQ(fl & (SROCE_OPF_IMMDT | SROCE_OPF_IETH), last ? c.trailer : 0u);
+			// a WRITE's RETH rides on the packet that starts it
+			if (c.kind == SROCE_OPF_WRITE) {
+				EXPECT_EQ((fl & SROCE_OPF_RETH) != 0, first);
+			}
+		}
+	}
+	EXPECT_EQ(sroce_msg_opcode(SROCE_MSG_NR, true, true), SROCE_OP_RC_SEND_ONLY);
+}
+
+// The responder's sequence rule against the whole table: outside a
+// message only a start; inside a SEND (WRITE) only a SEND (WRITE) MIDDLE or
+// LAST, whatever its transport.
+TEST(MsgOpcode, Follows)
+{
+	for (unsigned op = 0; op < 256; op++) {
+		const sroce_opcode_info *info = sroce_opcode(static_cast<std::uint8_t>(op));
+		if (!info)
+			continue;
+		SCOPED_TRACE(info->name);
+		const std::uint32_t fl = info->flags;
+		const bool cont = fl & (SROCE_OPF_MIDDLE | SROCE_OPF_LAST);
+		EXPECT_EQ(sroce_opcode_follows(false, false, fl), (fl & SROCE_OPF_START) != 0);
+		EXPECT_EQ(sroce_opcode_follows(true, false, fl), cont && (fl & SROCE_OPF_SEND));
+		EXPECT_EQ(sroce_opcode_follows(false, true, fl), cont && (fl & SROCE_OPF_WRITE));
+	}
+	// a message's own packets, in order
+	for (sroce_msg_op m : {SROCE_MSG_SEND_IMM, SROCE_MSG_WRITE}) {
+		const bool send = m == SROCE_MSG_SEND_IMM;
+		EXPECT_TRUE(sroce_opcode_follows(
+			false, false, sroce_opcode(sroce_msg_opcode(m, true, false))->flags));
+		EXPECT_TRUE(sroce_opcode_follows(
+			send, !send, sroce_opcode(sroce_msg_opcode(m, false, false))->flags));
+		EXPECT_TRUE(sroce_opcode_follows(
+			send, !send, sroce_opcode(sroce_msg_opcode(m, false, true))->flags));
+		EXPECT_FALSE(sroce_opcode_follows(
+			send, !send, sroce_opcode(sroce_msg_opcode(m, true, true))->flags));
+	}
+}
+
 // UC SEND / RDMA WRITE opcodes mirror RC 0x00..0x0b with the transport bits
 // swapped (UC requests are never acknowledged).
 TEST(Opcode, UcMirrorsRc)
