@@ -105,7 +105,11 @@ rping_ns() {
 	sleep 2
 	bg_start c 35 "$LOG.rc" ip netns exec nsA rping -c -a 192.0.2.2 -C 5 -v
 	bg_wait_both "$c" "$s" "rping client" "rping server"
-	[ "$BG_RC_A" -eq 0 ] && [ "$BG_RC_B" -eq 0 ] || { tail -n 3 "$LOG.rc" "$LOG.rs"; return 1; }
+	[ "$BG_RC_A" -eq 0 ] && [ "$BG_RC_B" -eq 0 ] || {
+		echo "client exit $BG_RC_A, server exit $BG_RC_B"
+		tail -n 12 "$LOG.rc" "$LOG.rs"
+		return 1
+	}
 	grep -c "ping data" "$LOG.rc"
 }
 
