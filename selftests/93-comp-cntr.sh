@@ -49,10 +49,8 @@ PY
 ktap_header 15
 dmesg_mark
 cp "$here/comp_cntr.py" "$SID/tmp/" || exit 1
-t0=${EPOCHREALTIME/./}
 out=$(timeout $((120 * ${SROCE_TIMEOUT_SCALE:-1})) "${SID_RUN[@]}" python3 /tmp/comp_cntr.py sroce0 1 2>&1)
 rc=$?
-ktap_time "$t0"
 while IFS= read -r l; do
 	case $l in
 	"ok "*) ktap_ok "${l#ok }" ;;

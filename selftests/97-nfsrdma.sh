@@ -156,10 +156,8 @@ umount_lazy() { bounded 30 umount -l "$MNT" && ! mountpoint -q "$MNT"; }
 
 # load_end: both loops stop after their round, and every round was right
 load_end() {
-	local t0=${EPOCHREALTIME/./}
 	rm -f "$EXP.run"
 	bg_wait_both "$WRITER" "$READER" writer reader
-	ktap_time "$t0"
 	ktap_diag "writer: $(tail -n 2 "$EXP.wlog")"$'\n'"reader: $(tail -n 2 "$EXP.rlog")"
 	if [ "$BG_RC_A" -eq 0 ] && [ "$BG_RC_B" -eq 0 ]; then
 		ktap_ok "writer and reader ended on the detached mount, every round byte-exact"

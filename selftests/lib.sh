@@ -16,7 +16,9 @@
 #
 # Helpers:
 #   ktap_header N           "TAP version 13" and the plan "1..N"
-#   ktap_ok NAME            "ok <n> NAME"
+#   ktap_ok NAME            "ok <n> NAME"; every result line is preceded
+#                           by "# time N.Ns" when it came a second or more
+#                           after the previous one (or the script's start)
 #   ktap_fail NAME [WHY]    "not ok <n> NAME" (+ "# WHY")
 #   ktap_skip NAME WHY      "ok <n> NAME # SKIP WHY"
 #   ktap_result NAME CMD..  run CMD (output shown as "# " lines), ok iff it exits 0
@@ -41,6 +43,7 @@
 # Numbering is automatic. Exit codes follow kselftest: 0 pass, 1 fail, 4 skip.
 
 KTAP_N=0
+KTAP_T=${EPOCHREALTIME/./}	# when the last result (or the script) began
 KTAP_PLAN=""
 KTAP_FAILED=0
 KTAP_MARK=""
@@ -59,12 +62,22 @@ ktap_diag() {
 	while IFS= read -r l; do echo "# $l"; done <<< "$*"
 }
 
+# ktap_lap: "# time N.Ns" for the time since the previous result line
+# (or the script's start) when it was a second or more, so that every
+# log shows where a script's time goes
+ktap_lap() {
+	ktap_time "$KTAP_T"
+	KTAP_T=${EPOCHREALTIME/./}
+}
+
 ktap_ok() {
+	ktap_lap
 	KTAP_N=$((KTAP_N + 1))
 	echo "ok $KTAP_N $1"
 }
 
 ktap_fail() {
+	ktap_lap
 	KTAP_N=$((KTAP_N + 1))
 	KTAP_FAILED=$((KTAP_FAILED + 1))
 	echo "not ok $KTAP_N $1"
@@ -72,6 +85,7 @@ ktap_fail() {
 }
 
 ktap_skip() {
+	ktap_lap
 	KTAP_N=$((KTAP_N + 1))
 	echo "ok $KTAP_N $1 # SKIP ${2:-}"
 }
@@ -104,12 +118,11 @@ ktap_step() { ktap_run_ 4 "$@"; }
 
 # ktap_run_ SKIP NAME CMD..: both of them; SKIP 4 makes status 4 a skip
 ktap_run_() {
-	local skip=$1 name=$2 out rc t0=${EPOCHREALTIME/./}
+	local skip=$1 name=$2 out rc
 	shift 2
 	out=$("$@" 2>&1)
 	rc=$?
 	[ -z "$out" ] || ktap_diag "$out"
-	ktap_time "$t0"
 	if [ "$rc" -eq 0 ]; then
 		ktap_ok "$name"
 	elif [ "$rc" -eq 4 ] && [ "$skip" = 4 ]; then
