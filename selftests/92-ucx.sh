@@ -14,11 +14,12 @@
 #   ud_verbs  UD QPs with GRH address handles: tag matching; UCP emulates
 #             PUT, GET and the atomics over active messages
 # UCX_TLS names the transport alone: nothing else (shared memory, TCP,
-# self) can carry the data, and sroce8's packet counters must move. When
-# a transport's first run cannot connect, its other rows fail at once
-# (each would wait for UCX's connection timeout). A row
-# passes when both sides complete the run; ucx_perftest (UCX 1.13) has no
-# data check of its own (byte-exact transfers through UCX are checked by
+# self) can carry the data, and sroce8's packet counters must move. A
+# transport's tests run as one batch (ucx_perftest -b: one process per
+# side, UCP context, worker and endpoints set up again for every test);
+# a row passes when the batch printed its numbers with every iteration
+# done, so a batch that stops fails its remaining rows at once.
+# ucx_perftest (UCX 1.13) has no data check of its own (byte-exact transfers through UCX are checked by
 # 92-mpi.sh), and the numbers are printed, never judged.
 # UCX's UD transport finds the destination address in a receive's GRH
 # area by the RoCE packet type in the completion's SL (bit 3 UDP, bits
@@ -50,44 +51,49 @@ ucx_devices() {
 	return 1
 }
 
-# the client's last row of numbers
-result_line() {
-	awk 'NF >= 7 && $NF ~ /^[0-9.]+$/ && $(NF - 1) ~ /^[0-9.]+$/' "$LOG.c" |
-		tail -n 1 | tr -s ' '
-}
-
-# pt TL TEST SIZE ITERS: ucx_perftest TEST, server in srpeer on sroce9,
-# client here on sroce8, both restricted to transport TL
-pt() {
-	local tl=$1 test=$2 size=$3 iters=$4 s c n t0 t1
-	local port=$((13400 + KTAP_N))	# a port per row (rows run in subshells)
-	if [ -e "$LOG.noconn.$tl" ]; then
-		echo "not run: an earlier $tl run did not connect"
-		return 1
-	fi
-	bg_start s 45 "$LOG.s" ip netns exec srpeer env "${UCXENV[@]}" UCX_TLS="$tl" \
-		UCX_NET_DEVICES=sroce9:1 ucx_perftest -p "$port"
+# pt_batch TL: every test in TESTS in one ucx_perftest run per side
+# (batch mode: one process pair, a UCP context, worker and endpoints set
+# up again for each test), server in srpeer on sroce9, client here on
+# sroce8, both restricted to transport TL. Each test prints its row of
+# numbers; sroce8's packet counter must move.
+pt_batch() {
+	local tl=$1 s c t0 t1 t
+	local port=$((13400 + KTAP_N))
+	for t in "${TESTS[@]}"; do
+		read -r test size iters <<< "$t"
+		echo "$test -t $test -s $size -n $iters"
+	done > "$LOG.batch"
+	bg_start s 200 "$LOG.s" ip netns exec srpeer env "${UCXENV[@]}" UCX_TLS="$tl" \
+		UCX_NET_DEVICES=sroce9:1 ucx_perftest -b "$LOG.batch" -p "$port"
 	# the client connects once: wait (bounded) until the server listens
-	for n in $(seq 150); do
+	for _ in $(seq 150); do
 		in_peer ss -Hltn "sport = :$port" 2>/dev/null | grep -q . && break
 		kill -0 "$s" 2>/dev/null || break
 		sleep 0.1
 	done
 	t0=$(cl_tx_pkts "$CL_DEV")
-	bg_start c 40 "$LOG.c" env "${UCXENV[@]}" UCX_TLS="$tl" UCX_NET_DEVICES="$CL_DEV:1" \
-		ucx_perftest 192.0.2.2 -p "$port" -t "$test" -s "$size" -n "$iters" -w 10 -f
+	bg_start c 195 "$LOG.c.$tl" env "${UCXENV[@]}" UCX_TLS="$tl" UCX_NET_DEVICES="$CL_DEV:1" \
+		ucx_perftest 192.0.2.2 -p "$port" -b "$LOG.batch" -w 10 -f
 	bg_wait_both "$c" "$s" "client" "server"
 	t1=$(cl_tx_pkts "$CL_DEV")
+	echo "$CL_DEV sent +$((t1 - t0))"
 	if [ "$BG_RC_A" -ne 0 ] || [ "$BG_RC_B" -ne 0 ]; then
 		echo "client $BG_RC_A, server $BG_RC_B"
-		grep -h -E 'UCX +(ERROR|WARN)|Fatal|ssert' "$LOG.c" "$LOG.s" | cut -c1-200 | head -n 12
-		[ -n "$(result_line)" ] || : > "$LOG.noconn.$tl"
+		grep -h -E 'UCX +(ERROR|WARN)|Fatal|ssert' "$LOG.c.$tl" "$LOG.s" | cut -c1-200 | head -n 12
 		return 1
 	fi
-	# iterations, latencies (us), bandwidths (MB/s), message rates
-	echo "$(result_line)"
-	echo "$CL_DEV sent +$((t1 - t0))"
 	[ "$((t1 - t0))" -gt 0 ] || { echo "no packet through $CL_DEV"; return 1; }
+}
+
+# pt_row TL TEST ITERS: TEST's row in TL's batch output: all ITERS
+# iterations done (iterations, latencies (us), bandwidths (MB/s), message
+# rates are printed, never judged)
+pt_row() {
+	local row
+	row=$(awk -v t="$2" '$1 == t && NF >= 9' "$LOG.c.$1" 2>/dev/null | tr -s ' ')
+	[ -n "$row" ] || { echo "no result row: the run ended before it"; return 1; }
+	echo "$row"
+	[ "$(awk '{ print $2 }' <<< "$row")" = "$3" ] || { echo "not all $3 iterations done"; return 1; }
 }
 
 TESTS=(
@@ -101,15 +107,17 @@ TESTS=(
 	"ucp_cswap 8 200"
 )
 
-ktap_header $((4 + 2 * ${#TESTS[@]}))
+ktap_header $((4 + 2 * (1 + ${#TESTS[@]})))
 dmesg_mark
 ktap_result "topology up ($(topo_title))" topo_up "$CL_IMPL"
 ktap_result "ucx_info -d lists $CL_DEV:1 for rc_verbs" ucx_devices rc_verbs
 ktap_result "ucx_info -d lists $CL_DEV:1 for ud_verbs" ucx_devices ud_verbs
 for tl in rc_v ud_verbs; do
+	ktap_result "ucx_perftest $tl: a batch of ${#TESTS[@]} tests, both sides end, packets through $CL_DEV" \
+		pt_batch "$tl"
 	for t in "${TESTS[@]}"; do
 		read -r test size iters <<< "$t"
-		ktap_result "ucx_perftest $tl $test -s $size -n $iters" pt "$tl" "$test" "$size" "$iters"
+		ktap_result "ucx_perftest $tl $test -s $size -n $iters" pt_row "$tl" "$test" "$iters"
 	done
 done
 ktap_result "dmesg clean" dmesg_clean_since_mark
