@@ -45,15 +45,31 @@ bg_start() {
 	setsid sh -c 'timeout -k 3 "$@"; exit $?' sh "$secs" "$@" < /dev/null > "$log" 2>&1 &
 	_bg_pid=$!
 	echo "$_bg_pid" >> "$BG_PIDFILE"
-	BG_DEADLINE[$_bg_pid]=$(( $(date +%s) + secs + 8 ))
+	BG_DEADLINE[$_bg_pid]=$((EPOCHSECONDS + secs + 8))
 }
 
 # state letter of PID ("" when gone); a zombie is "Z"
 proc_state() {
+	proc_state_v "$1"
+	echo "$PSTATE"
+}
+
+# proc_state_v PID: the same in PSTATE, by bash builtins alone: the polls
+# below run every 0.2 s, and under TCG a fork and exec cost 60 ms or more
+proc_state_v() {
 	local s
-	s=$(cat "/proc/$1/stat" 2>/dev/null) || return 0
+	PSTATE=""
+	IFS= read -r s 2>/dev/null < "/proc/$1/stat" || return 0
 	s=${s##*) }
-	echo "${s%% *}"
+	PSTATE=${s%% *}
+}
+
+# bg_log_has LOG PATTERN: LOG matches the extended regex PATTERN (builtins)
+bg_log_has() {
+	local t
+	[ -r "$1" ] || return 1
+	IFS= read -r -d '' t < "$1"
+	[[ $t =~ $2 ]]
 }
 
 # live (non-zombie) processes of session $1 (timeout puts its command in
@@ -77,13 +93,15 @@ proc_report() {
 
 bg_wait() {
 	local pid=$1 what=${2:-command} log=${3:-} pat=${4:-} st rc
-	local deadline=${BG_DEADLINE[$pid]:-$(( $(date +%s) + 5 ))}
+	local deadline=${BG_DEADLINE[$pid]:-$((EPOCHSECONDS + 5))} i=0
 	while :; do
-		if [ -n "$pat" ] && grep -qE "$pat" "$log" 2>/dev/null; then
+		# the log every second (a read of all of it)
+		if [ -n "$pat" ] && [ $((i++ % 5)) = 0 ] && bg_log_has "$log" "$pat"; then
 			pat=""
-			[ "$deadline" -lt $(( $(date +%s) + 10 )) ] || deadline=$(( $(date +%s) + 10 ))
+			[ "$deadline" -lt $((EPOCHSECONDS + 10)) ] || deadline=$((EPOCHSECONDS + 10))
 		fi
-		st=$(proc_state "$pid")
+		proc_state_v "$pid"
+		st=$PSTATE
 		if [ -z "$st" ] || [ "$st" = Z ]; then
 			wait "$pid" 2>/dev/null
 			rc=$?
@@ -91,7 +109,7 @@ bg_wait() {
 			[ "$rc" -eq 137 ] && rc=124
 			return "$rc"
 		fi
-		[ "$(date +%s)" -lt "$deadline" ] || break
+		[ "$EPOCHSECONDS" -lt "$deadline" ] || break
 		sleep 0.2
 	done
 	# all but the sh: it then exits by itself
@@ -113,7 +131,7 @@ bg_wait() {
 
 # bg_shorten PID SECS: PID's time limit is at most SECS from now
 bg_shorten() {
-	local t=$(( $(date +%s) + $2 ))
+	local t=$((EPOCHSECONDS + $2))
 	[ "${BG_DEADLINE[$1]}" -le "$t" ] || BG_DEADLINE[$1]=$t
 }
 
@@ -121,10 +139,11 @@ bg_wait_both() {
 	local a=$1 b=$2 p st now
 	while :; do
 		for p in "$a" "$b"; do
-			st=$(proc_state "$p")
+			proc_state_v "$p"
+			st=$PSTATE
 			{ [ -z "$st" ] || [ "$st" = Z ]; } && break 2
 		done
-		now=$(date +%s)
+		now=$EPOCHSECONDS
 		[ "$now" -lt "${BG_DEADLINE[$a]}" ] || [ "$now" -lt "${BG_DEADLINE[$b]}" ] || break
 		sleep 0.2
 	done
