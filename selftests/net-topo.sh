@@ -20,15 +20,21 @@ topo_up() {
 		echo "a topology was left by an earlier script: removing it"
 		topo_down
 	fi
-	ip netns add srpeer
-	ip link add srA type veth peer name srB netns srpeer
-	ip link set srA mtu 9000 up
-	in_peer ip link set srB mtu 9000 up
-	in_peer ip link set lo up
-	ip addr add 192.0.2.1/24 dev srA
-	in_peer ip addr add 192.0.2.2/24 dev srB
-	ip -6 addr add 2001:db8:5::1/64 dev srA nodad
-	in_peer ip -6 addr add 2001:db8:5::2/64 dev srB nodad
+	# two `ip -batch` runs (-force: on past a failed line, as separate
+	# commands would): under TCG every process costs 60 ms or more
+	ip -force -b - <<-EOF
+		netns add srpeer
+		link add srA type veth peer name srB netns srpeer
+		link set srA mtu 9000 up
+		addr add 192.0.2.1/24 dev srA
+		addr add 2001:db8:5::1/64 dev srA nodad
+	EOF
+	ip -n srpeer -force -b - <<-EOF
+		link set srB mtu 9000 up
+		link set lo up
+		addr add 192.0.2.2/24 dev srB
+		addr add 2001:db8:5::2/64 dev srB nodad
+	EOF
 	in_peer rdma link add sroce9 type sroce netdev srB || return 1
 	if [ "$1" = rxe ]; then
 		modprobe rdma_rxe && rdma link add rxe8 type rxe netdev srA || return 1
@@ -39,10 +45,12 @@ topo_up() {
 	fi
 	DEV_B=sroce9
 	# RoCE v2 GID 1 is the IPv4-mapped address; wait until both are there
-	local n
-	for n in $(seq 50); do
-		grep -q ffff "/sys/class/infiniband/$DEV_A/ports/1/gids/1" 2>/dev/null &&
-		grep -q ffff "/sys/class/infiniband/$DEV_B/ports/1/gids/1" 2>/dev/null && return 0
+	local _n ga gb
+	for _n in $(seq 50); do
+		ga="" gb=""
+		read -r ga 2>/dev/null < "/sys/class/infiniband/$DEV_A/ports/1/gids/1"
+		read -r gb 2>/dev/null < "/sys/class/infiniband/$DEV_B/ports/1/gids/1"
+		[[ $ga == *ffff* && $gb == *ffff* ]] && return 0
 		sleep 0.1
 	done
 	return 1
@@ -87,8 +95,12 @@ topo_title() {
 }
 
 topo_down() {
-	rdma link delete sroce8 2>/dev/null; rdma link delete rxe8 2>/dev/null
-	ip netns del srpeer 2>/dev/null; ip link del srA 2>/dev/null
+	local d
+	for d in sroce8 rxe8; do
+		[ ! -e "/sys/class/infiniband/$d" ] || rdma link delete "$d" 2>/dev/null
+	done
+	[ ! -e /run/netns/srpeer ] || ip netns del srpeer 2>/dev/null
+	[ ! -e /sys/class/net/srA ] || ip link del srA 2>/dev/null
 	local out
 	out=$(rxe_unload) || ktap_diag "$out"
 	return 0
