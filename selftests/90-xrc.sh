@@ -37,11 +37,7 @@ xsrq() {
 		> "$out/srv" 2>&1 &
 	s=$!
 	pids=("$s")
-	for n in $(seq 150); do
-		in_peer ss -Hltn "sport = :18515" 2>/dev/null | grep -q . && break
-		kill -0 "$s" 2>/dev/null || break
-		sleep 0.1
-	done
+	wait_listening peer 18515 "$s"
 	for i in $(seq "$nc"); do
 		timeout 120 ibv_xsrq_pingpong -d sroce8 -g 1 "$@" 192.0.2.2 > "$out/cli$i" 2>&1 &
 		pids+=("$!")
@@ -58,7 +54,8 @@ xsrq() {
 	rm -rf "$out"
 	return $rc
 }
-case_ok() { timeout 60 python3 "$here/xrc_verbs.py" sroce8 1 "$1"; }
+# every case in one python3 (py_cases, lib.sh), run before the loop
+case_ok() { py_case_result "$1"; }
 # an XRC TGT QP shared between two processes (ibv_open_qp)
 open_qp() {
 	local bin=/tmp/xrc_open_qp.$$ rc
@@ -76,6 +73,7 @@ ktap_result "topology up (sroce in two namespaces)" topo_up sroce
 ktap_result "ibv_xsrq_pingpong 1 client x 50, 4 KiB" xsrq 1 -n 50
 ktap_result "ibv_xsrq_pingpong 4 clients x 20, 64 KiB, MTU 1024" xsrq 4 -n 20 -s 65536 -m 1024
 ktap_result "ibv_xsrq_pingpong 3 clients x 20, completion events" xsrq 3 -n 20 -e
+py_cases 60 "$here/xrc_verbs.py" sroce8 1 -- send rdma badsrq refuse raw
 for c in send rdma badsrq refuse raw; do
 	ktap_result "XRC verbs: $c" case_ok "$c"
 done

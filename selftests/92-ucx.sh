@@ -66,11 +66,7 @@ pt_batch() {
 	bg_start s 200 "$LOG.s" ip netns exec srpeer env "${UCXENV[@]}" UCX_TLS="$tl" \
 		UCX_NET_DEVICES=sroce9:1 ucx_perftest -b "$LOG.batch" -p "$port"
 	# the client connects once: wait (bounded) until the server listens
-	for _ in $(seq 150); do
-		in_peer ss -Hltn "sport = :$port" 2>/dev/null | grep -q . && break
-		kill -0 "$s" 2>/dev/null || break
-		sleep 0.1
-	done
+	wait_listening peer "$port" "$s"
 	t0=$(cl_tx_pkts "$CL_DEV")
 	bg_start c 195 "$LOG.c.$tl" env "${UCXENV[@]}" UCX_TLS="$tl" UCX_NET_DEVICES="$CL_DEV:1" \
 		ucx_perftest 192.0.2.2 -p "$port" -b "$LOG.batch" -w 10 -f

@@ -40,18 +40,14 @@ bottleneck() {
 # 16 in flight), servers on sroce9 in the peer namespace, clients on
 # sroce8: all must succeed
 flows() {
-	local n=$1 iters=$2 i port spids=() cpids=() rc=0 k
+	local n=$1 iters=$2 i spids=() cpids=() rc=0
 	for i in $(seq "$n"); do
 		in_peer timeout 150 ib_write_bw -d sroce9 -x 1 -s 65536 -n "$iters" -t 16 -F \
 			-p $((18600 + i)) > "$TMP.s$i" 2>&1 &
 		spids+=($!)
 	done
 	for i in $(seq "$n"); do
-		port=$((18600 + i))
-		for k in $(seq 150); do
-			in_peer ss -Hltn "sport = :$port" 2>/dev/null | grep -q . && break
-			sleep 0.1
-		done
+		wait_listening peer $((18600 + i)) "${spids[$((i - 1))]}"
 	done
 	for i in $(seq "$n"); do
 		timeout 150 ib_write_bw -d sroce8 -x 1 -s 65536 -n "$iters" -t 16 -F \

@@ -14,11 +14,13 @@ here=$(dirname "$0")
 cleanup() { eth0_dev_down; }
 trap cleanup EXIT
 
-case_ok() { timeout 60 python3 "$here/verbs_ex.py" sroce0 1 "$1"; }
+# every case in one python3 (py_cases, lib.sh), run before the loop
+case_ok() { py_case_result "$1"; }
 
 ktap_header 6
 dmesg_mark
 eth0_dev_up
+py_cases 60 "$here/verbs_ex.py" sroce0 1 -- batch abort errors refused timestamps
 for c in batch abort errors refused timestamps; do
 	ktap_result "extended verbs: $c" case_ok "$c"
 done

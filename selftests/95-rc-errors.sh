@@ -10,7 +10,8 @@
 here=$(dirname "$0")
 trap topo_down EXIT
 
-case_ok() { timeout 60 python3 "$here/rc_errors.py" sroce8 1 "$1"; }
+# every case in one python3 (py_cases, lib.sh), run before the loop
+case_ok() { py_case_result "$1"; }
 rnr_counted() { [ "$(port_counter sroce8 rnr_naks_sent)" -gt 0 ]; }
 verify_lossy() {
 	in_peer tc qdisc add dev srB root netem loss 3% duplicate 1% reorder 5% delay 1ms &&
@@ -32,6 +33,8 @@ retransmitted() { [ "$(port_counter sroce8 retransmits)" -gt 0 ]; }
 ktap_header 14
 dmesg_mark
 ktap_result "topology up" topo_up sroce
+py_cases 60 "$here/rc_errors.py" sroce8 1 -- rem_access_write rem_access_read out_of_bounds rnr_recover rnr_exhausted \
+	 retry_exceeded len_err flush_on_err sqd_drain
 for c in rem_access_write rem_access_read out_of_bounds rnr_recover rnr_exhausted \
 	 retry_exceeded len_err flush_on_err sqd_drain; do
 	ktap_result "$c" case_ok "$c"

@@ -71,11 +71,14 @@ ktap_result "sroce: rping -V over IPv6, server sroce9" rping_v peer 2001:db8:5::
 # client, an XRC TGT QP and XRC SRQ (rdma_create_srq_ex) on the server
 ktap_result "sroce: rdma_xserver/rdma_xclient RC, server sroce9" cm peer rdma_xserver "-c r" "-s 192.0.2.2 -c r" rdma_xclient
 ktap_result "sroce: rdma_xserver/rdma_xclient XRC, server sroce9" cm peer rdma_xserver "-c x" "-s 192.0.2.2 -c x" rdma_xclient
+# each helper's cases in one python3 (py_cases, lib.sh)
+py_cases 60 "$here/ud_verbs.py" sroce8 1 -- $ud_cases
 for c in $ud_cases; do
-	ktap_result "UD verbs: $c" python3 "$here/ud_verbs.py" sroce8 1 "$c"
+	ktap_result "UD verbs: $c" py_case_result "$c"
 done
+py_cases 60 "$here/ud_wire.py" 192.0.2.1 192.0.2.2 sroce8 -- $wire_cases
 for c in $wire_cases; do
-	ktap_result "hostile UD datagram: $c" python3 "$here/ud_wire.py" 192.0.2.1 192.0.2.2 sroce8 "$c"
+	ktap_result "hostile UD datagram: $c" py_case_result "$c"
 done
 ktap_result "rdma_cm still works after hostile datagrams" rping_v peer 192.0.2.2 64 3
 topo_down

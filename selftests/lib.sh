@@ -35,6 +35,10 @@
 #                           "cut here" line since the last mark (else prints
 #                           them as "# " lines and returns 1)
 #   kasan_kernel            0 on a KASAN kernel (make check-debug)
+#   py_cases SECS SCRIPT ARG.. -- CASE..
+#                           a one-case python helper's CASEs in one python3
+#                           (pycases.py); py_case_result CASE then prints a
+#                           case's output and returns its exit status
 #   ktap_slab_bound NAME S0 S1 KB
 #                           ok iff Slab grew from S0 to S1 kB by less than
 #                           KB; skipped on a KASAN kernel, whose quarantine
@@ -238,6 +242,32 @@ cl_tx_pkts() {
 	rxe*) port_counter "$1" sent_pkts ;;
 	*) port_counter "$1" tx_pkts ;;
 	esac
+}
+
+# py_cases SECS SCRIPT ARG... -- CASE...: the cases of a one-case python
+# helper (`python3 SCRIPT ARG... CASE`) in one interpreter (pycases.py:
+# python3 and pyverbs start once, not once per case), each bounded by
+# SECS; then py_case_result CASE gives a case's output and exit status
+py_cases() {
+	local secs=$1 n=0 a
+	shift
+	for a in "$@"; do [ "$a" = -- ] && n=0 || n=$((n + 1)); done
+	PYC_DIR=$(mktemp -d /tmp/pycases.XXXXXX) || return 1
+	timeout -k 5 $((secs * n + 30)) python3 "$(dirname "${BASH_SOURCE[0]}")/pycases.py" \
+		"$PYC_DIR" "$secs" "$@" > "$PYC_DIR/driver.out" 2>&1
+	PYC_RC=$?
+}
+
+py_case_result() {
+	local rc=""
+	[ -f "$PYC_DIR/$1.out" ] && cat "$PYC_DIR/$1.out"
+	read -r rc 2>/dev/null < "$PYC_DIR/$1.rc"
+	if [ -z "$rc" ]; then
+		echo "$1: no result: pycases.py ended with status $PYC_RC first"
+		tail -n 5 "$PYC_DIR/driver.out"
+		return 1
+	fi
+	return "$rc"
 }
 
 rxe_unload() {
