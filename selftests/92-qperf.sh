@@ -15,7 +15,14 @@
 . "$(dirname "$0")/net-topo.sh"
 QS=
 # the server forks a child per client: end those (ours, by parent PID) too
-stop_server() { [ -n "$QS" ] && { pkill -P "$QS" 2>/dev/null; kill "$QS" 2>/dev/null; wait "$QS" 2>/dev/null; }; QS=; }
+# the qperf server in srpeer, a session of its own (whatever it forks goes
+# with it), listening on qperf's port 19765 before a client starts
+start_server() {
+	setsid ip netns exec srpeer qperf >> "$SLOG" 2>&1 < /dev/null &
+	QS=$!
+	wait_listening peer 19765 "$QS"
+}
+stop_server() { [ -n "$QS" ] && { kill -TERM -- "-$QS" 2>/dev/null; wait "$QS" 2>/dev/null; }; QS=; }
 # ib_cm's tracepoints (trace system ib_cma: every REQ/REP/REJ sent, a
 # REJ with its reason), read back when a connect fails; off at the end
 TR=/sys/kernel/debug/tracing
@@ -49,9 +56,7 @@ ktap_header $((1 + 8 + 4 + 1))
 dmesg_mark
 ktap_result "topology up ($(topo_title))" topo_up "$CL_IMPL"
 SLOG=/tmp/qperf-srv.$$
-in_peer qperf >> "$SLOG" 2>&1 &
-QS=$!
-sleep 1
+start_server
 # cm_msgs: the CM's REQ/REP/REJ/MRA counters of both devices (a failed
 # connect says which side rejected)
 cm_msgs() {
@@ -84,7 +89,11 @@ $(cm_trace show)"
 	fi
 done
 for t in $UC; do
+	# a fresh server for each: one whose UC test failed may still be
+	# busy with it when the next client comes (qperf serves one at a time)
+	stop_server
 	: > "$SLOG"
+	start_server
 	out=$(qp "$t" -cm1 2>&1)
 	rc=$?
 	sleep 0.5
