@@ -18,8 +18,6 @@ here=$(dirname "$0")
 trap topo_down EXIT
 
 CASES="type1 type2 bounds rights other_qp bind_errors invalidate teardown stale_key other_qp_inv"
-# every case in one python3 (py_cases, lib.sh), run before the loop
-case_ok() { py_case_result "$1"; }
 caps() {
 	local out
 	out=$(ibv_devinfo -v -d sroce8) || return 1
@@ -31,9 +29,10 @@ ktap_header $((1 + 1 + 10 + 1))
 dmesg_mark
 ktap_result "topology up (sroce in two namespaces)" topo_up sroce
 ktap_result "ibv_devinfo: max_mw and MEM_WINDOW advertised" caps
+# every case in one python3 (py_cases, lib.sh)
 py_cases 60 "$here/mw_verbs.py" sroce8 -- $CASES
 for c in $CASES; do
-	ktap_result "MW: $c" case_ok "$c"
+	ktap_result "MW: $c" py_case_result "$c"
 done
 ktap_result "dmesg clean" dmesg_clean_since_mark
 ktap_finish

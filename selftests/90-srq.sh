@@ -16,8 +16,6 @@ trap topo_down EXIT
 require_cmd ibv_srq_pingpong > /dev/null || ktap_skip_all "ibv_srq_pingpong (ibverbs-utils) missing"
 
 sp() { local s=$1 n=$2 c=$3 ip=$4; shift 4; client_server "$s" "$n" "$c" "$ip" ibv_srq_pingpong -g 1 --chk "$@"; }
-# every case in one python3 (py_cases, lib.sh), run before the loop
-case_ok() { py_case_result "$1"; }
 
 ktap_header $((1 + 3 + 6 + 1 + 2 + 1))
 dmesg_mark
@@ -25,9 +23,10 @@ ktap_result "topology up (sroce in two namespaces)" topo_up sroce
 ktap_result "ibv_srq_pingpong 16 QPs x 50, 4 KiB, peer responds" sp sroce9 peer sroce8 192.0.2.2 -q 16 -n 50
 ktap_result "ibv_srq_pingpong 8 QPs, SRQ depth 8 (RNR), 64 KiB" sp sroce8 init sroce9 192.0.2.1 -q 8 -r 8 -n 20 -s 65536
 ktap_result "ibv_srq_pingpong 4 QPs, completion events" sp sroce9 peer sroce8 192.0.2.2 -q 4 -n 50 -e
+# every case in one python3 (py_cases, lib.sh)
 py_cases 60 "$here/srq_verbs.py" sroce8 1 -- shared limit rnr flush errors resize
 for c in shared limit rnr flush errors resize; do
-	ktap_result "SRQ verbs: $c" case_ok "$c"
+	ktap_result "SRQ verbs: $c" py_case_result "$c"
 done
 topo_down
 if require_module rdma_rxe > /dev/null; then

@@ -15,8 +15,6 @@ trap topo_down EXIT
 require_cmd ibv_uc_pingpong > /dev/null || ktap_skip_all "ibv_uc_pingpong (ibverbs-utils) missing"
 
 up() { local s=$1 n=$2 c=$3 ip=$4; shift 4; client_server "$s" "$n" "$c" "$ip" ibv_uc_pingpong -g 1 --chk -n 20 "$@"; }
-# every case in one python3 (py_cases, lib.sh), run before the loop
-case_ok() { py_case_result "$1"; }
 
 ktap_header $((1 + 4 + 4 + 3 + 1))
 dmesg_mark
@@ -25,9 +23,10 @@ for s in 1 4096 65536; do
 	ktap_result "ibv_uc_pingpong $s bytes, peer responds" up sroce9 peer sroce8 192.0.2.2 -s "$s"
 done
 ktap_result "ibv_uc_pingpong 65536 bytes, mtu 4096, peer requests" up sroce8 init sroce9 192.0.2.1 -s 65536 -m 4096
+# every case in one python3 (py_cases, lib.sh)
 py_cases 60 "$here/uc_verbs.py" sroce8 1 -- no_rqe bad_rkey write_imm refused
 for c in no_rqe bad_rkey write_imm refused; do
-	ktap_result "UC verbs: $c" case_ok "$c"
+	ktap_result "UC verbs: $c" py_case_result "$c"
 done
 topo_down
 if require_module rdma_rxe > /dev/null; then

@@ -54,8 +54,6 @@ xsrq() {
 	rm -rf "$out"
 	return $rc
 }
-# every case in one python3 (py_cases, lib.sh), run before the loop
-case_ok() { py_case_result "$1"; }
 # an XRC TGT QP shared between two processes (ibv_open_qp)
 open_qp() {
 	local bin=/tmp/xrc_open_qp.$$ rc
@@ -73,9 +71,10 @@ ktap_result "topology up (sroce in two namespaces)" topo_up sroce
 ktap_result "ibv_xsrq_pingpong 1 client x 50, 4 KiB" xsrq 1 -n 50
 ktap_result "ibv_xsrq_pingpong 4 clients x 20, 64 KiB, MTU 1024" xsrq 4 -n 20 -s 65536 -m 1024
 ktap_result "ibv_xsrq_pingpong 3 clients x 20, completion events" xsrq 3 -n 20 -e
+# every case in one python3 (py_cases, lib.sh)
 py_cases 60 "$here/xrc_verbs.py" sroce8 1 -- send rdma badsrq refuse raw
 for c in send rdma badsrq refuse raw; do
-	ktap_result "XRC verbs: $c" case_ok "$c"
+	ktap_result "XRC verbs: $c" py_case_result "$c"
 done
 ktap_step "XRC TGT QP shared by two processes (ibv_open_qp)" open_qp
 ktap_result "dmesg clean" dmesg_clean_since_mark

@@ -15,16 +15,15 @@ trap cleanup EXIT
 
 python3 -c 'import pyverbs' 2>/dev/null || ktap_skip_all "python3-pyverbs missing"
 
-# every case in one python3 (py_cases, lib.sh), run before the loop
-case_ok() { py_case_result "$1"; }
 
 CASES=(caps paced uc rtr reset refused)
 ktap_header $((${#CASES[@]} + 1))
 dmesg_mark
 eth0_dev_up
+# every case in one python3 (py_cases, lib.sh)
 py_cases 120 "$here/rate_limit.py" sroce0 1 -- "${CASES[@]}"
 for c in "${CASES[@]}"; do
-	ktap_result "rate limit: $c" case_ok "$c"
+	ktap_result "rate limit: $c" py_case_result "$c"
 done
 ktap_result "dmesg clean" dmesg_clean_since_mark
 ktap_finish

@@ -14,15 +14,14 @@ here=$(dirname "$0")
 cleanup() { eth0_dev_down; }
 trap cleanup EXIT
 
-# every case in one python3 (py_cases, lib.sh), run before the loop
-case_ok() { py_case_result "$1"; }
 
 ktap_header 6
 dmesg_mark
 eth0_dev_up
+# every case in one python3 (py_cases, lib.sh)
 py_cases 60 "$here/verbs_ex.py" sroce0 1 -- batch abort errors refused timestamps
 for c in batch abort errors refused timestamps; do
-	ktap_result "extended verbs: $c" case_ok "$c"
+	ktap_result "extended verbs: $c" py_case_result "$c"
 done
 ktap_result "dmesg clean" dmesg_clean_since_mark
 ktap_finish

@@ -10,8 +10,6 @@
 here=$(dirname "$0")
 trap topo_down EXIT
 
-# every case in one python3 (py_cases, lib.sh), run before the loop
-case_ok() { py_case_result "$1"; }
 rnr_counted() { [ "$(port_counter sroce8 rnr_naks_sent)" -gt 0 ]; }
 verify_lossy() {
 	in_peer tc qdisc add dev srB root netem loss 3% duplicate 1% reorder 5% delay 1ms &&
@@ -33,11 +31,12 @@ retransmitted() { [ "$(port_counter sroce8 retransmits)" -gt 0 ]; }
 ktap_header 14
 dmesg_mark
 ktap_result "topology up" topo_up sroce
+# every case in one python3 (py_cases, lib.sh)
 py_cases 60 "$here/rc_errors.py" sroce8 1 -- rem_access_write rem_access_read out_of_bounds rnr_recover rnr_exhausted \
 	 retry_exceeded len_err flush_on_err sqd_drain
 for c in rem_access_write rem_access_read out_of_bounds rnr_recover rnr_exhausted \
 	 retry_exceeded len_err flush_on_err sqd_drain; do
-	ktap_result "$c" case_ok "$c"
+	ktap_result "$c" py_case_result "$c"
 done
 ktap_result "RNR NAKs counted" rnr_counted
 ktap_result "sroce-verify over netem loss/dup/reorder: every byte intact" verify_lossy
