@@ -35,7 +35,8 @@
  * @rcu: freed after the receive path's readers
  * @sdev: the QP's device
  * @mgid: the group
- * @qp: the QP (its lifetime: destroy_qp detaches it first)
+ * @qp: the QP (its lifetime: destroy_qp detaches it first), compared only
+ * @h: its handle, what the receive path follows (outlives @rcu's readers)
  * @refs: successful attaches not detached yet (under sroce_mc_mutex)
  */
 struct sroce_mc_att {
@@ -44,6 +45,7 @@ struct sroce_mc_att {
 	struct sroce_dev *sdev;
 	union ib_gid mgid;
 	struct sroce_qp *qp;
+	struct sroce_qp_handle *h;
 	unsigned int refs;
 };
 
@@ -135,6 +137,7 @@ int sroce_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 	a->sdev = sdev;
 	a->mgid = *gid;
 	a->qp = qp;
+	a->h = qp->h;
 	a->refs = 1;
 
 	mutex_lock(&sroce_mc_mutex);
@@ -259,8 +262,9 @@ int sroce_mc_get_qps(const struct net_device *ndev, const union ib_gid *mgid,
 			break;
 		if (READ_ONCE(a->sdev->ndev) != ndev || memcmp(&a->mgid, mgid, sizeof(*mgid)))
 			continue;
-		if (refcount_inc_not_zero(&a->qp->ref))
-			qps[n++] = a->qp;
+		qps[n] = sroce_qp_tryget(a->h);
+		if (qps[n])
+			n++;
 	}
 	rcu_read_unlock();
 	return n;

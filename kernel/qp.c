@@ -53,9 +53,7 @@ struct sroce_qp *sroce_qp_get_net(struct net *net, u32 qpn)
 	struct sroce_qp *qp;
 
 	rcu_read_lock();
-	qp = xa_load(&sroce_qp_xa, qpn);
-	if (qp && (!refcount_inc_not_zero(&qp->ref)))
-		qp = NULL;
+	qp = sroce_qp_tryget(xa_load(&sroce_qp_xa, qpn));
 	rcu_read_unlock();
 	if (qp && !net_eq(dev_net(qp->sdev->ndev), net)) {
 		sroce_qp_put(qp);
@@ -66,15 +64,28 @@ struct sroce_qp *sroce_qp_get_net(struct net *net, u32 qpn)
 
 void sroce_qp_put(struct sroce_qp *qp)
 {
-	if (refcount_dec_and_test(&qp->ref))
+	if (refcount_dec_and_test(&qp->h->ref))
 		complete(&qp->freed);
+}
+
+/**
+ * sroce_qp_tryget() - a reference to the QP behind a handle found under RCU
+ * @h: the handle, or NULL
+ *
+ * Context: under rcu_read_lock() (or holding a reference already).
+ * Return: the QP with a reference, or NULL when @h is NULL or its QP is
+ * being destroyed.
+ */
+struct sroce_qp *sroce_qp_tryget(struct sroce_qp_handle *h)
+{
+	return h && refcount_inc_not_zero(&h->ref) ? h->qp : NULL;
 }
 
 /* ib_qp pointer for a QPN, for kernel CQ polling */
 /*
- * The QP's memory outlives an RCU reader that found it: destroy_qp waits a
- * grace period after unpublishing it. The pointer is the kernel consumer's
- * to use, as with any CQE of a QP it has not destroyed yet.
+ * The pointer is the kernel consumer's to use, as with any CQE of a QP it
+ * has not destroyed yet. A GSI QP is found through the device; its
+ * destroy waits a grace period after unpublishing it.
  */
 struct ib_qp *sroce_qp_from_qpn(struct sroce_dev *sdev, u32 qpn)
 {
@@ -82,9 +93,18 @@ struct ib_qp *sroce_qp_from_qpn(struct sroce_dev *sdev, u32 qpn)
 	struct sroce_qp *qp;
 
 	rcu_read_lock();
-	qp = qpn == SROCE_GSI_QPN ? READ_ONCE(sdev->gsi_qp) : xa_load(&sroce_qp_xa, qpn);
-	if (qp && qp->sdev == sdev)
-		ibqp = &qp->ibqp;
+	if (qpn == SROCE_GSI_QPN) {
+		qp = READ_ONCE(sdev->gsi_qp);
+		if (qp && qp->sdev == sdev)
+			ibqp = &qp->ibqp;
+	} else {
+		qp = sroce_qp_tryget(xa_load(&sroce_qp_xa, qpn));
+		if (qp) {
+			if (qp->sdev == sdev)
+				ibqp = &qp->ibqp;
+			sroce_qp_put(qp);
+		}
+	}
 	rcu_read_unlock();
 	return ibqp;
 }
@@ -132,12 +152,17 @@ static struct sroce_qp *sroce_qp_next_match(bool (*match)(const struct sroce_qp 
 							  const void *arg),
 					    const void *arg, unsigned long *index)
 {
-	struct sroce_qp *qp;
+	struct sroce_qp_handle *h;
+	struct sroce_qp *qp = NULL;
 
 	rcu_read_lock();
-	xa_for_each_start(&sroce_qp_xa, *index, qp, *index) {
-		if (match(qp, arg) && refcount_inc_not_zero(&qp->ref))
+	xa_for_each_start(&sroce_qp_xa, *index, h, *index) {
+		qp = sroce_qp_tryget(h);
+		if (qp && match(qp, arg))
 			break;
+		if (qp)
+			sroce_qp_put(qp);
+		qp = NULL;
 	}
 	rcu_read_unlock();
 	return qp;
@@ -478,7 +503,6 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	/* XRC TGT QPs come without udata from user space too (above) */
 	qp->kernel = !udata && init->qp_type != IB_QPT_XRC_TGT;
 	sroce_sched_init_qp(qp, init->qp_type);
-	refcount_set(&qp->ref, 1);
 	init_completion(&qp->freed);
 	INIT_LIST_HEAD(&qp->odp_wait);
 	/* the first post must ring the doorbell */
@@ -489,6 +513,14 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	 * published only once nothing can fail any more: the receive path
 	 * must never find a QP that is about to be freed.
 	 */
+	qp->h = kzalloc(sizeof(*qp->h), GFP_KERNEL_ACCOUNT);
+	if (!qp->h) {
+		sroce_dbg_dev(ibqp->device, "create_qp: out of memory for the QP's handle");
+		err = -ENOMEM;
+		goto err_free_shadow;
+	}
+	refcount_set(&qp->h->ref, 1);
+	qp->h->qp = qp;
 	if (init->qp_type == IB_QPT_GSI) {
 		qpn = SROCE_GSI_QPN;
 		err = sroce_gsi_add(qp);
@@ -500,7 +532,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	if (err < 0) {
 		sroce_dbg_dev(ibqp->device, "create_qp: no QP number (%s): error %d",
 			      init->qp_type == IB_QPT_GSI ? "QP1 taken" : "all in use", err);
-		goto err_free_shadow;
+		goto err_free_handle;
 	}
 	ibqp->qp_num = qpn;
 
@@ -525,7 +557,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	}
 	if (init->qp_type != IB_QPT_GSI) {
 		/* publish: a reserved entry reads as NULL until this store */
-		err = xa_err(xa_store(&sroce_qp_xa, qpn, qp, GFP_KERNEL_ACCOUNT));
+		err = xa_err(xa_store(&sroce_qp_xa, qpn, qp->h, GFP_KERNEL_ACCOUNT));
 		if (err)
 			goto err_release_qpn;
 	}
@@ -536,6 +568,8 @@ err_release_qpn:
 		sroce_gsi_del(qp);
 	else
 		xa_erase(&sroce_qp_xa, qpn);
+err_free_handle:
+	kfree_rcu(qp->h, rcu);	/* never published, or unpublished just now */
 err_free_shadow:
 	sroce_qp_free_bufs(qp);
 err_destroy_sq:
@@ -562,11 +596,14 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 		xa_erase(&sroce_qp_xa, ibqp->qp_num);
 	sroce_mc_qp_gone(qp);	/* a kernel consumer may not have detached */
 	/*
-	 * The receive path looks QPs up under RCU: once a grace period has
-	 * passed no reader can still be about to take a reference, and the
-	 * ones taken are waited for.
+	 * Lookups under RCU reach the handle, never the QP, except the walk
+	 * of the GSI list, which runs through the GSI QPs themselves (one per
+	 * device, destroyed with it): wait for that walk to end. References
+	 * taken are waited for below; a reader still holding the handle finds
+	 * its count at zero.
 	 */
-	synchronize_rcu();
+	if (ibqp->qp_type == IB_QPT_GSI)
+		synchronize_rcu();
 	sroce_qp_put(qp);
 	sroce_odp_qp_gone(qp);	/* else the ODP wake-up item drops its reference */
 	wait_for_completion(&qp->freed);
@@ -577,6 +614,7 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 
 	sroce_qp_free_bufs(qp);
 	sroce_queue_destroy(qp->sq);
+	kfree_rcu(qp->h, rcu);
 	atomic_dec(&qp->sdev->qp_count);
 	return 0;
 }

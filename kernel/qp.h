@@ -261,10 +261,29 @@ struct sroce_resp {
 	struct sroce_resp_atomic *atomics;
 };
 
+/**
+ * struct sroce_qp_handle - what lookups under RCU see of a QP
+ * @ref: references to the QP (the creator's one, and one per lookup that
+ *	found it alive); the QP is destroyed once it drops to zero
+ * @qp: the QP, valid while @ref is not zero
+ * @rcu: freed a grace period after the QP: a reader that found the
+ *	handle may still try @ref
+ *
+ * The QP itself is freed by ib_core right after destroy_qp returns, so
+ * nothing reachable under RCU may point into it; the QPN table and the
+ * multicast attachments point here instead, and destroy_qp need not wait
+ * for a grace period.
+ */
+struct sroce_qp_handle {
+	refcount_t ref;
+	struct sroce_qp *qp;
+	struct rcu_head rcu;
+};
+
 struct sroce_qp {
 	struct ib_qp ibqp;
 	struct sroce_dev *sdev;
-	refcount_t ref;		/* lookups from the receive path */
+	struct sroce_qp_handle *h;	/* its references; lookups find it */
 	struct completion freed;
 
 	struct sroce_queue *sq;
@@ -412,6 +431,7 @@ struct sroce_qp *sroce_qp_get_net(struct net *net, u32 qpn);
 struct sroce_qp *sroce_qp_next(struct ib_cq *ibcq, unsigned long *index);
 bool sroce_qp_peer_ok(struct sroce_qp *qp, const u8 *iph, bool v6);
 void sroce_qp_put(struct sroce_qp *qp);
+struct sroce_qp *sroce_qp_tryget(struct sroce_qp_handle *h);
 void sroce_qp_set_error(struct sroce_qp *qp);
 void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type type);
 

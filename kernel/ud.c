@@ -129,8 +129,8 @@ static struct sroce_qp *sroce_gsi_get(struct net *net, struct sk_buff *skb,
 			}
 		}
 	}
-	if (found && !refcount_inc_not_zero(&found->ref))
-		found = NULL;
+	if (found)
+		found = sroce_qp_tryget(found->h);
 	rcu_read_unlock();
 	return found;
 }
