@@ -3,7 +3,7 @@
 #   make [KERNEL=6.1|6.12|newest]  deps, module for KERNEL, provider, C++ tools
 #   make run                 boot the VM, create sroce0, show it
 #   make check               host unit tests + VM selftests on every kernel
-#                            (KERNELS="6.1 6.12 newest" adds the newest)
+#                            (6.1, 6.12 and newest; KERNELS="6.1 6.12" for two)
 #   make bench               sroce vs rdma_rxe vs TCP on every kernel (build/bench)
 #   make sparse              module under sparse (C=2) for every kernel
 #   make format-check        C++ sources match userspace/.clang-format
@@ -27,12 +27,11 @@
 #   make clean
 
 KERNEL ?= 6.12
-KERNELS := 6.1 6.12
-# Debian's newest kernel (trixie-backports' linux-image-amd64, whatever
-# version that is today: build/kernels/newest/version), resolved by
-# scripts/deps and built in a trixie build root. Not in the default
-# KERNELS yet; module-newest, sparse-newest, `make check KERNELS="6.1 6.12
-# newest"` work. See Documentation/design.rst, "Supported kernels".
+# newest: Debian's newest kernel (trixie-backports' linux-image-amd64,
+# whatever version that is today: build/kernels/newest/version), resolved
+# by scripts/deps at run time and built in a trixie build root. See
+# Documentation/design.rst, "Supported kernels".
+KERNELS := 6.1 6.12 newest
 NEWEST := newest
 TOP := $(CURDIR)
 B := $(TOP)/build
@@ -193,8 +192,8 @@ deb:
 # Opt-in, not part of check (~12 min, the Debian archive): the packages
 # installed into a fresh debootstrapped Debian root (cached in
 # build/deb-test), DKMS building the module for each kernel of KERNELS,
-# then in the VM that module, the installed provider and tools.
-# KERNELS="6.1 6.12 newest" adds a trixie root for the newest kernel.
+# then in the VM that module, the installed provider and tools; the
+# newest kernel (in KERNELS by default) adds a trixie root.
 # See Documentation/packaging.rst.
 check-deb: deb
 	@scripts/deps --kernels "$(KERNELS)"
