@@ -35,8 +35,8 @@
  * @rcu: freed after the receive path's readers
  * @sdev: the QP's device
  * @mgid: the group
- * @qp: the QP (its lifetime: destroy_qp detaches it first), compared only
- * @h: its handle, what the receive path follows (outlives @rcu's readers)
+ * @h: the QP's handle (sroce_qp_tryget()); destroy_qp detaches the QP
+ *	before it frees the handle, a grace period after this
  * @refs: successful attaches not detached yet (under sroce_mc_mutex)
  */
 struct sroce_mc_att {
@@ -44,7 +44,6 @@ struct sroce_mc_att {
 	struct rcu_head rcu;
 	struct sroce_dev *sdev;
 	union ib_gid mgid;
-	struct sroce_qp *qp;
 	struct sroce_qp_handle *h;
 	unsigned int refs;
 };
@@ -64,7 +63,7 @@ static struct sroce_mc_att *sroce_mc_find(struct sroce_qp *qp, const union ib_gi
 
 	lockdep_assert_held(&sroce_mc_mutex);
 	list_for_each_entry(a, &sroce_mc_list, node)
-		if (a->qp == qp && !memcmp(&a->mgid, mgid, sizeof(*mgid)))
+		if (a->h == qp->h && !memcmp(&a->mgid, mgid, sizeof(*mgid)))
 			return a;
 	return NULL;
 }
@@ -136,7 +135,6 @@ int sroce_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 		return -ENOMEM;
 	a->sdev = sdev;
 	a->mgid = *gid;
-	a->qp = qp;
 	a->h = qp->h;
 	a->refs = 1;
 
@@ -236,7 +234,7 @@ void sroce_mc_qp_gone(struct sroce_qp *qp)
 		return;
 	mutex_lock(&sroce_mc_mutex);
 	list_for_each_entry_safe(a, tmp, &sroce_mc_list, node)
-		if (a->qp == qp)
+		if (a->h == qp->h)
 			sroce_mc_remove(a);
 	mutex_unlock(&sroce_mc_mutex);
 }

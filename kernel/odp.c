@@ -631,7 +631,7 @@ void sroce_odp_wait(struct sroce_qp *qp)
 	struct sroce_dev *sdev = qp->sdev;
 
 	spin_lock_bh(&sdev->odp_lock);
-	if (!qp->odp_waiting && refcount_inc_not_zero(&qp->h->ref)) {
+	if (!qp->odp_waiting && sroce_qp_tryget(qp->h)) {
 		qp->odp_waiting = true;
 		list_add_tail(&qp->odp_wait, &sdev->odp_waiters);
 	}

@@ -508,11 +508,6 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	/* the first post must ring the doorbell */
 	qp->sq->hdr->flags = SROCE_RING_F_NEED_WAKEUP;
 
-	/*
-	 * A user QP's number is reserved here (lookups find nothing) and
-	 * published only once nothing can fail any more: the receive path
-	 * must never find a QP that is about to be freed.
-	 */
 	qp->h = kzalloc(sizeof(*qp->h), GFP_KERNEL_ACCOUNT);
 	if (!qp->h) {
 		sroce_dbg_dev(ibqp->device, "create_qp: out of memory for the QP's handle");
@@ -521,6 +516,12 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	}
 	refcount_set(&qp->h->ref, 1);
 	qp->h->qp = qp;
+
+	/*
+	 * A user QP's number is reserved here (lookups find nothing) and
+	 * published only once nothing can fail any more: the receive path
+	 * must never find a QP that is about to be freed.
+	 */
 	if (init->qp_type == IB_QPT_GSI) {
 		qpn = SROCE_GSI_QPN;
 		err = sroce_gsi_add(qp);
