@@ -25,7 +25,7 @@ LF_VERSION=$(fi_info --version 2>/dev/null | sed -n 's/^libfabric: *//p')
 # a crashing fi_pingpong leaves a backtrace file in its working directory
 cd /tmp || exit 1
 
-# rxm_teardown_uaf RC LOG: true when a side that exited RC died of
+# rxm_teardown_uaf RC LOG SIDE: true when a side that exited RC died of
 # libfabric 1.17's rxm teardown use-after-free after its transfer had
 # completed and been verified: rxm_close_conn() closes the MSG endpoint
 # and only then drains the MSG CQ, so a receive completion still queued
@@ -35,12 +35,14 @@ cd /tmp || exit 1
 # connection teardown"). Only on that version, only with the result line
 # printed, only faulting at that call (the indirect call into the freed
 # endpoint's ops, at offset 0xb7882 of Debian's libfabric.so.1.20.0).
+# It says so on the row, naming SIDE.
 rxm_teardown_uaf() {
-	local rc=$1 log=$2
+	local rc=$1 log=$2 side=$3
 	[ "$rc" -ne 0 ] || return 1
 	[ "$LF_VERSION" = 1.17.0 ] || return 1
 	grep -qE '^[0-9]+[kmg]? +[0-9]+ +=[0-9]+ ' "$log" || return 1
-	grep -A1 'terminated with signal 11' "$log" | grep -qF 'libfabric.so.1(+0xb7882)'
+	grep -A1 'terminated with signal 11' "$log" | grep -qF 'libfabric.so.1(+0xb7882)' || return 1
+	echo "$side: libfabric $LF_VERSION rxm teardown use-after-free after the verified transfer (libfabric bug, fixed upstream by 697688386)"
 }
 
 # fab EP PROVIDER SIZE [ENV...]: fi_pingpong, server in srpeer, client here
@@ -53,10 +55,8 @@ fab() {
 	bg_start c 80 "$LOG.c" env "$@" fi_pingpong -p "$prov" -e "$ep" -c -I 10 -S "$size" 192.0.2.2
 	bg_wait_both "$c" "$s" "client" "server"
 	if [ "$ep" = rdm ]; then
-		rxm_teardown_uaf "$BG_RC_A" "$LOG.c" && BG_RC_A=0 &&
-			echo "client: libfabric $LF_VERSION rxm teardown use-after-free after the verified transfer (libfabric bug, fixed upstream by 697688386)"
-		rxm_teardown_uaf "$BG_RC_B" "$LOG.s" && BG_RC_B=0 &&
-			echo "server: libfabric $LF_VERSION rxm teardown use-after-free after the verified transfer (libfabric bug, fixed upstream by 697688386)"
+		rxm_teardown_uaf "$BG_RC_A" "$LOG.c" client && BG_RC_A=0
+		rxm_teardown_uaf "$BG_RC_B" "$LOG.s" server && BG_RC_B=0
 	fi
 	if [ "$BG_RC_A" -ne 0 ] || [ "$BG_RC_B" -ne 0 ]; then
 		echo "client $BG_RC_A, server $BG_RC_B"
