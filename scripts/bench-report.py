@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """scripts/bench-report.py - turn scripts/bench-vm samples into the report.
 
-  bench-report.py --out DIR --run SERIES:EXIT:SECONDS... [--accel MODE]
+  bench-report.py --out DIR --run SERIES:EXIT:SECONDS[:OTHER_VMS]... [--accel MODE]
                   [--smp N] [--mem MIB] [--smoke] [--git-rev REV] [--date ISO]
 
 Reads DIR/raw-SERIES.jsonl (one JSON object per measurement, the first
@@ -241,6 +241,10 @@ def markdown(report):
         rows = [r for r in report["summary"] if r["kernel"] == series]
         out += ["## Kernel %s (%s)" % (series, run.get("kernel_release", "?")), "",
                 "VM exit %s after %s s." % (run["exit"], run["seconds"]), ""]
+        if run.get("other_vms"):
+            out += ["**The host was not idle**: up to %d other VM(s) ran beside this one, so these "
+                    "numbers are lower than an idle run's and not comparable with one." % run["other_vms"],
+                    ""]
         for topo in PATHS:
             (_, a), (_, b) = IMPLS[topo]
             bw = [r for r in rows if r["path"] == topo and r["kind"] == "bw"]
@@ -370,10 +374,11 @@ def main():
               "summary": [], "samples": []}
     bad = []
     for spec in args.run:
-        series, code, secs = spec.split(":")
+        series, code, secs, others = (spec.split(":") + ["0"])[:4]
         raw = os.path.join(args.out, "raw-%s.jsonl" % series)
         meta, samples = load_raw(raw) if os.path.exists(raw) else ({}, [])
-        report["meta"]["runs"][series] = dict(meta, exit=int(code), seconds=int(secs))
+        report["meta"]["runs"][series] = dict(meta, exit=int(code), seconds=int(secs),
+                                              other_vms=int(others))
         report["meta"]["reps"] = max(report["meta"]["reps"], meta.get("reps", 0))
         report["samples"] += [dict(s, kernel=series) for s in samples]
         report["summary"] += summarize(series, meta, samples)
