@@ -154,6 +154,7 @@ check-debug:
 GROUPS ?= nvme srp
 check-blktests: deps
 	@test -n "$(BLKTESTS)" || { echo "make check-blktests BLKTESTS=/path/to/blktests [GROUPS=...]"; exit 2; }
+	@scripts/deps --blktests
 	@$(MAKE) --no-print-directory modules provider userspace
 	@scripts/check-blktests --blktests "$(BLKTESTS)" --groups "$(GROUPS)" --kernels "$(KERNELS)" \
 		--config "$(BLKTESTS_CONFIG)"
