@@ -9,8 +9,9 @@ import re
 import sys
 
 # "nvme/006 (tr=rdma bd=file) (create an NVMeOF target)   [passed]": the
-# test and, when it runs in several configurations, the one ("(k=v ...)")
-RESULT = re.compile(r'^(\S+/\d+)(\s+\([^)]*=[^)]*\))?\s.*\[(passed|failed|not run)\]')
+# test and, when it runs in several configurations, the one ("(k=v ...)",
+# every word a setting: a description such as srp's "(... bs=4M)" is not)
+RESULT = re.compile(r'^(\S+/\d+)(\s+\(\w+=\S+(?:\s+\w+=[^\s)]+)*\))?\s.*\[(passed|failed|not run)\]')
 
 
 def results(path):
