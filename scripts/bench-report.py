@@ -21,20 +21,22 @@ import subprocess
 import sys
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PATHS = ("loopback", "veth", "veth-crc-lib", "veth-icrc-skip", "veth-gso")
+PATHS = ("loopback", "veth", "veth-crc-lib", "veth-tx-gso", "veth-icrc-skip", "veth-gso")
 # column titles per path: loopback compares like with like; rxe's UDP
 # socket lives in init_net only, so across the veth the baseline is
 # sroce -> rxe (rxe responds). veth-crc-lib: sroce<->sroce with the kernel's
 # crc32_le() for the ICRC (what rxe uses) instead of crc=auto's choice.
+# veth-tx-gso: sroce<->sroce with tx_gso on both devices, ICRC on.
 # veth-icrc-skip: sroce<->sroce with icrc_skip
 # on both devices, against the same sroce->rxe and TCP samples as veth;
 # veth-gso: the same with tx_gso on both devices too (transmit bursts).
 IMPLS = {"loopback": (("sroce", "sroce"), ("rxe", "rxe")),
          "veth": (("sroce", "sroce↔sroce"), ("rxe", "sroce→rxe")),
          "veth-crc-lib": (("sroce", "sroce↔sroce crc=lib"), ("rxe", "sroce→rxe")),
+         "veth-tx-gso": (("sroce", "sroce↔sroce tx_gso"), ("rxe", "sroce→rxe")),
          "veth-icrc-skip": (("sroce", "sroce↔sroce icrc_skip"), ("rxe", "sroce→rxe")),
          "veth-gso": (("sroce", "sroce↔sroce icrc_skip+tx_gso"), ("rxe", "sroce→rxe"))}
-VETH = ("veth", "veth-crc-lib", "veth-icrc-skip", "veth-gso")
+VETH = ("veth", "veth-crc-lib", "veth-tx-gso", "veth-icrc-skip", "veth-gso")
 # paths bench-vm measures only sometimes: veth-crc-lib not in a smoke run
 # nor when crc=auto already chose crc32_le(); a row is expected only if
 # the VM ran the path (a sample, ok or failed, exists)
@@ -294,7 +296,7 @@ def markdown(report):
                     CLIENT_NA.get(("rxe", r["tool"])) or cell(r["rxe"][r["key"]]),
                     fmt(r["ratio"][r["key"]], 2)]) + " |")
             out.append("")
-        # veth-icrc-skip's and veth-gso's rxe and TCP cells are veth's: list
+        # the other veth paths' rxe and TCP cells are veth's: list
         # their failures once
         fails = [(r, i, f) for r in rows
                  for i in (("sroce",) if r["path"] != "veth" and r["path"] in VETH
