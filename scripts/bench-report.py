@@ -21,10 +21,9 @@ import subprocess
 import sys
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PATHS = ("loopback", "veth", "veth-crc-lib", "veth-tx-gso", "veth-icrc-skip", "veth-gso")
-# column titles per path: loopback compares like with like; rxe's UDP
-# socket lives in init_net only, so across the veth the baseline is
-# sroce -> rxe (rxe responds). veth-crc-lib: sroce<->sroce with the kernel's
+# column titles per path, in the report's order (PATHS): loopback compares
+# like with like; rxe's UDP socket lives in init_net only, so across the
+# veth the baseline is sroce -> rxe (rxe responds). veth-crc-lib: sroce<->sroce with the kernel's
 # crc32_le() for the ICRC (what rxe uses) instead of crc=auto's choice.
 # veth-tx-gso: sroce<->sroce with tx_gso on both devices, ICRC on.
 # veth-icrc-skip: sroce<->sroce with icrc_skip
@@ -36,7 +35,8 @@ IMPLS = {"loopback": (("sroce", "sroce"), ("rxe", "rxe")),
          "veth-tx-gso": (("sroce", "sroce↔sroce tx_gso"), ("rxe", "sroce→rxe")),
          "veth-icrc-skip": (("sroce", "sroce↔sroce icrc_skip"), ("rxe", "sroce→rxe")),
          "veth-gso": (("sroce", "sroce↔sroce icrc_skip+tx_gso"), ("rxe", "sroce→rxe"))}
-VETH = ("veth", "veth-crc-lib", "veth-tx-gso", "veth-icrc-skip", "veth-gso")
+PATHS = tuple(IMPLS)
+VETH = tuple(p for p in PATHS if p.startswith("veth"))
 # paths bench-vm measures only sometimes: veth-crc-lib not in a smoke run
 # nor when crc=auto already chose crc32_le(); a row is expected only if
 # the VM ran the path (a sample, ok or failed, exists)
