@@ -217,6 +217,11 @@ struct sroce_resp {
 	u32 recv_off;
 	/* UC: a message was lost or refused; drop up to the next FIRST/ONLY */
 	bool uc_skip;
+	/*
+	 * UC, UD: the packet at the head of the QP's rxq needs an ODP page
+	 * being faulted in; the receive side waits for it (sched.c)
+	 */
+	bool odp_park;
 	/* XRC TGT: the XRC SRQ of the message in progress (its XRCETH) */
 	u32 xrc_srqn;
 	/* WRITE in progress */

@@ -346,12 +346,13 @@ static int sroce_resp_place(struct sroce_qp *qp, u32 off, const struct sk_buff *
  * A page of an ODP MR of ours that the request needs is being faulted in
  * (odp.c): RNR NAK, as hardware does for a page fault; the requester sends
  * the request again after the RNR timer. Nothing of it was executed. UC
- * has no RNR: the message is lost.
+ * has no RNR: the packet waits at the head of the QP's receive queue until
+ * the page is there (sroce_qp_drain_rx()).
  */
 static int sroce_resp_odp_rnr(struct sroce_qp *qp)
 {
 	if (sroce_qp_is_uc(qp)) {
-		sroce_uc_drop_msg(qp);
+		WRITE_ONCE(qp->resp.odp_park, true);
 		return -EAGAIN;
 	}
 	sroce_stat_inc(qp->sdev, SROCE_STAT_RNR_NAKS_SENT);

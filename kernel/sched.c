@@ -34,6 +34,7 @@
 #include "xmit.h"
 #include "recv.h"
 #include "sched.h"
+#include "odp.h"
 
 struct workqueue_struct *sroce_wq;
 static struct workqueue_struct *sroce_kwq;
@@ -105,12 +106,31 @@ static void sroce_rc_cnp(struct sroce_qp *qp, struct sk_buff *skb)
 	sroce_dcqcn_cnp_rx(qp, skb);
 }
 
+/*
+ * Received packets wait to be taken (not parked behind an ODP fault, see
+ * sroce_qp_drain_rx()). Read after qp->lock is dropped: the wake-up that
+ * ends a park kicks the QP, so a stale answer loses nothing.
+ */
+static bool sroce_rxq_ready(struct sroce_qp *qp)
+{
+	return !skb_queue_empty(&qp->rxq) && !READ_ONCE(qp->resp.odp_park);
+}
+
 /**
  * sroce_qp_drain_rx() - hand the queued received packets to @rx, in order
  * @qp: the QP
  * @rx: the transport's receive handler
  *
  * At most 256 packets per call; the caller reschedules if more are left.
+ *
+ * A UC or UD receive that meets an ODP page not present (the fault is
+ * queued) cannot ask its sender to come back later as RC does with an RNR
+ * NAK. It sets qp->resp.odp_park having executed nothing of the packet,
+ * which goes back to the head of the queue; the queue is not taken again
+ * until the ODP wake-up kicks the QP (sroce_odp_wait()), and the packet
+ * then runs again. Packets arriving meanwhile queue behind it, within the
+ * queue's bounds (sroce_rxq_full(), SROCE_UD_RXQ_MAX). A fault that fails
+ * makes the next try fail with an error instead, so a park always ends.
  */
 static void sroce_qp_drain_rx(struct sroce_qp *qp,
 			      void (*rx)(struct sroce_qp *qp, struct sk_buff *skb,
@@ -122,19 +142,31 @@ static void sroce_qp_drain_rx(struct sroce_qp *qp,
 
 	lockdep_assert_held(&qp->lock);
 
+	if (unlikely(qp->resp.odp_park)) {
+		if (READ_ONCE(qp->odp_waiting))
+			return;		/* the page is still on its way */
+		WRITE_ONCE(qp->resp.odp_park, false);
+	}
 	while (budget-- && (skb = skb_dequeue(&qp->rxq))) {
 		atomic_sub(skb->truesize, &qp->rxq_bytes);
-		sroce_stat_inc(qp->sdev, SROCE_STAT_RX_PKTS);
 		/* parsed and checked on arrival; parse again for the fields */
 		if (!sroce_pkt_parse(skb->data + sizeof(struct udphdr),
 				     skb->len - sizeof(struct udphdr), &hdr)) {
 			trace_sroce_pkt_rx(qp, skb->data + sizeof(struct udphdr),
 					   hdr.payload_len);
 			rx(qp, skb, &hdr);
+			if (unlikely(qp->resp.odp_park)) {
+				atomic_add(skb->truesize, &qp->rxq_bytes);
+				skb_queue_head(&qp->rxq, skb);
+				sroce_stat_inc(qp->sdev, SROCE_STAT_ODP_RX_WAITS);
+				sroce_odp_wait(qp);
+				return;
+			}
 		} else if (skb->data[sizeof(struct udphdr)] == SROCE_OP_CNP) {
 			trace_sroce_pkt_rx(qp, skb->data + sizeof(struct udphdr), 0);
 			sroce_rc_cnp(qp, skb);	/* checked by sroce_cnp_rcv() */
 		}
+		sroce_stat_inc(qp->sdev, SROCE_STAT_RX_PKTS);
 		kfree_skb(skb);
 	}
 }
@@ -271,7 +303,7 @@ static void sroce_qp_run_unlock(struct sroce_qp *qp, int budget)
 		if (!test_bit(SROCE_QP_EV_KICK, &qp->events)) {
 			/* left over past a budget, nobody kicked: go on later */
 			if (test_bit(SROCE_QP_EV_YIELD, &qp->events) ||
-			    !skb_queue_empty(&qp->rxq))
+			    sroce_rxq_ready(qp))
 				sroce_qp_sched(qp);
 			return;
 		}
@@ -410,7 +442,7 @@ static void sroce_ud_work(struct work_struct *w)
 	if (READ_ONCE(qp->state) == IB_QPS_ERR)
 		sroce_req_flush(qp);
 	spin_unlock_bh(&qp->lock);
-	if (test_bit(SROCE_QP_EV_YIELD, &qp->events) || !skb_queue_empty(&qp->rxq))
+	if (test_bit(SROCE_QP_EV_YIELD, &qp->events) || sroce_rxq_ready(qp))
 		sroce_qp_sched(qp);
 }
 

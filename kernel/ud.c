@@ -230,6 +230,7 @@ static void sroce_ud_complete_recv(struct sroce_qp *qp, const struct sroce_pkt_h
 	 */
 	if (sroce_to_cq(qp->ibqp.recv_cq)->user)
 		cqe.sl = 0x8 | (v6 ? 0x1 : 0x2);
+	qp->resp.rqe_valid = false;
 	sroce_recv_done(qp);
 	sroce_qp_count(qp, SROCE_CNTR_RECV, status != IB_WC_SUCCESS);
 	if (sroce_cq_post(sroce_to_cq(qp->ibqp.recv_cq), &cqe, hdr->bth.se))
@@ -245,7 +246,9 @@ static void sroce_ud_complete_recv(struct sroce_qp *qp, const struct sroce_pkt_h
  * A receive buffer too small for GRH + payload completes with
  * IB_WC_LOC_LEN_ERR; the QP stays usable (a remote sender must not be able
  * to break it). A corrupt RQ (user space wrote a bad producer index or
- * entry) moves the QP to ERR.
+ * entry) moves the QP to ERR. A buffer in an ODP page that is not present
+ * stays taken (qp->resp.rqe_valid) while the packet waits for the fault
+ * (qp->resp.odp_park, sroce_qp_drain_rx()); the packet then runs again.
  */
 void sroce_ud_rx(struct sroce_qp *qp, struct sk_buff *skb,
 			const struct sroce_pkt_hdr *hdr)
@@ -273,7 +276,7 @@ void sroce_ud_rx(struct sroce_qp *qp, struct sk_buff *skb,
 		sroce_drop_count(SROCE_DROP_QKEY, qp->ibqp.qp_num);
 		return;
 	}
-	err = sroce_recv_take(qp, rqe);
+	err = qp->resp.rqe_valid ? 0 : sroce_recv_take(qp, rqe);
 	if (err == -EAGAIN) {
 		sroce_drop_count(SROCE_DROP_NO_RQE, qp->ibqp.qp_num);
 		return;
@@ -288,6 +291,7 @@ void sroce_ud_rx(struct sroce_qp *qp, struct sk_buff *skb,
 		sroce_qp_set_error(qp);
 		return;
 	}
+	qp->resp.rqe_valid = true;
 
 	if (v6)
 		memcpy(grh, iph, sizeof(struct ipv6hdr));
@@ -300,6 +304,11 @@ void sroce_ud_rx(struct sroce_qp *qp, struct sk_buff *skb,
 		err = sroce_sgl_copy_skb(qp->sdev, qp->ibqp.pd, rqe->sge, rqe->num_sge,
 					 SROCE_GRH_LEN, skb, sizeof(struct udphdr) + hdr->hdr_len,
 					 hdr->payload_len);
+	if (err == -EAGAIN) {
+		/* an ODP page of the buffer: its fault is queued, wait for it */
+		WRITE_ONCE(qp->resp.odp_park, true);
+		return;
+	}
 	if (err == -EMSGSIZE)
 		status = IB_WC_LOC_LEN_ERR;
 	else if (err)

@@ -94,9 +94,9 @@ static int sroce_query_device(struct ib_device *ibdev,
 	attr->hca_core_clock = 1000000;
 	attr->timestamp_mask = U64_MAX;
 	/*
-	 * ODP MRs, explicit and implicit (odp.c): on RC and XRC QPs every
-	 * operation, on UD QPs sends (a UD receive cannot wait for a fault:
-	 * no RNR NAK); not on UC QPs (no RNR NAK either)
+	 * ODP MRs, explicit and implicit (odp.c): every operation of each QP
+	 * type. UC and UD have no RNR NAK to send a request back with: their
+	 * receive waits for the fault, its packet held (sroce_qp_drain_rx())
 	 */
 	attr->odp_caps.general_caps = IB_ODP_SUPPORT | IB_ODP_SUPPORT_IMPLICIT;
 	attr->odp_caps.per_transport_caps.rc_odp_caps = IB_ODP_SUPPORT_SEND |
@@ -105,7 +105,10 @@ static int sroce_query_device(struct ib_device *ibdev,
 	attr->odp_caps.per_transport_caps.xrc_odp_caps = IB_ODP_SUPPORT_SEND |
 		IB_ODP_SUPPORT_WRITE | IB_ODP_SUPPORT_READ | IB_ODP_SUPPORT_ATOMIC |
 		IB_ODP_SUPPORT_SRQ_RECV;
-	attr->odp_caps.per_transport_caps.ud_odp_caps = IB_ODP_SUPPORT_SEND;
+	attr->odp_caps.per_transport_caps.uc_odp_caps = IB_ODP_SUPPORT_SEND |
+		IB_ODP_SUPPORT_RECV | IB_ODP_SUPPORT_WRITE | IB_ODP_SUPPORT_SRQ_RECV;
+	attr->odp_caps.per_transport_caps.ud_odp_caps = IB_ODP_SUPPORT_SEND |
+		IB_ODP_SUPPORT_RECV | IB_ODP_SUPPORT_SRQ_RECV;
 	attr->device_cap_flags = IB_DEVICE_SYS_IMAGE_GUID | IB_DEVICE_RC_RNR_NAK_GEN |
 				 IB_DEVICE_SRQ_RESIZE |
 				 IB_DEVICE_MEM_MGT_EXTENSIONS | IB_DEVICE_MEM_WINDOW |

@@ -14,7 +14,10 @@
 # unmapped fails transfers (remote access / local protection error)
 # instead of waiting for ever; cold memory on both sides of a hole in an
 # ODP MR, written at once (the hole is never faulted in); an implicit ODP
-# MR (the whole address space) as lkey and rkey. rdma_rxe has no ODP on
+# MR (the whole address space) as lkey and rkey; UC and UD QPs, whose
+# receive has no RNR NAK and waits for the fault with its packet held
+# (odp_rx_waits), SEND/WRITE/WRITE with immediate and datagrams none
+# lost, through an RQ and an SRQ. rdma_rxe has no ODP on
 # these kernels (explicit ODP came in 6.15): nothing to compare with.
 . "$(dirname "$0")/lib.sh"
 here=$(dirname "$0")
@@ -29,7 +32,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-CASES=(caps write read send atomic invalidate advise huge refused unmapped hole implicit)
+CASES=(caps write read send atomic invalidate advise huge refused unmapped hole implicit uc ud)
 py_case() {
 	sed -n "s/^info $1: //p" "$LOG"	# what the case measured
 	grep -qx "ok $1" "$LOG" && return 0
@@ -46,7 +49,7 @@ ktap_result "sroce0 on eth0" rdma link add sroce0 type sroce netdev eth0
 sleep 1
 echo $((hp_old + 2)) > "$HP"	# the huge case's two 2 MiB pages
 timeout 180 python3 "$here/odp_verbs.py" sroce0 "${CASES[@]}" > "$LOG" 2>&1
-ktap_result "ODP capabilities: implicit; RC all, XRC all but RECV, UD SEND, not UC" \
+ktap_result "ODP capabilities: implicit; RC all, XRC all but RECV, UC all but READ/ATOMIC, UD SEND/RECV/SRQ_RECV" \
 	py_case caps
 ktap_result "RDMA WRITE into dropped ODP pages: byte-exact, odp_faults counted" py_case write
 ktap_result "RDMA READ out of and into dropped ODP pages: byte-exact" py_case read
@@ -68,5 +71,9 @@ ktap_result "unmapped ODP memory: REM_ACCESS_ERR / LOC_PROT_ERR, no endless wait
 ktap_result "cold memory both sides of a hole, two QPs at once: every WRITE succeeds" py_case hole
 ktap_result "implicit ODP MR as lkey and rkey: WRITE/READ/SEND/FETCH_ADD exact, 2 MiB cross, prefetch; unmapped and kernel addresses fail" \
 	py_case implicit
+ktap_result "UC over dropped ODP pages: SEND, 1 MiB WRITE, WRITE with immediate, SRQ; none lost, byte-exact; unmapped: dropped, QP stays RTS" \
+	py_case uc
+ktap_result "UD over dropped ODP pages: 8 datagrams via RQ, 4 via SRQ, none lost, byte-exact with GRH; unmapped: LOC_PROT_ERR" \
+	py_case ud
 ktap_result "dmesg clean" dmesg_clean_since_mark
 ktap_finish

@@ -13,7 +13,7 @@ in the page cache, so the next transfer meets pages that are not present
 and must fault them in - and still move exactly the bytes the process sees.
 
 caps        ODP with RC SEND/RECV/WRITE/READ/ATOMIC/SRQ_RECV, XRC the same but
-            RECV, UD SEND, not UC; implicit ODP
+            RECV, UC SEND/RECV/WRITE/SRQ_RECV, UD SEND/RECV/SRQ_RECV; implicit
 write       RDMA WRITE into a dropped ODP MR, byte-exact, odp_faults counted,
             rdma res shows its pages mapped
 read        RDMA READ out of a dropped ODP MR into a dropped ODP MR
@@ -42,6 +42,16 @@ implicit    an implicit ODP MR (addr NULL, length SIZE_MAX) used as lkey and
             invalidation (the process' own writes seen); prefetch (no fault
             after it); unmapped memory and a kernel address through its rkey
             complete with REM_ACCESS_ERR, through its lkey with LOC_PROT_ERR
+uc          UC QPs (no RNR NAK: the receive waits for the fault, its packet
+            held): three rounds of a 64 KiB + 37 SEND, a 1 MiB WRITE and a
+            WRITE with immediate between dropped ODP MRs, none lost, all
+            byte-exact, odp_rx_waits counted; a SEND into a dropped ODP
+            buffer of an SRQ; a WRITE into unmapped ODP memory is dropped
+            (UC: silently), the QP stays RTS and the next WRITE lands
+ud          UD QPs: eight datagrams from a dropped ODP MR into eight receive
+            buffers in dropped ODP pages, each byte-exact with its GRH, none
+            lost; the same through an SRQ; a receive buffer in unmapped ODP
+            memory completes with LOC_PROT_ERR (no endless wait)
 """
 import ctypes
 import errno
@@ -49,13 +59,18 @@ import mmap
 import os
 import subprocess
 import sys
+import time
 
 import pyverbs.enums as e
+from pyverbs.addr import AH, AHAttr, GlobalRoute
+from pyverbs.cq import CQ
 from pyverbs.device import Context
 from pyverbs.mr import MR
 from pyverbs.pd import PD
 from pyverbs.pyverbs_error import PyverbsRDMAError
-from pyverbs.wr import SendWR, SGE
+from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
+from pyverbs.srq import SRQ, SrqAttr, SrqInitAttr
+from pyverbs.wr import RecvWR, SendWR, SGE
 
 import rc_verbs
 from rc_verbs import Fail, expect_wc, pattern
@@ -304,16 +319,191 @@ def hole(ctx, pd, gid, a, src):
         LIBC.munmap(base + 2 * mib, mib)
 
 
+class Qp:
+    """A UC or UD QP with its CQ, on an SRQ if one is given."""
+
+    def __init__(self, ctx, pd, qpt, srq=None):
+        self.cq = CQ(ctx, 64)
+        self.qp = QP(pd, QPInitAttr(qp_type=qpt, scq=self.cq, rcq=self.cq, srq=srq,
+                                    cap=QPCap(max_send_wr=16, max_recv_wr=16)))
+        self.qpn = self.qp.qp_num
+
+    def poll(self, n=1, secs=10.0):
+        return rc_verbs.Rc.poll(self, n, secs)
+
+
+UC_ACCESS = e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE
+UC_SEND = 65536 + 37            # 65 packets at MTU 1024
+
+
+def uc_pair(ctx, pd, gid, srq=None):
+    a, b = Qp(ctx, pd, e.IBV_QPT_UC), Qp(ctx, pd, e.IBV_QPT_UC, srq)
+    rc_verbs.connect_qp(a.qp, gid, rc_verbs.GID_INDEX, b.qpn, access=UC_ACCESS, uc=True)
+    rc_verbs.connect_qp(b.qp, gid, rc_verbs.GID_INDEX, a.qpn, access=UC_ACCESS, uc=True)
+    return a, b
+
+
+def waits(dev):
+    return rc_verbs.counter(dev, 'odp_rx_waits')
+
+
+def uc(dev, ctx, pd, gid, src, dst):
+    a, b = uc_pair(ctx, pd, gid)
+    before = faults(dev), waits(dev)
+    for k in range(3):
+        data = pattern(40 + k, SIZE)
+        src.put(0, data)
+        src.drop()
+        dst.drop()
+        b.qp.post_recv(RecvWR(wr_id=k, num_sge=1, sg=[dst.sge(8192, UC_SEND)]))
+        post(a, e.IBV_WR_SEND, src.sge(4096, UC_SEND))
+        expect_wc(a, 'UC SEND round %d' % k, secs=20)
+        wc = expect_wc(b, 'UC receive into dropped ODP pages, round %d' % k, secs=20)
+        if wc.byte_len != UC_SEND or dst.get(8192, UC_SEND) != data[4096:4096 + UC_SEND]:
+            raise Fail('UC SEND round %d: %d bytes, data %s' % (
+                k, wc.byte_len,
+                'same' if dst.get(8192, UC_SEND) == data[4096:4096 + UC_SEND] else 'differs'))
+        src.drop()
+        dst.drop()
+        rdma(a, e.IBV_WR_RDMA_WRITE, src, 0, SIZE, dst, 0, 'UC WRITE round %d' % k)
+        # UC: the sender's completion says nothing of the receiver; a READ
+        # cannot check either: wait for the bytes
+        end = time.monotonic() + 20
+        while dst.get(0, SIZE) != data and time.monotonic() < end:
+            time.sleep(0.05)
+        if dst.get(0, SIZE) != data:
+            raise Fail('UC WRITE round %d: the data did not all arrive' % k)
+        dst.drop()
+        b.qp.post_recv(RecvWR(wr_id=100 + k, num_sge=1, sg=[dst.sge(0, 0)]))
+        w = SendWR(wr_id=2, opcode=e.IBV_WR_RDMA_WRITE_WITH_IMM, num_sge=1,
+                   send_flags=e.IBV_SEND_SIGNALED, sg=[src.sge(0, 4096)])
+        w.set_wr_rdma(dst.mr.rkey, dst.addr + 3 * 4096)
+        w.imm_data = 0x1234 + k
+        a.qp.post_send(w)
+        expect_wc(a, 'UC WRITE with immediate round %d' % k, secs=20)
+        wc = expect_wc(b, 'its receive completion, round %d' % k, secs=20)
+        if wc.imm_data != 0x1234 + k or dst.get(3 * 4096, 4096) != data[:4096]:
+            raise Fail('UC WRITE with immediate round %d: imm %#x, data %s' % (
+                k, wc.imm_data, 'same' if dst.get(3 * 4096, 4096) == data[:4096] else 'differs'))
+    got = faults(dev) - before[0], waits(dev) - before[1]
+    print('info uc: 3 rounds of SEND, WRITE, WRITE with immediate: %d odp_faults, '
+          '%d odp_rx_waits' % got, flush=True)
+    if not got[0] or not got[1]:
+        raise Fail('odp_faults +%d, odp_rx_waits +%d: the receive did not wait' % got)
+    # through an SRQ
+    srq = SRQ(pd, SrqInitAttr(SrqAttr(max_wr=16, max_sge=1)))
+    c, d = uc_pair(ctx, pd, gid, srq)
+    data = pattern(50, UC_SEND)
+    src.put(0, data)
+    src.drop()
+    dst.drop()
+    srq.post_recv(RecvWR(wr_id=9, num_sge=1, sg=[dst.sge(4096, UC_SEND)]))
+    post(c, e.IBV_WR_SEND, src.sge(0, UC_SEND))
+    expect_wc(c, 'UC SEND to an SRQ QP', secs=20)
+    wc = expect_wc(d, 'UC receive into a dropped ODP buffer of an SRQ', secs=20)
+    if wc.byte_len != UC_SEND or dst.get(4096, UC_SEND) != data:
+        raise Fail('UC SEND to an SRQ: %d bytes, data %s' % (
+            wc.byte_len, 'same' if dst.get(4096, UC_SEND) == data else 'differs'))
+    # a fault that fails: the message is dropped, the QP goes on
+    addr, mr = unmapped_mr(pd)
+    post(a, e.IBV_WR_RDMA_WRITE, src.sge(0, 4096), addr, mr.rkey)
+    expect_wc(a, 'UC WRITE into unmapped ODP memory (sender)', secs=20)
+    dst.put(0, bytes(4096))
+    dst.drop()
+    src.put(0, b'after' * 819)
+    rdma(a, e.IBV_WR_RDMA_WRITE, src, 0, 4095, dst, 0, 'UC WRITE after it')
+    end = time.monotonic() + 20
+    while dst.get(0, 4095) != src.get(0, 4095) and time.monotonic() < end:
+        time.sleep(0.05)
+    if dst.get(0, 4095) != src.get(0, 4095):
+        raise Fail('the WRITE after one into unmapped memory did not arrive')
+    for x in (a, b):
+        if x.qp.query(e.IBV_QP_STATE)[0].qp_state != e.IBV_QPS_RTS:
+            raise Fail('a UC QP left RTS after a failed ODP fault')
+
+
+UD_QKEY = 0x11223344
+UD_LEN = 1000
+
+
+def ud_qp(ctx, pd, srq=None):
+    x = Qp(ctx, pd, e.IBV_QPT_UD, srq)
+    a = QPAttr()
+    a.qkey = UD_QKEY
+    a.pkey_index = 0
+    a.port_num = 1
+    x.qp.to_rts(a)
+    return x
+
+
+def ud_send(x, ah, dqpn, src, off, n):
+    w = SendWR(wr_id=3, opcode=e.IBV_WR_SEND, num_sge=1, send_flags=e.IBV_SEND_SIGNALED,
+               sg=[src.sge(off, n)])
+    w.set_wr_ud(ah, dqpn, UD_QKEY)
+    x.qp.post_send(w)
+
+
+def ud_round(what, s, r, post_recv, ah, src, dst, n, seed):
+    data = pattern(seed, n * 8192)
+    src.put(0, data)
+    for k in range(n):
+        post_recv(RecvWR(wr_id=k, num_sge=1, sg=[dst.sge(k * 8192 + 100, 40 + UD_LEN)]))
+    src.drop()
+    dst.drop()
+    for k in range(n):
+        ud_send(s, ah, r.qpn, src, k * 8192 + 4000, UD_LEN)
+    wcs = r.poll(n, 20)
+    sent = s.poll(n, 20)
+    if len(sent) != n or any(w.status != e.IBV_WC_SUCCESS for w in sent):
+        raise Fail('%s: send completions %s' % (what, [w.status for w in sent]))
+    if len(wcs) != n:
+        raise Fail('%s: %d of %d datagrams received' % (what, len(wcs), n))
+    for w in wcs:
+        k = w.wr_id
+        if w.status != e.IBV_WC_SUCCESS or w.byte_len != 40 + UD_LEN:
+            raise Fail('%s: receive %d status %d, %d bytes' % (what, k, w.status, w.byte_len))
+        got = dst.get(k * 8192 + 140, UD_LEN)
+        if got != data[k * 8192 + 4000:k * 8192 + 4000 + UD_LEN]:
+            raise Fail('%s: datagram %d differs' % (what, k))
+        # the GRH's IPv4 header (last 20 bytes): version 4
+        if dst.get(k * 8192 + 120, 1)[0] >> 4 != 4:
+            raise Fail('%s: datagram %d has no IPv4 header in its GRH' % (what, k))
+
+
+def ud(dev, ctx, pd, gid, src, dst):
+    ah = AH(pd, attr=AHAttr(gr=GlobalRoute(dgid=gid, sgid_index=rc_verbs.GID_INDEX),
+                            is_global=1, port_num=1))
+    s, r = ud_qp(ctx, pd), ud_qp(ctx, pd)
+    before = faults(dev), waits(dev)
+    ud_round('UD', s, r, r.qp.post_recv, ah, src, dst, 8, 60)
+    srq = SRQ(pd, SrqInitAttr(SrqAttr(max_wr=16, max_sge=1)))
+    q = ud_qp(ctx, pd, srq)
+    ud_round('UD through an SRQ', s, q, srq.post_recv, ah, src, dst, 4, 61)
+    got = faults(dev) - before[0], waits(dev) - before[1]
+    print('info ud: 12 datagrams into dropped ODP buffers: %d odp_faults, %d odp_rx_waits' %
+          got, flush=True)
+    if not got[0] or not got[1]:
+        raise Fail('odp_faults +%d, odp_rx_waits +%d: the receive did not wait' % got)
+    addr, mr = unmapped_mr(pd)
+    r.qp.post_recv(RecvWR(wr_id=77, num_sge=1, sg=[SGE(addr, 40 + UD_LEN, mr.lkey)]))
+    ud_send(s, ah, r.qpn, src, 0, UD_LEN)
+    wc = expect_wc(r, 'UD receive into unmapped ODP memory', e.IBV_WC_LOC_PROT_ERR, secs=20)
+    if wc.wr_id != 77:
+        raise Fail('UD: completion of wr_id %d, expected 77' % wc.wr_id)
+
+
 def case(name, dev, ctx, pd, gid):
     if name == 'caps':
         c = ctx.query_device_ex().odp_caps
         rc = (e.IBV_ODP_SUPPORT_SEND | e.IBV_ODP_SUPPORT_RECV | e.IBV_ODP_SUPPORT_WRITE |
               e.IBV_ODP_SUPPORT_READ | e.IBV_ODP_SUPPORT_ATOMIC | e.IBV_ODP_SUPPORT_SRQ_RECV)
         xrc = rc & ~e.IBV_ODP_SUPPORT_RECV
+        ucc = rc & ~(e.IBV_ODP_SUPPORT_READ | e.IBV_ODP_SUPPORT_ATOMIC)
+        udc = e.IBV_ODP_SUPPORT_SEND | e.IBV_ODP_SUPPORT_RECV | e.IBV_ODP_SUPPORT_SRQ_RECV
         general = e.IBV_ODP_SUPPORT | e.IBV_ODP_SUPPORT_IMPLICIT
         got = (c.general_caps & general, c.rc_odp_caps, c.xrc_odp_caps, c.ud_odp_caps,
                c.uc_odp_caps)
-        want = (general, rc, xrc, e.IBV_ODP_SUPPORT_SEND, 0)
+        want = (general, rc, xrc, udc, ucc)
         if got != want:
             raise Fail('odp caps general/rc/xrc/ud/uc %s, expected %s' %
                        ([hex(x) for x in got], [hex(x) for x in want]))
@@ -323,8 +513,14 @@ def case(name, dev, ctx, pd, gid):
         expect_errno('MR with HUGETLB but not ON_DEMAND', errno.EOPNOTSUPP, MR, pd, SIZE,
                      PLAIN | e.IBV_ACCESS_HUGETLB, address=buf.addr)
         return
-    a, b = pair(ctx, pd, gid)
     src, dst = Buf(pd), Buf(pd)
+    if name == 'uc':
+        uc(dev, ctx, pd, gid, src, dst)
+        return
+    if name == 'ud':
+        ud(dev, ctx, pd, gid, src, dst)
+        return
+    a, b = pair(ctx, pd, gid)
     if name == 'implicit':
         implicit(dev, ctx, pd, gid, a, b, src, dst)
         return
