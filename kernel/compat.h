@@ -128,6 +128,17 @@ static inline void sroce_vm_flags_set(struct vm_area_struct *vma, vm_flags_t fla
 #endif
 
 /*
+ * ODP of FLUSH and ATOMIC WRITE requests (per-transport capability bits):
+ * advertised where the kernel's uAPI names them; elsewhere the bits mean
+ * nothing to the core and are not set.
+ */
+#if defined(SROCE_HAVE_ODP_FLUSH_CAPS) && defined(SROCE_HAVE_IB_FLUSH)
+#define SROCE_ODP_FLUSH_CAPS	(IB_ODP_SUPPORT_FLUSH | IB_ODP_SUPPORT_ATOMIC_WRITE)
+#else
+#define SROCE_ODP_FLUSH_CAPS	0
+#endif
+
+/*
  * reg_user_mr() and reg_user_mr_dmabuf() gained a DMA handle (struct
  * ib_dmah, 6.17) before their last argument: SROCE_MR_DMAH_PARAM is that
  * parameter with its comma, or nothing; SROCE_MR_DMAH the handle or NULL.

@@ -63,6 +63,8 @@ probe ODP_HMM_MAP rdma/ib_umem_odp.h 'struct hmm_dma_map map;'
 probe FILL_RES_SRQ rdma/ib_verbs.h '\(\*fill_res_srq_entry\)\('
 # the IBTA 1.5 FLUSH capability and MR access flags (6.2)
 probe IB_FLUSH rdma/ib_verbs.h 'IB_DEVICE_FLUSH_GLOBAL'
+# ODP capability bits for FLUSH and ATOMIC WRITE (per transport)
+probe ODP_FLUSH_CAPS rdma/ib_verbs.h 'IB_ODP_SUPPORT_ATOMIC_WRITE'
 
 # --- networking
 # setup_udp_tunnel_sock() and udp_tunnel_sock_release() take a struct sock

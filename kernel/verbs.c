@@ -96,12 +96,13 @@ static int sroce_query_device(struct ib_device *ibdev,
 	/*
 	 * ODP MRs, explicit and implicit (odp.c): every operation of each QP
 	 * type. UC and UD have no RNR NAK to send a request back with: their
-	 * receive waits for the fault, its packet held (sroce_qp_drain_rx())
+	 * receive waits for the fault, its packet held (sroce_qp_drain_rx()).
+	 * RC FLUSH and ATOMIC WRITE too where the uAPI has their bits.
 	 */
 	attr->odp_caps.general_caps = IB_ODP_SUPPORT | IB_ODP_SUPPORT_IMPLICIT;
 	attr->odp_caps.per_transport_caps.rc_odp_caps = IB_ODP_SUPPORT_SEND |
 		IB_ODP_SUPPORT_RECV | IB_ODP_SUPPORT_WRITE | IB_ODP_SUPPORT_READ |
-		IB_ODP_SUPPORT_ATOMIC | IB_ODP_SUPPORT_SRQ_RECV;
+		IB_ODP_SUPPORT_ATOMIC | IB_ODP_SUPPORT_SRQ_RECV | SROCE_ODP_FLUSH_CAPS;
 	attr->odp_caps.per_transport_caps.xrc_odp_caps = IB_ODP_SUPPORT_SEND |
 		IB_ODP_SUPPORT_WRITE | IB_ODP_SUPPORT_READ | IB_ODP_SUPPORT_ATOMIC |
 		IB_ODP_SUPPORT_SRQ_RECV;

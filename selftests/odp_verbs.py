@@ -12,7 +12,8 @@ table entries are gone (the MR's pages are invalidated) while the data stays
 in the page cache, so the next transfer meets pages that are not present
 and must fault them in - and still move exactly the bytes the process sees.
 
-caps        ODP with RC SEND/RECV/WRITE/READ/ATOMIC/SRQ_RECV, XRC the same but
+caps        ODP with RC SEND/RECV/WRITE/READ/ATOMIC/SRQ_RECV (and FLUSH and
+            ATOMIC_WRITE, both or neither: where the kernel names them), XRC the same but
             RECV, UC SEND/RECV/WRITE/SRQ_RECV, UD SEND/RECV/SRQ_RECV; implicit
 write       RDMA WRITE into a dropped ODP MR, byte-exact, odp_faults counted,
             rdma res shows its pages mapped
@@ -501,6 +502,11 @@ def case(name, dev, ctx, pd, gid):
         ucc = rc & ~(e.IBV_ODP_SUPPORT_READ | e.IBV_ODP_SUPPORT_ATOMIC)
         udc = e.IBV_ODP_SUPPORT_SEND | e.IBV_ODP_SUPPORT_RECV | e.IBV_ODP_SUPPORT_SRQ_RECV
         general = e.IBV_ODP_SUPPORT | e.IBV_ODP_SUPPORT_IMPLICIT
+        # FLUSH and ATOMIC_WRITE (rdma-core 45+ names them): RC, where the
+        # kernel's uAPI has the bits (7.x); both or neither
+        rc_new = (1 << 6) | (1 << 7)
+        if c.rc_odp_caps & rc_new == rc_new:
+            rc |= rc_new
         got = (c.general_caps & general, c.rc_odp_caps, c.xrc_odp_caps, c.ud_odp_caps,
                c.uc_odp_caps)
         want = (general, rc, xrc, udc, ucc)
