@@ -244,6 +244,22 @@ cl_tx_pkts() {
 	esac
 }
 
+# rping_cm_exit_race LOG PREFIX COUNT: did an rping side fail only by
+# rping's teardown race? rping (librdmacm's example) ends by destroying the
+# event channel its cm thread is blocked in; a thread that wakes first
+# calls perror("rdma_get_cm_event") and exit(-1), status 255, after the
+# work was done. True when LOG (rping -v) has COUNT lines starting with
+# PREFIX ("ping data: ", printed once a ping is done, after its -V check)
+# and its last line is that perror. Anything else stays a failure.
+rping_cm_exit_race() {
+	local n=0 last="" line
+	while IFS= read -r line; do
+		[[ $line == "$2"* ]] && n=$((n + 1))
+		[ -n "$line" ] && last=$line
+	done < "$1"
+	[ "$n" -eq "$3" ] && [ "$last" = "rdma_get_cm_event: Bad file descriptor" ]
+}
+
 # py_cases SECS SCRIPT ARG... -- CASE...: the cases of a one-case python
 # helper (`python3 SCRIPT ARG... CASE`) in one interpreter (pycases.py:
 # python3 and pyverbs start once, not once per case), each bounded by
