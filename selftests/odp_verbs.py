@@ -348,6 +348,20 @@ def waits(dev):
     return rc_verbs.counter(dev, 'odp_rx_waits')
 
 
+def same(got, want):
+    return 'same' if got == want else 'differs'
+
+
+def await_bytes(buf, off, want, what):
+    """UC: the sender's completion says nothing of the receiver, and a READ
+    cannot check either: wait (bounded) for the bytes to be there."""
+    end = time.monotonic() + 20
+    while buf.get(off, len(want)) != want and time.monotonic() < end:
+        time.sleep(0.05)
+    if buf.get(off, len(want)) != want:
+        raise Fail('%s: the data did not all arrive' % what)
+
+
 def uc(dev, ctx, pd, gid, src, dst):
     a, b = uc_pair(ctx, pd, gid)
     before = faults(dev), waits(dev)
@@ -360,20 +374,14 @@ def uc(dev, ctx, pd, gid, src, dst):
         post(a, e.IBV_WR_SEND, src.sge(4096, UC_SEND))
         expect_wc(a, 'UC SEND round %d' % k, secs=20)
         wc = expect_wc(b, 'UC receive into dropped ODP pages, round %d' % k, secs=20)
-        if wc.byte_len != UC_SEND or dst.get(8192, UC_SEND) != data[4096:4096 + UC_SEND]:
+        want = data[4096:4096 + UC_SEND]
+        if wc.byte_len != UC_SEND or dst.get(8192, UC_SEND) != want:
             raise Fail('UC SEND round %d: %d bytes, data %s' % (
-                k, wc.byte_len,
-                'same' if dst.get(8192, UC_SEND) == data[4096:4096 + UC_SEND] else 'differs'))
+                k, wc.byte_len, same(dst.get(8192, UC_SEND), want)))
         src.drop()
         dst.drop()
         rdma(a, e.IBV_WR_RDMA_WRITE, src, 0, SIZE, dst, 0, 'UC WRITE round %d' % k)
-        # UC: the sender's completion says nothing of the receiver; a READ
-        # cannot check either: wait for the bytes
-        end = time.monotonic() + 20
-        while dst.get(0, SIZE) != data and time.monotonic() < end:
-            time.sleep(0.05)
-        if dst.get(0, SIZE) != data:
-            raise Fail('UC WRITE round %d: the data did not all arrive' % k)
+        await_bytes(dst, 0, data, 'UC WRITE round %d' % k)
         dst.drop()
         b.qp.post_recv(RecvWR(wr_id=100 + k, num_sge=1, sg=[dst.sge(0, 0)]))
         w = SendWR(wr_id=2, opcode=e.IBV_WR_RDMA_WRITE_WITH_IMM, num_sge=1,
@@ -385,7 +393,7 @@ def uc(dev, ctx, pd, gid, src, dst):
         wc = expect_wc(b, 'its receive completion, round %d' % k, secs=20)
         if wc.imm_data != 0x1234 + k or dst.get(3 * 4096, 4096) != data[:4096]:
             raise Fail('UC WRITE with immediate round %d: imm %#x, data %s' % (
-                k, wc.imm_data, 'same' if dst.get(3 * 4096, 4096) == data[:4096] else 'differs'))
+                k, wc.imm_data, same(dst.get(3 * 4096, 4096), data[:4096])))
     got = faults(dev) - before[0], waits(dev) - before[1]
     print('info uc: 3 rounds of SEND, WRITE, WRITE with immediate: %d odp_faults, '
           '%d odp_rx_waits' % got, flush=True)
@@ -404,7 +412,7 @@ def uc(dev, ctx, pd, gid, src, dst):
     wc = expect_wc(d, 'UC receive into a dropped ODP buffer of an SRQ', secs=20)
     if wc.byte_len != UC_SEND or dst.get(4096, UC_SEND) != data:
         raise Fail('UC SEND to an SRQ: %d bytes, data %s' % (
-            wc.byte_len, 'same' if dst.get(4096, UC_SEND) == data else 'differs'))
+            wc.byte_len, same(dst.get(4096, UC_SEND), data)))
     # a fault that fails: the message is dropped, the QP goes on
     addr, mr = unmapped_mr(pd)
     post(a, e.IBV_WR_RDMA_WRITE, src.sge(0, 4096), addr, mr.rkey)
@@ -413,11 +421,7 @@ def uc(dev, ctx, pd, gid, src, dst):
     dst.drop()
     src.put(0, b'after' * 819)
     rdma(a, e.IBV_WR_RDMA_WRITE, src, 0, 4095, dst, 0, 'UC WRITE after it')
-    end = time.monotonic() + 20
-    while dst.get(0, 4095) != src.get(0, 4095) and time.monotonic() < end:
-        time.sleep(0.05)
-    if dst.get(0, 4095) != src.get(0, 4095):
-        raise Fail('the WRITE after one into unmapped memory did not arrive')
+    await_bytes(dst, 0, src.get(0, 4095), 'the WRITE after one into unmapped memory')
     for x in (a, b):
         if x.qp.query(e.IBV_QP_STATE)[0].qp_state != e.IBV_QPS_RTS:
             raise Fail('a UC QP left RTS after a failed ODP fault')
