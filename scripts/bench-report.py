@@ -125,7 +125,9 @@ def load_raw(path):
             except ValueError:
                 continue  # a line cut short by a VM timeout
             if "meta" in obj:
-                meta = obj["meta"]
+                meta = dict(meta, **obj["meta"])
+            elif "rates" in obj:
+                meta = dict(meta, rates=obj["rates"])
             else:
                 samples.append(obj)
     return meta, samples
@@ -232,6 +234,21 @@ def missing(rows):
     return out
 
 
+def rates_lines(r):
+    """The module's load-time per-byte rates (the cost model's inputs)."""
+    if not r:
+        return []
+    def rate(key):
+        v = r.get(key)
+        return "%d MB/s (%.2f ns/byte)" % (v, 1000.0 / v) if v else "n/a"
+    return ["Per-byte passes as the module measured them at load, in this VM: CRC-32 "
+            "`crc32_le()` %s, slicing-by-8 table %s, crypto `%s` %s, using **%s**; "
+            "copy `memcpy()` %s, word loop %s, using **%s**." % (
+                rate("crc_lib_mbs"), rate("crc_table_mbs"), r.get("crc_shash_driver", "none"),
+                rate("crc_shash_mbs"), r.get("crc_using", "?"), rate("copy_memcpy_mbs"),
+                rate("copy_words_mbs"), r.get("copy_using", "?")), ""]
+
+
 def markdown(report):
     m = report["meta"]
     out = ["# sroce benchmark", "",
@@ -247,6 +264,7 @@ def markdown(report):
             out += ["**The host was not idle**: up to %d other VM(s) ran beside this one, so these "
                     "numbers are lower than an idle run's and not comparable with one." % run["other_vms"],
                     ""]
+        out += rates_lines(run.get("rates"))
         for topo in PATHS:
             (_, a), (_, b) = IMPLS[topo]
             bw = [r for r in rows if r["path"] == topo and r["kind"] == "bw"]
