@@ -357,8 +357,10 @@ void sroce_qp_kick(struct sroce_qp *qp)
  * pointing at the next (an RC packet names no source QP, so nothing stops
  * a user from building one), would nest one round per QP and overrun the
  * kernel stack. So this CPU counts the local deliveries it is inside of,
- * and a packet received deeper than SROCE_LOCAL_DEPTH_MAX is queued for
- * its QP's work item instead of running the QP here.
+ * and a packet received deeper than SROCE_LOCAL_DEPTH_MAX does not run its
+ * QP here: it is left as a kick to the context running that QP (the pair's
+ * first QP, whose round is on this stack), or else queued for the QP's
+ * work item.
  */
 static DEFINE_PER_CPU(unsigned int, sroce_local_depth);
 #define SROCE_LOCAL_DEPTH_MAX	1
@@ -381,13 +383,42 @@ void sroce_sched_local_exit(void)
 }
 
 /**
+ * sroce_qp_kick_deep() - sroce_qp_kick() that never runs the QP on this stack
+ * @qp: the QP (a reference held by the caller)
+ *
+ * For a packet received deeper in nested local deliveries than
+ * SROCE_LOCAL_DEPTH_MAX. When another context holds the QP's lock (in a
+ * symmetric pair: the QP whose round sent the packet this one answers, a
+ * few frames up this stack) the kick is left for it as sroce_qp_kick()
+ * leaves it, and the holder runs another round when it lets go: no
+ * nesting, no work item. Only a QP nobody is running (the next one of a
+ * chain or ring) is handed to its work item.
+ *
+ * Context: BH disabled.
+ */
+static void sroce_qp_kick_deep(struct sroce_qp *qp)
+{
+	if (sroce_qpt_connected(qp->ibqp.qp_type)) {
+		set_bit(SROCE_QP_EV_KICK, &qp->events);
+		/* pairs with sroce_qp_run_unlock(), as in sroce_qp_kick() */
+		smp_mb__after_atomic();
+		if (!spin_trylock_bh(&qp->lock))
+			return;
+		spin_unlock_bh(&qp->lock);
+	}
+	sroce_stat_inc(qp->sdev, SROCE_STAT_RX_DEFERRED);
+	sroce_qp_sched(qp);
+}
+
+/**
  * sroce_sched_rx() - queue a received packet to its QP and run the QP
  * @qp: the destination QP (the caller's reference stays the caller's)
  * @skb: the packet, checked for this QP's type and state
  *
- * RC and UC QPs run here unless another context is running them, or this
- * is a local delivery nested too deep (see sroce_local_depth); UD and GSI
- * QPs in their work item.
+ * RC and UC QPs run here unless another context is running them (which
+ * then runs another round), or this is a local delivery nested too deep
+ * for a round here (see sroce_local_depth, sroce_qp_kick_deep()); UD and
+ * GSI QPs in their work item.
  *
  * Context: softirq, or BH disabled.
  */
@@ -399,12 +430,10 @@ void sroce_sched_rx(struct sroce_qp *qp, struct sk_buff *skb)
 	if (bytes > READ_ONCE(qp->rxq_peak))
 		WRITE_ONCE(qp->rxq_peak, bytes);
 	skb_queue_tail(&qp->rxq, skb);
-	if (this_cpu_read(sroce_local_depth) > SROCE_LOCAL_DEPTH_MAX) {
-		sroce_stat_inc(qp->sdev, SROCE_STAT_RX_DEFERRED);
-		sroce_qp_sched(qp);
-		return;
-	}
-	sroce_qp_kick(qp);
+	if (this_cpu_read(sroce_local_depth) > SROCE_LOCAL_DEPTH_MAX)
+		sroce_qp_kick_deep(qp);
+	else
+		sroce_qp_kick(qp);
 }
 
 /* Drop every packet queued to @qp, uncounting each. */
