@@ -325,6 +325,18 @@ static void sroce_qp_work(struct work_struct *w)
 	sroce_qp_run_unlock(qp, SROCE_WORK_BUDGET);
 }
 
+/*
+ * Leave a kick on a connected @qp for whoever holds its lock: a holder
+ * that lets go after this sees it, or the caller's spin_trylock_bh() next
+ * finds the lock free.
+ */
+static void sroce_qp_kick_mark(struct sroce_qp *qp)
+{
+	set_bit(SROCE_QP_EV_KICK, &qp->events);
+	/* pairs with sroce_qp_run_unlock() and sroce_modify_qp() */
+	smp_mb__after_atomic();
+}
+
 /**
  * sroce_qp_kick() - run the QP's transport here if nobody else is
  * @qp: the QP (a reference held by the caller)
@@ -341,9 +353,7 @@ void sroce_qp_kick(struct sroce_qp *qp)
 		sroce_qp_sched(qp);
 		return;
 	}
-	set_bit(SROCE_QP_EV_KICK, &qp->events);
-	/* pairs with sroce_qp_run_unlock() and sroce_modify_qp() */
-	smp_mb__after_atomic();
+	sroce_qp_kick_mark(qp);
 	if (spin_trylock_bh(&qp->lock))
 		sroce_qp_run_unlock(qp, SROCE_KICK_BUDGET);
 }
@@ -399,11 +409,9 @@ void sroce_sched_local_exit(void)
 static void sroce_qp_kick_deep(struct sroce_qp *qp)
 {
 	if (sroce_qpt_connected(qp->ibqp.qp_type)) {
-		set_bit(SROCE_QP_EV_KICK, &qp->events);
-		/* pairs with sroce_qp_run_unlock(), as in sroce_qp_kick() */
-		smp_mb__after_atomic();
+		sroce_qp_kick_mark(qp);
 		if (!spin_trylock_bh(&qp->lock))
-			return;
+			return;	/* the holder runs a round for the kick */
 		spin_unlock_bh(&qp->lock);
 	}
 	sroce_stat_inc(qp->sdev, SROCE_STAT_RX_DEFERRED);
