@@ -45,6 +45,7 @@ static const struct rdma_stat_desc sroce_stat_descs[] = {
 	[SROCE_STAT_ZCOPY_PKTS]		= { .name = "tx_zcopy_pkts" },
 	[SROCE_STAT_ZCOPY_FALLBACK]	= { .name = "tx_zcopy_fallbacks" },
 	[SROCE_STAT_RX_DEFERRED]	= { .name = "loopback_deferred" },
+	[SROCE_STAT_DOORBELLS_DEFERRED]	= { .name = "doorbells_deferred" },
 	[SROCE_STAT_ODP_RX_WAITS]	= { .name = "odp_rx_waits" },
 	/* module-wide: dropped before the destination QP is known */
 #define SROCE_DROP_DESC_(up, low) \

@@ -147,6 +147,15 @@ struct sroce_req {
 	bool want_poll;		/* the requester went idle in poll mode */
 	u64 poll_until;		/* ns: end of the current polling grace, or 0 */
 	u64 idle_since;		/* ns: when NEED_WAKEUP was last raised */
+	/*
+	 * doorbell deferral (sched.c, sroce_db_defer()): a heuristic, read
+	 * and written by doorbells without qp->lock (READ_ONCE/WRITE_ONCE)
+	 */
+	u64 db_round_ns;	/* how long the last inline doorbell round took */
+	u32 db_prod;		/* the SQ producer index at the last deferred doorbell */
+	u32 db_hold;		/* doorbells to run inline before deferring again */
+	u32 db_backoff;		/* the next @db_hold after a deferral gathered no batch */
+	bool db_deferred;	/* the last doorbell was deferred */
 };
 
 /**

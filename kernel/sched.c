@@ -529,6 +529,72 @@ void sroce_sched_stop_qp(struct sroce_qp *qp)
 
 /* ---- doorbells --------------------------------------------------- */
 
+/* doorbell_defer: 0 never, 1 when it pays (sroce_db_defer()), 2 always */
+unsigned int sroce_db_defer_mode = 1;
+module_param_named(doorbell_defer, sroce_db_defer_mode, uint, 0644);
+MODULE_PARM_DESC(doorbell_defer,
+		 "hand a streaming QP's doorbell rounds to a worker so that its next posts need no system call: 0 never, 1 when the QP streams (default), 2 always");
+
+/* a deferral must gather this many posts to be worth its wakeup */
+#define SROCE_DB_BATCH_MIN	4
+/* after one that did not: doorbells run inline, doubling up to the max */
+#define SROCE_DB_HOLD_MIN	16
+#define SROCE_DB_HOLD_MAX	65536
+
+/**
+ * sroce_db_defer() - hand this doorbell's round to the worker?
+ * @qp: a connected user QP in RTS
+ * @prod: the SQ producer index user space published before this doorbell
+ * @now: ktime_get_ns() at the doorbell
+ *
+ * A doorbell runs the QP's round in the system call that rang it: the
+ * shortest path for a ping-pong. A streaming poster, though, then rings
+ * once per post and waits for each round to finish before it posts the
+ * next. Handed to a worker on sroce_kwq instead (an unbound queue: another
+ * CPU if one is idle), the round leaves NEED_WAKEUP clear while it runs,
+ * so the next posts need no system call, and the poster and the transport
+ * run at once. That pays only when posts come faster than rounds: a
+ * doorbell is deferred when it came sooner after the SQ went idle than the
+ * last inline round took, and deferring stops, for a doubling number of
+ * doorbells, when one deferral did not gather SROCE_DB_BATCH_MIN posts
+ * before the next doorbell. The first test often passes for a ping-pong
+ * too (its peer answers within a round); the second is what sends it back
+ * inline, after one slow post in hundreds, as it does a stream whose
+ * worker finds no idle CPU and takes turns with the poster.
+ *
+ * The fields are a heuristic shared by concurrent doorbells without a
+ * lock; a lost update only misjudges one doorbell.
+ *
+ * Return: true to defer.
+ */
+static bool sroce_db_defer(struct sroce_qp *qp, u32 prod, u64 now)
+{
+	struct sroce_req *req = &qp->req;
+	u32 hold, backoff;
+	u64 since;
+
+	if (READ_ONCE(req->db_deferred)) {
+		backoff = READ_ONCE(req->db_backoff);
+		/* user space's index: any value only decides this heuristic */
+		if (prod - READ_ONCE(req->db_prod) >= SROCE_DB_BATCH_MIN) {
+			WRITE_ONCE(req->db_backoff, SROCE_DB_HOLD_MIN);
+			return true;
+		}
+		WRITE_ONCE(req->db_deferred, false);
+		backoff = clamp_t(u32, backoff, SROCE_DB_HOLD_MIN, SROCE_DB_HOLD_MAX);
+		WRITE_ONCE(req->db_hold, backoff);
+		WRITE_ONCE(req->db_backoff, min_t(u32, 2 * backoff, SROCE_DB_HOLD_MAX));
+		return false;
+	}
+	hold = READ_ONCE(req->db_hold);
+	if (hold) {
+		WRITE_ONCE(req->db_hold, hold - 1);
+		return false;
+	}
+	since = READ_ONCE(req->idle_since);
+	return since && now > since && now - since < READ_ONCE(req->db_round_ns);
+}
+
 /*
  * User QPs post into the mmapped rings; a post_send that reaches the
  * kernel is the doorbell (the provider sends it with no WRs when the
@@ -539,6 +605,9 @@ int sroce_sched_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 {
 	struct sroce_qp *qp = sroce_to_qp(ibqp);
 	struct sroce_ring_hdr *h = qp->sq->hdr;
+	unsigned int mode;
+	u32 prod;
+	u64 now;
 
 	/* an XRC TGT QP has no queues: its SRQs take the receives */
 	if (wr && ibqp->qp_type == IB_QPT_XRC_TGT) {
@@ -557,7 +626,25 @@ int sroce_sched_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	WRITE_ONCE(h->doorbells, READ_ONCE(h->doorbells) + 1);
 	sroce_stat_inc(qp->sdev, SROCE_STAT_DOORBELLS);
 	sroce_req_doorbell(qp);
+	mode = READ_ONCE(sroce_db_defer_mode);
+	if (!mode || !sroce_qpt_connected(ibqp->qp_type) || READ_ONCE(qp->state) != IB_QPS_RTS) {
+		sroce_qp_kick(qp);
+		return 0;
+	}
+	now = ktime_get_ns();
+	prod = READ_ONCE(h->producer);
+	if (mode >= 2 || sroce_db_defer(qp, prod, now)) {
+		WRITE_ONCE(qp->req.db_prod, prod);
+		WRITE_ONCE(qp->req.db_deferred, true);
+		sroce_stat_inc(qp->sdev, SROCE_STAT_DOORBELLS_DEFERRED);
+		/* the worker raises it again when it finds the SQ empty */
+		WRITE_ONCE(h->flags, 0);
+		sroce_qp_kick_mark(qp);
+		queue_work(sroce_kwq, &qp->work);
+		return 0;
+	}
 	sroce_qp_kick(qp);
+	WRITE_ONCE(qp->req.db_round_ns, ktime_get_ns() - now);
 	return 0;
 }
 

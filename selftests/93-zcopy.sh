@@ -23,7 +23,6 @@
 . "$(dirname "$0")/net-topo.sh"
 . "$(dirname "$0")/bounded.sh"
 here=$(cd "$(dirname "$0")" && pwd)
-VERIFY=${SROCE_TOP:-$here/..}/build/userspace/sroce-verify
 ZC=/sys/module/sroce/parameters/zcopy
 cleanup() {
 	bg_kill_all
@@ -46,15 +45,7 @@ delayed() {
 }
 zc_counted() { [ "$(port_counter sroce8 tx_zcopy_pkts)" -gt 0 ]; }
 zcopy_is() { [ "$(cat "$ZC")" = "$1" ]; }
-verify() {
-	timeout 150 ip netns exec srpeer "$VERIFY" -d sroce9 -g 1 --timeout 140 > /dev/null 2>&1 &
-	local s=$! rc
-	wait_listening peer 18515 "$s"
-	timeout 150 "$VERIFY" -d sroce8 -g 1 -n 60 --max-size 1M --seed 5 --timeout 140 192.0.2.2
-	rc=$?
-	wait "$s" || rc=1
-	return $rc
-}
+verify() { verify_veth 60 5; }
 
 ktap_header 9
 dmesg_mark

@@ -161,6 +161,19 @@ tcp_listening() {
 
 # client_server SERVER_DEV SERVER_NS(peer|init) CLIENT_DEV SERVER_IP TOOL ARGS...
 # runs TOOL as server on one side, client on the other; both must succeed
+# verify_veth N SEED: build/userspace/sroce-verify, server sroce9 in srpeer,
+# client sroce8 to 192.0.2.2: N transfers of up to 1 MiB, every byte checked
+verify_veth() {
+	local v=${SROCE_TOP:-$(dirname "${BASH_SOURCE[0]}")/..}/build/userspace/sroce-verify s rc
+	timeout 150 ip netns exec srpeer "$v" -d sroce9 -g 1 --timeout 140 > /dev/null 2>&1 &
+	s=$!
+	wait_listening peer 18515 "$s"
+	timeout 150 "$v" -d sroce8 -g 1 -n "$1" --max-size 1M --seed "$2" --timeout 140 192.0.2.2
+	rc=$?
+	wait "$s" || rc=1
+	return $rc
+}
+
 client_server() {
 	local sdev=$1 sns=$2 cdev=$3 sip=$4 tool=$5 s rc
 	shift 5
