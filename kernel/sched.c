@@ -539,7 +539,7 @@ MODULE_PARM_DESC(doorbell_defer,
 #define SROCE_DB_BATCH_MIN	4
 /* after one that did not: doorbells run inline, doubling up to the max */
 #define SROCE_DB_HOLD_MIN	16
-#define SROCE_DB_HOLD_MAX	65536
+#define SROCE_DB_HOLD_MAX	1024
 
 /**
  * sroce_db_defer() - hand this doorbell's round to the worker?
