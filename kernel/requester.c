@@ -831,7 +831,9 @@ void sroce_requester(struct sroce_qp *qp, int budget)
 			WRITE_ONCE(h->flags, SROCE_RING_F_NEED_WAKEUP);
 			smp_mb();	/* flag store before producer load */
 			if (smp_load_acquire(&h->producer) == req->fetched) {
-				if (READ_ONCE(sroce_sq_poll_us) || READ_ONCE(sroce_db_defer_mode))
+				/* for the doorbell policies: a kernel QP rings none */
+				if (!qp->kernel &&
+				    (READ_ONCE(sroce_sq_poll_us) || READ_ONCE(sroce_db_defer_mode)))
 					WRITE_ONCE(req->idle_since, ktime_get_ns());
 				return;
 			}

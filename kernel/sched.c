@@ -531,7 +531,18 @@ void sroce_sched_stop_qp(struct sroce_qp *qp)
 
 /* doorbell_defer: 0 never, 1 when it pays (sroce_db_defer()), 2 always */
 unsigned int sroce_db_defer_mode = 1;
-module_param_named(doorbell_defer, sroce_db_defer_mode, uint, 0644);
+
+/* anything but 0, 1 or 2 is refused (-EINVAL), the mode unchanged */
+static int sroce_db_defer_set(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 0, 2);
+}
+
+static const struct kernel_param_ops sroce_db_defer_ops = {
+	.set = sroce_db_defer_set,
+	.get = param_get_uint,
+};
+module_param_cb(doorbell_defer, &sroce_db_defer_ops, &sroce_db_defer_mode, 0644);
 MODULE_PARM_DESC(doorbell_defer,
 		 "hand a streaming QP's doorbell rounds to a worker so that its next posts need no system call: 0 never, 1 when the QP streams (default), 2 always");
 
@@ -633,7 +644,7 @@ int sroce_sched_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	}
 	now = ktime_get_ns();
 	prod = READ_ONCE(h->producer);
-	if (mode >= 2 || sroce_db_defer(qp, prod, now)) {
+	if (mode == 2 || sroce_db_defer(qp, prod, now)) {
 		WRITE_ONCE(qp->req.db_prod, prod);
 		WRITE_ONCE(qp->req.db_deferred, true);
 		sroce_stat_inc(qp->sdev, SROCE_STAT_DOORBELLS_DEFERRED);
