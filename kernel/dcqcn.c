@@ -133,6 +133,12 @@ void sroce_dcqcn_cancel(struct sroce_qp *qp)
 	hrtimer_cancel(&qp->dcqcn.pace);
 }
 
+/* Is the pace timer queued or its callback running? */
+bool sroce_dcqcn_armed(struct sroce_qp *qp)
+{
+	return hrtimer_active(&qp->dcqcn.pace);
+}
+
 /* alpha * (1 - g)^n, by squaring: n may be large after a pause */
 static u32 sroce_dcqcn_decay(u32 alpha, u32 g, u64 n)
 {

@@ -12,6 +12,7 @@ void sroce_dcqcn_init_qp(struct sroce_qp *qp);
 void sroce_dcqcn_start(struct sroce_qp *qp);
 void sroce_dcqcn_stop(struct sroce_qp *qp);
 void sroce_dcqcn_cancel(struct sroce_qp *qp);
+bool sroce_dcqcn_armed(struct sroce_qp *qp);
 /* Does the requester's pacer run for @qp (DCQCN on, or a rate limit)? */
 static inline bool sroce_pacer_on(struct sroce_qp *qp)
 {

@@ -320,7 +320,9 @@ struct sroce_qp {
 	struct dst_cache dst_cache;	/* RC: the path's route, per CPU; UD: unset */
 	u32 mtu;		/* path MTU in bytes */
 
-	struct work_struct work;
+	struct work_struct work;	/* on one workqueue only (sched.c) */
+	atomic_t work_running;	/* instances of @work running: at most 1 */
+	bool stopping;		/* destroy: nothing queues or arms any more */
 	struct sk_buff_head rxq;
 	atomic_t rxq_bytes;	/* truesize of the packets in @rxq */
 	unsigned int rxq_peak;	/* the most @rxq_bytes was, for debugfs */

@@ -5,10 +5,12 @@
  * The requester, responder and completer of an RC or UC QP run under
  * qp->lock in whichever context has work for them: the softirq that
  * received a packet (sroce_sched_rx()), the system call that rang a
- * doorbell (sroce_sched_post_send()), or the QP's work item on sroce_wq (a
- * kernel ULP's QP: on sroce_kwq, whose posts always take it), which
- * timers, yields and contended kicks use. UD and GSI QPs always run in
- * their work item.
+ * doorbell (sroce_sched_post_send()), or the QP's work item, which timers,
+ * yields, contended kicks and deferred doorbells use. A QP's work item is
+ * queued on one workqueue only (sroce_qp_wq()): a user QP's on sroce_wq,
+ * per-CPU, a kernel ULP's on sroce_kwq, unbound, whose posts always take
+ * it; so no user's round ever runs on the ULPs' queue. UD and GSI QPs
+ * always run in their work item.
  *
  * Layering: the network receive path and the verbs entry points call the
  * scheduler; the scheduler calls the roles (requester, responder,
@@ -36,12 +38,66 @@
 #include "sched.h"
 #include "odp.h"
 
-struct workqueue_struct *sroce_wq;
-static struct workqueue_struct *sroce_kwq;
+static struct workqueue_struct *sroce_wq;	/* user space's QPs */
+static struct workqueue_struct *sroce_kwq;	/* kernel ULPs' QPs */
 
+/*
+ * The one workqueue a QP's work item is ever queued on, fixed when the QP
+ * is created. The workqueue core runs a work item one instance at a time
+ * only while it is always queued on the same workqueue, and
+ * cancel_work_sync() waits only for the instance of the workqueue it was
+ * last queued on: a second workqueue would let two rounds' tails run at
+ * once and one outlive sroce_sched_stop_qp().
+ */
+static struct workqueue_struct *sroce_qp_wq(const struct sroce_qp *qp)
+{
+	return qp->kernel ? sroce_kwq : sroce_wq;
+}
+
+/**
+ * sroce_qp_sched() - queue the QP's work item (a round soon, elsewhere)
+ * @qp: the QP
+ *
+ * Nothing is queued once sroce_sched_stop_qp() has begun.
+ */
 void sroce_qp_sched(struct sroce_qp *qp)
 {
-	queue_work(qp->kernel ? sroce_kwq : sroce_wq, &qp->work);
+	if (unlikely(READ_ONCE(qp->stopping)))
+		return;
+	queue_work(sroce_qp_wq(qp), &qp->work);
+}
+
+/*
+ * sroce_qp_sched_away() - queue the QP's work item on another online CPU
+ * than this one (the doorbell deferral's worker: the poster goes on here),
+ * on the QP's one workqueue. When the item is running already, the
+ * workqueue core queues it behind that instance wherever it runs, so it
+ * never runs twice at once.
+ */
+static void sroce_qp_sched_away(struct sroce_qp *qp)
+{
+	unsigned int cpu = cpumask_next(raw_smp_processor_id(), cpu_online_mask);
+
+	if (cpu >= nr_cpu_ids)
+		cpu = cpumask_first(cpu_online_mask);
+	if (unlikely(READ_ONCE(qp->stopping)))
+		return;
+	queue_work_on(cpu, sroce_qp_wq(qp), &qp->work);
+}
+
+/*
+ * A QP's work item runs one instance at a time (sroce_qp_wq()): checked in
+ * every module, so a path that ever runs it twice shows in the selftests'
+ * kernel log (a WARNING), not as a use-after-free in a user's crash.
+ */
+static void sroce_qp_work_enter(struct sroce_qp *qp)
+{
+	WARN_ON_ONCE(atomic_inc_return(&qp->work_running) != 1);
+}
+
+static void sroce_qp_work_exit(struct sroce_qp *qp)
+{
+	atomic_dec(&qp->work_running);
 }
 
 /**
@@ -253,6 +309,8 @@ static void sroce_qp_arm_poll(struct sroce_qp *qp, u64 until)
 {
 	u64 now = ktime_get_ns();
 
+	if (unlikely(READ_ONCE(qp->stopping)))
+		return;
 	hrtimer_start(&qp->poll_timer, ns_to_ktime(until > now ? until - now : 0),
 		      HRTIMER_MODE_REL_SOFT);
 }
@@ -321,8 +379,10 @@ static void sroce_qp_work(struct work_struct *w)
 {
 	struct sroce_qp *qp = container_of(w, struct sroce_qp, work);
 
+	sroce_qp_work_enter(qp);
 	spin_lock_bh(&qp->lock);
 	sroce_qp_run_unlock(qp, SROCE_WORK_BUDGET);
+	sroce_qp_work_exit(qp);
 }
 
 /*
@@ -465,6 +525,7 @@ static void sroce_ud_work(struct work_struct *w)
 {
 	struct sroce_qp *qp = container_of(w, struct sroce_qp, work);
 
+	sroce_qp_work_enter(qp);
 	spin_lock_bh(&qp->lock);
 	clear_bit(SROCE_QP_EV_YIELD, &qp->events);
 	sroce_qp_drain_rx(qp, sroce_ud_rx);
@@ -481,6 +542,7 @@ static void sroce_ud_work(struct work_struct *w)
 	spin_unlock_bh(&qp->lock);
 	if (test_bit(SROCE_QP_EV_YIELD, &qp->events) || sroce_rxq_ready(qp))
 		sroce_qp_sched(qp);
+	sroce_qp_work_exit(qp);
 }
 
 /**
@@ -493,6 +555,8 @@ void sroce_sched_init_qp(struct sroce_qp *qp, enum ib_qp_type type)
 	bool connected = sroce_qpt_connected(type);
 
 	INIT_WORK(&qp->work, connected ? sroce_qp_work : sroce_ud_work);
+	atomic_set(&qp->work_running, 0);
+	qp->stopping = false;
 	skb_queue_head_init(&qp->rxq);
 	atomic_set(&qp->rxq_bytes, 0);
 	qp->rxq_peak = 0;
@@ -503,27 +567,50 @@ void sroce_sched_init_qp(struct sroce_qp *qp, enum ib_qp_type type)
 	sroce_dcqcn_init_qp(qp);
 }
 
+/* Anything of the QP's still queued, armed or running? */
+static bool sroce_qp_busy(struct sroce_qp *qp)
+{
+	return work_busy(&qp->work) || atomic_read(&qp->work_running) ||
+	       hrtimer_active(&qp->poll_timer) || sroce_dcqcn_armed(qp);
+}
+
 /**
  * sroce_sched_stop_qp() - stop everything that could run a QP again
  * @qp: the QP, in RESET, unpublished, its last reference gone
+ *
+ * With the references gone, what can still run the QP is its work item
+ * (on its one workqueue), the timer callbacks and the unlocked tails of
+ * rounds they started. From @stopping on (set under qp->lock, so no round
+ * is between its decisions) nothing queues the work item or arms the poll
+ * timer, and a round in RESET arms no pace timer: only the contexts that
+ * began before it can, each once. The timer lists are shut down for good;
+ * then each pass cancels the hrtimers and the work item and waits for
+ * their callbacks: a context that began before @stopping and armed
+ * another after that one's cancel is caught by the next pass. There are
+ * at most three such (the work item and the two hrtimers' callbacks), so
+ * the fourth pass finds nothing; a QP still busy after it is a lifetime
+ * bug (WARNING), not a wait.
  *
  * Context: process, may sleep.
  */
 void sroce_sched_stop_qp(struct sroce_qp *qp)
 {
+	int pass;
+
+	spin_lock_bh(&qp->lock);
+	WRITE_ONCE(qp->stopping, true);
+	spin_unlock_bh(&qp->lock);
 	timer_shutdown_sync(&qp->retrans_timer);
 	timer_shutdown_sync(&qp->rnr_timer);
 	timer_shutdown_sync(&qp->sr_timer);
-	/*
-	 * The poll and pace timers and the work item may start each other;
-	 * in RESET none does any more, so one more round stops them for good.
-	 */
-	hrtimer_cancel(&qp->poll_timer);
-	sroce_dcqcn_cancel(qp);
-	cancel_work_sync(&qp->work);
-	hrtimer_cancel(&qp->poll_timer);
-	sroce_dcqcn_cancel(qp);
-	cancel_work_sync(&qp->work);
+	for (pass = 0; pass < 4; pass++) {
+		hrtimer_cancel(&qp->poll_timer);
+		sroce_dcqcn_cancel(qp);
+		cancel_work_sync(&qp->work);
+		if (!sroce_qp_busy(qp))
+			break;
+	}
+	WARN_ON_ONCE(sroce_qp_busy(qp));
 	sroce_rxq_purge(qp);
 }
 
@@ -561,8 +648,8 @@ MODULE_PARM_DESC(doorbell_defer,
  * A doorbell runs the QP's round in the system call that rang it: the
  * shortest path for a ping-pong. A streaming poster, though, then rings
  * once per post and waits for each round to finish before it posts the
- * next. Handed to a worker on sroce_kwq instead (an unbound queue: another
- * CPU if one is idle), the round leaves NEED_WAKEUP clear while it runs,
+ * next. Handed to the QP's work item on another CPU instead
+ * (sroce_qp_sched_away()), the round leaves NEED_WAKEUP clear while it runs,
  * so the next posts need no system call, and the poster and the transport
  * run at once. That pays only when posts come faster than rounds: a
  * doorbell is deferred when it came sooner after the SQ went idle than the
@@ -651,7 +738,7 @@ int sroce_sched_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		/* the worker raises it again when it finds the SQ empty */
 		WRITE_ONCE(h->flags, 0);
 		sroce_qp_kick_mark(qp);
-		queue_work(sroce_kwq, &qp->work);
+		sroce_qp_sched_away(qp);
 		return 0;
 	}
 	sroce_qp_kick(qp);

@@ -7,7 +7,6 @@
 
 #include "qp.h"
 
-extern struct workqueue_struct *sroce_wq;
 extern unsigned int sroce_sq_poll_us;
 extern unsigned int sroce_db_defer_mode;
 int sroce_sched_init_module(void);
@@ -25,6 +24,7 @@ static inline bool sroce_rxq_full(struct sroce_qp *qp, const struct sk_buff *skb
 	return skb_queue_len(&qp->rxq) >= SROCE_RXQ_MAX ||
 	       (unsigned int)atomic_read(&qp->rxq_bytes) + skb->truesize > SROCE_RXQ_BYTES;
 }
+
 void sroce_qp_sched(struct sroce_qp *qp);
 void sroce_qp_kick(struct sroce_qp *qp);
 int sroce_sched_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
