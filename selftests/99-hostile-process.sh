@@ -18,6 +18,12 @@
 #   mcast-lid      a UD QP attached to one group twice (LIDs 0 and 0xc001):
 #                  both detaches succeed and the QP can be destroyed; again
 #                  attached twice and left to the exit (which must not warn)
+#   defer-destroy  with doorbell_defer=2: two threads connect RC pairs, set a
+#                  rate limit on every other sender, post 16 WRITEs of 16
+#                  KiB one by one (each doorbell's round handed to the work
+#                  item) and destroy the pair 0-2 ms later, for half of the
+#                  case's 20 s: no WARNING (a QP's work item runs one
+#                  instance at a time, checked in the module), no KASAN
 #   (local-chain and local-fanin run again with the module parameter
 #   loopback=N: the packets go through the IP stack and lo instead)
 #   fuzz           HOSTILE_OPS (default 20000; the full run uses 1000000
@@ -30,7 +36,7 @@
 # sroce8's counts as before the cases), slab grew less than
 # 8 MiB (not judged on a KASAN kernel: ktap_slab_bound), sroce8 and sroce9 (srpeer) still pass traffic, and the kernel log
 # has no report (oops, WARN, soft lockup, RCU stall, hung task).
-# HOSTILE_CASES picks the targeted cases (default: all five; "" for none),
+# HOSTILE_CASES picks the targeted cases (default: all six; "" for none),
 # HOSTILE_FUZZ_ARGS adds arguments to the fuzz run (e.g. "--avoid producer").
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/net-topo.sh"
@@ -43,14 +49,16 @@ HOSTILE=$TOP/build/userspace/sroce-hostile
 OPS=${HOSTILE_OPS:-20000}
 SEED=${HOSTILE_SEED:-1}
 SECS=${HOSTILE_SECS:-90}
-read -r -a CASES <<< "${HOSTILE_CASES-advise-dereg sq-prod-back local-chain local-fanin mcast-lid}"
+read -r -a CASES <<< "${HOSTILE_CASES-advise-dereg sq-prod-back local-chain local-fanin mcast-lid defer-destroy}"
 LB_CASES=()
 for c in "${CASES[@]}"; do case $c in local-*) LB_CASES+=("$c") ;; esac; done
 LOOPBACK=/sys/module/sroce/parameters/loopback
+DB_DEFER=/sys/module/sroce/parameters/doorbell_defer
 LOG=/tmp/99-hostile-process.$$
 cleanup() {
 	bg_kill_all
 	echo Y > "$LOOPBACK" 2>/dev/null
+	echo 1 > "$DB_DEFER" 2>/dev/null
 	topo_down_bounded
 	rm -f "$LOG" "$LOG".*
 }
@@ -78,6 +86,16 @@ run_case_lo() {
 	run_case "$1"
 	rc=$?
 	echo Y > "$LOOPBACK"
+	return "$rc"
+}
+
+# defer-destroy with doorbell_defer=2: every doorbell's round deferred
+run_case_defer() {
+	local rc
+	echo 2 > "$DB_DEFER" || return 1
+	run_case defer-destroy
+	rc=$?
+	echo 1 > "$DB_DEFER"
 	return "$rc"
 }
 
@@ -134,7 +152,11 @@ ktap_diag "sroce8 objects before: $RES0"
 sync; echo 3 > /proc/sys/vm/drop_caches
 s0=$(slab_kb)
 for c in "${CASES[@]}"; do
-	ktap_step "case $c" run_case "$c"
+	if [ "$c" = defer-destroy ]; then
+		ktap_step "case $c, doorbell_defer=2" run_case_defer
+	else
+		ktap_step "case $c" run_case "$c"
+	fi
 done
 for c in "${LB_CASES[@]}"; do
 	ktap_step "case $c, loopback=N" run_case_lo "$c"

@@ -15,6 +15,8 @@ int run_case(const Options &o)
 		return case_local_chain(o);
 	if (o.case_name == "local-fanin")
 		return case_local_fanin(o);
+	if (o.case_name == "defer-destroy")
+		return case_defer_destroy(o);
 	if (o.case_name == "mcast-lid")
 		return case_mcast_lid(o);
 	std::fprintf(stderr, "unknown case '%s'\n", o.case_name.c_str());

@@ -12,6 +12,7 @@ int case_sq_prod_back(const Options &o);
 int case_local_chain(const Options &o);
 int case_local_fanin(const Options &o);
 int case_mcast_lid(const Options &o);
+int case_defer_destroy(const Options &o);
 
 // Runs the case @o.case_name; 2 for an unknown name.
 int run_case(const Options &o);

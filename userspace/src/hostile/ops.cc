@@ -467,6 +467,11 @@ void Ops::modify_qp()
 		a.qp_state = IBV_QPS_RESET;
 		(void)ibv_modify_qp(qp, &a, IBV_QP_STATE);
 		(void)qp_connect(qp, w_.dev, peer.qp ? peer.qp->qp_num : 1);
+		if (rng_.chance(30)) {	// paced: its rounds arm the pace timer
+			ibv_qp_attr r{};
+			r.rate_limit = 1000 + static_cast<std::uint32_t>(rng_.below(1000000));
+			(void)ibv_modify_qp(qp, &r, IBV_QP_RATE_LIMIT);
+		}
 		return;
 	}
 	ibv_qp_attr a{};

@@ -22,6 +22,8 @@ void usage(std::FILE *f)
 		   "  local-chain    QPs sending to each other in a ring and a chain\n"
 		   "  local-fanin    QPs all sending to one QP\n"
 		   "  mcast-lid      a UD QP attached to one group with two LIDs, detached\n"
+		   "  defer-destroy  RC pairs destroyed mid-burst, deferred doorbell rounds,\n"
+		   "                 paced rounds and timers still queued (two threads)\n"
 		   "Exit: 0 ok, 1 failure, 2 usage, 4 skipped (the reason on the last line).\n",
 		   f);
 }
