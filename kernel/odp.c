@@ -681,6 +681,25 @@ void sroce_odp_qp_gone(struct sroce_qp *qp)
 		sroce_qp_put(qp);
 }
 
+/*
+ * advise_mr's range [@iova, +@len) of @mr: its user address is read only
+ * under odp->map_sem with the MR seen alive, since a concurrent dereg
+ * frees mr->umem once it has marked the MR dead under that lock.
+ */
+static int sroce_odp_prefetch(struct sroce_mr *mr, u64 iova, u64 len, bool fault)
+{
+	u64 uva;
+
+	down_read(&mr->odp.map_sem);
+	if (READ_ONCE(mr->dead)) {
+		up_read(&mr->odp.map_sem);
+		return -ENOENT;
+	}
+	uva = sroce_odp_uva(mr, iova);
+	up_read(&mr->odp.map_sem);
+	return sroce_odp_map(mr, uva, len, fault);
+}
+
 /**
  * sroce_advise_mr() - ib_device_ops.advise_mr: prefetch ODP MR pages
  * @pd: the PD the MRs must be in
@@ -736,8 +755,8 @@ int sroce_advise_mr(struct ib_pd *pd, enum ib_uverbs_advise_mr_advice advice, u3
 		}
 		err = !mr->odp.umem ? -EINVAL :
 		      !sg_list[i].length ? 0 :
-		      sroce_odp_map(mr, sroce_odp_uva(mr, sg_list[i].addr), sg_list[i].length,
-				    advice != IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT);
+		      sroce_odp_prefetch(mr, sg_list[i].addr, sg_list[i].length,
+					 advice != IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT);
 		if (err)
 			sroce_dbg_mr(mr, "advise_mr: sge %u [0x%llx, +%u): %s (error %d)", i,
 				     sg_list[i].addr, sg_list[i].length,
