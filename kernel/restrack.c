@@ -12,6 +12,8 @@
  * a plain copy: nothing here trusts, follows or changes what user space
  * wrote into a mapped ring.
  */
+#include <linux/capability.h>
+#include <linux/sched/signal.h>
 #include <rdma/restrack.h>
 #include <rdma/rdma_netlink.h>
 
@@ -164,6 +166,21 @@ static const char *sroce_res_sr(const struct sroce_res_qp *s)
 	return s->selrep_peer ? "on" : "offered";
 }
 
+/*
+ * May the process reading the dump see @ibqp's PSNs and MSN? They are what
+ * a packet injected into the QP's connection must guess: only to a caller
+ * with CAP_NET_ADMIN (as the core shows keys) or the QP's own process.
+ * Netlink runs a dump in the reader's context (sendmsg, then recvmsg).
+ */
+static bool sroce_res_psns_visible(const struct ib_qp *ibqp)
+{
+	struct task_struct *owner = ibqp->res.task;
+
+	if (ns_capable_noaudit(&init_user_ns, CAP_NET_ADMIN))
+		return true;
+	return owner && same_thread_group(owner, current);
+}
+
 /**
  * sroce_fill_res_qp_entry() - ib_device_ops.fill_res_qp_entry
  * @msg: the dump message
@@ -172,7 +189,8 @@ static const char *sroce_res_sr(const struct sroce_res_qp *s)
  * Every QP: its state and ring indices. Connected QPs add the requester
  * (next PSN, last acknowledged PSN; RC and XRC INI: READs outstanding,
  * retry budgets left, the loss window), the responder (expected PSN, MSN,
- * READs being answered), selective repeat and, when on, DCQCN.
+ * READs being answered), selective repeat and, when on, DCQCN. The PSNs
+ * and the MSN only to a reader sroce_res_psns_visible() allows.
  *
  * Return: 0 or -EMSGSIZE.
  */
@@ -182,8 +200,10 @@ int sroce_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 	enum ib_qp_type type = ibqp->qp_type;
 	struct sroce_res_qp s;
 	struct sroce_res_w w;
+	bool psns;
 
 	sroce_res_qp_snap(qp, &s);
+	psns = sroce_res_psns_visible(ibqp);
 	sroce_res_begin(&w, msg);
 	sroce_res_str(&w, "qp_state", sroce_res_qp_state(s.state));
 	if (qp->has_sq) {
@@ -198,7 +218,7 @@ int sroce_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 	if (!sroce_qpt_connected(type))
 		return sroce_res_end(&w);
 
-	if (type != IB_QPT_XRC_TGT) {
+	if (type != IB_QPT_XRC_TGT && psns) {
 		sroce_res_u32(&w, "next_psn", s.next_psn);
 		sroce_res_u32(&w, "last_acked_psn", sroce_psn_add(s.una_psn, SROCE_PSN_MASK));
 	}
@@ -211,7 +231,7 @@ int sroce_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 		sroce_res_u32(&w, "go_back", s.need_retry);
 		sroce_res_u32(&w, "cwnd", s.cwnd);
 	}
-	if (type != IB_QPT_XRC_INI) {
+	if (type != IB_QPT_XRC_INI && psns) {
 		sroce_res_u32(&w, "expected_psn", s.epsn);
 		sroce_res_u32(&w, "msn", s.msn);
 	}
