@@ -81,6 +81,7 @@ void sroce_dealloc_driver(struct ib_device *ibdev)
 	/* no QP is left to count: the core destroyed them before this call */
 	free_percpu(sdev->stats);
 	sdev->stats = NULL;
+	percpu_counter_destroy(&sdev->rxq_bytes);	/* nothing queued: no QP */
 
 	mutex_lock(&sroce_dev_lock);
 	sdev->ndev = NULL;
@@ -212,7 +213,7 @@ static int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 	mutex_unlock(&sroce_dev_lock);
 
 	sdev->stats = alloc_percpu(struct sroce_dev_stats);
-	if (!sdev->stats) {
+	if (!sdev->stats || percpu_counter_init(&sdev->rxq_bytes, 0, GFP_KERNEL)) {
 		err = -ENOMEM;
 		goto err_dealloc_dev;
 	}

@@ -47,6 +47,14 @@ struct sroce_mr;
  * 4096 fits, a flood of large packets from a peer cannot pin more
  */
 #define SROCE_RXQ_BYTES		(8u << 20)
+/*
+ * Received packets queued to all of a device's QPs, in skb->truesize: the
+ * per-QP bounds times max_qp would let one user pin far more (a flood
+ * looped back to QPs whose receives wait for ODP faults, UD or UC).
+ */
+#define SROCE_DEV_RXQ_BYTES	(64u << 20)
+/* a device's count may be off by this much per CPU (percpu_counter) */
+#define SROCE_DEV_RXQ_BATCH	(256u << 10)
 
 /* qp->events bits: set by timers and kickers, consumed by the transport */
 enum {
@@ -465,5 +473,11 @@ static inline void sroce_qp_yield(struct sroce_qp *qp)
 }
 
 struct ib_qp *sroce_qp_from_qpn(struct sroce_dev *sdev, u32 qpn);
+
+/* May @skb not be queued to any QP of @qp's device (SROCE_DEV_RXQ_BYTES)? */
+static inline bool sroce_dev_rxq_full(struct sroce_qp *qp, const struct sk_buff *skb)
+{
+	return percpu_counter_read(&qp->sdev->rxq_bytes) + skb->truesize > SROCE_DEV_RXQ_BYTES;
+}
 
 #endif /* SROCE_QP_H */

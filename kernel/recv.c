@@ -88,7 +88,7 @@ static int sroce_mc_rcv(struct sk_buff *skb, const struct sroce_pkt_hdr *hdr,
 				       (struct in6_addr *)mgid.raw);
 	n = sroce_mc_get_qps(skb->dev, &mgid, qps, ARRAY_SIZE(qps));
 	for (i = 0; i < n; i++) {
-		why = sroce_ud_check(qps[i], hdr);
+		why = sroce_ud_check(qps[i], skb, hdr);
 		if (why == SROCE_DROP_MAX) {
 			c = skb_clone(skb, GFP_ATOMIC);
 			if (c)
@@ -188,6 +188,9 @@ static bool sroce_rcv_icrc_ok(const struct sk_buff *skb, const u8 *iph, bool v6)
  */
 static int sroce_rcv_finish(struct sroce_qp *qp, struct sk_buff *skb, enum sroce_drop why)
 {
+	/* every QP type: the device's packets queued are bounded in bytes */
+	if (why == SROCE_DROP_MAX && sroce_dev_rxq_full(qp, skb))
+		why = SROCE_DROP_DEV_BACKLOG;
 	if (why == SROCE_DROP_MAX)
 		sroce_sched_rx(qp, skb);
 	else

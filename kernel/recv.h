@@ -37,7 +37,7 @@ int sroce_skb_icrc(const struct sk_buff *skb, u32 off, u32 len, const u8 *iph,
 #define SROCE_DROP_REASONS(X, Y)					\
 	X(LEN, len) X(HDR, hdr) X(ICRC, icrc) X(NO_QP, no_qp)		\
 	X(QKEY, qkey) X(NO_RQE, no_rqe) X(QP_STATE, qp_state)		\
-	X(BACKLOG, backlog) Y(CNP, cnp)
+	X(BACKLOG, backlog) X(DEV_BACKLOG, dev_backlog) Y(CNP, cnp)
 
 #define SROCE_DROP_ENUM_(up, low)	SROCE_DROP_##up,
 enum sroce_drop {

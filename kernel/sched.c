@@ -172,6 +172,24 @@ static bool sroce_rxq_ready(struct sroce_qp *qp)
 	return !skb_queue_empty(&qp->rxq) && !READ_ONCE(qp->resp.odp_park);
 }
 
+/*
+ * Count @skb as queued to @qp, on the QP and on its device (both bounds:
+ * sroce_rxq_full(), sroce_dev_rxq_full()). Return: the QP's new bytes.
+ */
+static unsigned int sroce_rxq_charge(struct sroce_qp *qp, const struct sk_buff *skb)
+{
+	percpu_counter_add_batch(&qp->sdev->rxq_bytes, skb->truesize, SROCE_DEV_RXQ_BATCH);
+	return atomic_add_return(skb->truesize, &qp->rxq_bytes);
+}
+
+/* @skb, taken off @qp's queue, no longer counts */
+static void sroce_rxq_uncharge(struct sroce_qp *qp, const struct sk_buff *skb)
+{
+	percpu_counter_add_batch(&qp->sdev->rxq_bytes, -(s64)skb->truesize,
+				 SROCE_DEV_RXQ_BATCH);
+	atomic_sub(skb->truesize, &qp->rxq_bytes);
+}
+
 /**
  * sroce_qp_drain_rx() - hand the queued received packets to @rx, in order
  * @qp: the QP
@@ -204,7 +222,7 @@ static void sroce_qp_drain_rx(struct sroce_qp *qp,
 		WRITE_ONCE(qp->resp.odp_park, false);
 	}
 	while (budget-- && (skb = skb_dequeue(&qp->rxq))) {
-		atomic_sub(skb->truesize, &qp->rxq_bytes);
+		sroce_rxq_uncharge(qp, skb);
 		/* parsed and checked on arrival; parse again for the fields */
 		if (!sroce_pkt_parse(skb->data + sizeof(struct udphdr),
 				     skb->len - sizeof(struct udphdr), &hdr)) {
@@ -212,7 +230,7 @@ static void sroce_qp_drain_rx(struct sroce_qp *qp,
 					   hdr.payload_len);
 			rx(qp, skb, &hdr);
 			if (unlikely(qp->resp.odp_park)) {
-				atomic_add(skb->truesize, &qp->rxq_bytes);
+				sroce_rxq_charge(qp, skb);
 				skb_queue_head(&qp->rxq, skb);
 				sroce_stat_inc(qp->sdev, SROCE_STAT_ODP_RX_WAITS);
 				sroce_odp_wait(qp);
@@ -493,7 +511,7 @@ static void sroce_qp_kick_deep(struct sroce_qp *qp)
 void sroce_sched_rx(struct sroce_qp *qp, struct sk_buff *skb)
 {
 	/* counted before it is queued: a dequeue never subtracts first */
-	unsigned int bytes = atomic_add_return(skb->truesize, &qp->rxq_bytes);
+	unsigned int bytes = sroce_rxq_charge(qp, skb);
 
 	if (bytes > READ_ONCE(qp->rxq_peak))
 		WRITE_ONCE(qp->rxq_peak, bytes);
@@ -510,7 +528,7 @@ void sroce_rxq_purge(struct sroce_qp *qp)
 	struct sk_buff *skb;
 
 	while ((skb = skb_dequeue(&qp->rxq))) {
-		atomic_sub(skb->truesize, &qp->rxq_bytes);
+		sroce_rxq_uncharge(qp, skb);
 		kfree_skb(skb);
 	}
 }

@@ -8,6 +8,7 @@
 #include <linux/completion.h>
 #include <linux/list.h>
 #include <linux/netdevice.h>
+#include <linux/percpu_counter.h>
 #include <linux/rcupdate.h>
 #include <linux/refcount.h>
 #include <linux/spinlock.h>
@@ -224,6 +225,8 @@ struct sroce_dev {
 	bool ndev_gone;
 	/* per CPU: a locked increment per packet showed in the 64 B profile */
 	struct sroce_dev_stats __percpu *stats;
+	/* skb->truesize queued to all its QPs' rxq (sched.c), SROCE_DEV_RXQ_BYTES */
+	struct percpu_counter rxq_bytes;
 	atomic_t qp_count;
 	atomic_t pd_count;
 	enum ib_port_state last_port_state;

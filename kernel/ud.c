@@ -138,14 +138,17 @@ static struct sroce_qp *sroce_gsi_get(struct net *net, struct sk_buff *skb,
 /**
  * sroce_ud_check() - may @qp take the UD packet @hdr describes?
  * @qp: the destination UD or GSI QP
- * @hdr: the packet's parsed transport header
+ * @skb: the packet
+ * @hdr: its parsed transport header
  *
  * Checks the QP type, the length (at most 4096 bytes, the largest MTU), the
- * P_Key, the Q_Key and the QP's backlog.
+ * P_Key, the Q_Key and the backlogs of the QP (packets, bytes) and of its
+ * device (bytes).
  *
  * Return: SROCE_DROP_MAX when it may, else why the packet is dropped.
  */
-enum sroce_drop sroce_ud_check(struct sroce_qp *qp, const struct sroce_pkt_hdr *hdr)
+enum sroce_drop sroce_ud_check(struct sroce_qp *qp, const struct sk_buff *skb,
+			       const struct sroce_pkt_hdr *hdr)
 {
 	if (qp->ibqp.qp_type != IB_QPT_UD && qp->ibqp.qp_type != IB_QPT_GSI)
 		return SROCE_DROP_HDR;
@@ -157,6 +160,11 @@ enum sroce_drop sroce_ud_check(struct sroce_qp *qp, const struct sroce_pkt_hdr *
 		return SROCE_DROP_QKEY;
 	if (skb_queue_len(&qp->rxq) >= SROCE_UD_RXQ_MAX)
 		return SROCE_DROP_NO_RQE;
+	/* a UD QP's queue is bounded in bytes too, as RC's and UC's */
+	if ((unsigned int)atomic_read(&qp->rxq_bytes) + skb->truesize > SROCE_RXQ_BYTES)
+		return SROCE_DROP_BACKLOG;
+	if (sroce_dev_rxq_full(qp, skb))
+		return SROCE_DROP_DEV_BACKLOG;
 	return SROCE_DROP_MAX;
 }
 
@@ -188,7 +196,7 @@ struct sroce_qp *sroce_ud_accept(struct net *net, struct sk_buff *skb,
 		qp = sroce_qp_get_net(net, dqpn);
 	else
 		qp = NULL;
-	why = qp ? sroce_ud_check(qp, hdr) : SROCE_DROP_NO_QP;
+	why = qp ? sroce_ud_check(qp, skb, hdr) : SROCE_DROP_NO_QP;
 	if (why == SROCE_DROP_MAX)
 		return qp;
 	if (qp)

@@ -20,6 +20,7 @@ int sroce_gsi_add(struct sroce_qp *qp);
 void sroce_gsi_del(struct sroce_qp *qp);
 
 
-enum sroce_drop sroce_ud_check(struct sroce_qp *qp, const struct sroce_pkt_hdr *hdr);
+enum sroce_drop sroce_ud_check(struct sroce_qp *qp, const struct sk_buff *skb,
+			       const struct sroce_pkt_hdr *hdr);
 
 #endif /* SROCE_UD_H */
