@@ -48,13 +48,19 @@ struct sroce_mr;
  */
 #define SROCE_RXQ_BYTES		(8u << 20)
 /*
- * Received packets queued to all of a device's QPs, in skb->truesize: the
- * per-QP bounds times max_qp would let one user pin far more (a flood
- * looped back to QPs whose receives wait for ODP faults, UD or UC).
+ * Received packets queued to all of a device's QPs, in skb->truesize, at
+ * most rx_backlog_dev_kb KiB (sched.c; 64 MiB by default): the per-QP
+ * bounds times max_qp would let one user pin far more (a flood looped
+ * back to QPs whose receives wait for ODP faults, UD or UC).
  */
-#define SROCE_DEV_RXQ_BYTES	(64u << 20)
-/* a device's count may be off by this much per CPU (percpu_counter) */
-#define SROCE_DEV_RXQ_BATCH	(256u << 10)
+extern unsigned int sroce_dev_rxq_kb;
+/*
+ * The device's count is per CPU (percpu_counter): each CPU holds back
+ * less than this much of it, so a read is within that times the CPUs of
+ * the truth; near the bound sroce_dev_rxq_full() sums it exactly. Fixed:
+ * a batch that changed would leave the CPUs' parts outside that bound.
+ */
+#define SROCE_DEV_RXQ_BATCH	SZ_64K
 
 /* qp->events bits: set by timers and kickers, consumed by the transport */
 enum {
@@ -474,10 +480,17 @@ static inline void sroce_qp_yield(struct sroce_qp *qp)
 
 struct ib_qp *sroce_qp_from_qpn(struct sroce_dev *sdev, u32 qpn);
 
-/* May @skb not be queued to any QP of @qp's device (SROCE_DEV_RXQ_BYTES)? */
+/*
+ * May @skb not be queued to any QP of @qp's device (sroce_dev_rxq_kb)?
+ * Far from the bound the per-CPU count's approximate value decides; within
+ * SROCE_DEV_RXQ_BATCH per CPU of it, the exact sum.
+ */
 static inline bool sroce_dev_rxq_full(struct sroce_qp *qp, const struct sk_buff *skb)
 {
-	return percpu_counter_read(&qp->sdev->rxq_bytes) + skb->truesize > SROCE_DEV_RXQ_BYTES;
+	s64 limit = (s64)READ_ONCE(sroce_dev_rxq_kb) << 10;
+
+	return __percpu_counter_compare(&qp->sdev->rxq_bytes, limit - skb->truesize,
+					SROCE_DEV_RXQ_BATCH) > 0;
 }
 
 #endif /* SROCE_QP_H */

@@ -172,6 +172,22 @@ static bool sroce_rxq_ready(struct sroce_qp *qp)
 	return !skb_queue_empty(&qp->rxq) && !READ_ONCE(qp->resp.odp_park);
 }
 
+/* rx_backlog_dev_kb: what all QPs of one device may have queued, KiB */
+unsigned int sroce_dev_rxq_kb = 64 << 10;
+
+static int sroce_dev_rxq_kb_set(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 64, 4 << 20);
+}
+
+static const struct kernel_param_ops sroce_dev_rxq_kb_ops = {
+	.set = sroce_dev_rxq_kb_set,
+	.get = param_get_uint,
+};
+module_param_cb(rx_backlog_dev_kb, &sroce_dev_rxq_kb_ops, &sroce_dev_rxq_kb, 0644);
+MODULE_PARM_DESC(rx_backlog_dev_kb,
+		 "KiB of received packets all QPs of one device may have queued, 64 to 4194304 (default 65536); more are dropped (rx_drop_dev_backlog)");
+
 /*
  * Count @skb as queued to @qp, on the QP and on its device (both bounds:
  * sroce_rxq_full(), sroce_dev_rxq_full()). Return: the QP's new bytes.

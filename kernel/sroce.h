@@ -225,7 +225,7 @@ struct sroce_dev {
 	bool ndev_gone;
 	/* per CPU: a locked increment per packet showed in the 64 B profile */
 	struct sroce_dev_stats __percpu *stats;
-	/* skb->truesize queued to all its QPs' rxq (sched.c), SROCE_DEV_RXQ_BYTES */
+	/* skb->truesize queued to all its QPs' rxq (sched.c): rx_backlog_dev_kb */
 	struct percpu_counter rxq_bytes;
 	atomic_t qp_count;
 	atomic_t pd_count;

@@ -10,6 +10,9 @@
 #   rx_backlog     a flood from the real peer address: the QP's receive
 #                  queue is bounded in bytes (debugfs "rxq N B/CAPB peak
 #                  PB"), its byte count back at 0 after
+#   rx_dev_backlog the same flood with the device's bound on all its QPs'
+#                  queues (rx_backlog_dev_kb) at 64 KiB: dropped past it and
+#                  counted (rx_drop_dev_backlog), the QP's queue within it
 #   msg_len        WRITE FIRST/ONLY and READ with a DMA length past
 #                  max_msg_sz (2 GiB, 4 GiB - 1): NAK invalid request,
 #                  nothing placed
@@ -24,10 +27,11 @@
 . "$(dirname "$0")/hostile-lib.sh"
 
 LOG=/tmp/99-hostile-limits.$$
-CASES=(rx_wrong_peer rx_backlog msg_len xrc_aw_flush)
+CASES=(rx_wrong_peer rx_backlog rx_dev_backlog msg_len xrc_aw_flush)
 cleanup() {
 	bg_kill_all
 	topo_down_bounded
+	echo 65536 > /sys/module/sroce/parameters/rx_backlog_dev_kb 2>/dev/null
 	rm -f "$LOG"
 }
 trap cleanup EXIT

@@ -847,6 +847,74 @@ def case_rx_backlog(env):
         raise Fail('after the flood the queue counts %d packets, %d bytes' % (n, now))
 
 
+DEV_KB = '/sys/module/sroce/parameters/rx_backlog_dev_kb'
+
+
+def case_rx_dev_backlog(env):
+    """The flood of rx_backlog with the device's bound (rx_backlog_dev_kb)
+    set to its minimum, 64 KiB, far below the QP's own: packets past it
+    are dropped and counted (rx_drop_dev_backlog grows), the QP's queue
+    peaks within it (a packet per CPU of slack: near the bound the count
+    is summed exactly), its byte count is back at 0 after, and back at
+    the default bound the same packets are not dropped."""
+    with open(DEV_KB) as f:
+        old = f.read().strip()
+    v = env.victim()
+    v.connect(env.peer_gid, FAKE_QPN, rq_psn=100, sq_psn=500)
+    pkts = [env.wire.build(bth(SEND_ONLY, v.qpn, 100 + 4096 + k, ackreq=True) + b'\xee' * MTU)
+            for k in range(256)]
+    before = counter(env.args.victim, 'rx_drop_dev_backlog')
+    if before < 0:
+        raise Fail('no rx_drop_dev_backlog counter on %s' % env.args.victim)
+    stop = threading.Event()
+    sent = [0]
+
+    def storm():	# two CPUs' softirqs: one queues while the other runs the QP
+        while not stop.is_set() and sent[0] < 40000:
+            env.wire.send_raw(pkts)
+            sent[0] += len(pkts)
+
+    ts = [threading.Thread(target=storm) for _ in range(2)]
+    try:
+        with open(DEV_KB, 'w') as f:
+            f.write('64')
+        for t in ts:
+            t.start()
+        end = time.monotonic() + 30 * SCALE
+        while time.monotonic() < end and any(t.is_alive() for t in ts):
+            if counter(env.args.victim, 'rx_drop_dev_backlog') > before:
+                break
+            time.sleep(0.2)
+    finally:
+        stop.set()
+        for t in ts:
+            t.join()
+        with open(DEV_KB, 'w') as f:
+            f.write(old)
+    sent = sent[0]
+    time.sleep(0.5)
+    dropped = counter(env.args.victim, 'rx_drop_dev_backlog') - before
+    m = re.search(r'rxq (\d+) (\d+)/(\d+)B peak (\d+)B', qp_line(v.qpn))
+    n, now, _, top = (int(x) for x in m.groups())
+    env.say('%d packets of %d bytes with the device bound at 64 KiB: rx_drop_dev_backlog +%d, '
+            'QP queue peak %d bytes, now %d packets %d bytes' % (sent, MTU, dropped, top, n, now))
+    if dropped <= 0:
+        raise Fail('%d packets flooded, none dropped at the device bound' % sent)
+    if top > (64 << 10) + os.cpu_count() * 16384:
+        raise Fail('the QP held %d bytes, the device bound is 64 KiB' % top)
+    if n or now:
+        raise Fail('after the flood the queue counts %d packets, %d bytes' % (n, now))
+    # back at the default bound: nothing is dropped at it (the count did
+    # not keep what the flood queued)
+    before = counter(env.args.victim, 'rx_drop_dev_backlog')
+    env.wire.send_raw(pkts)
+    time.sleep(0.5)
+    after = counter(env.args.victim, 'rx_drop_dev_backlog')
+    if after != before:
+        raise Fail('%d packets at the default bound: rx_drop_dev_backlog +%d' %
+                   (len(pkts), after - before))
+
+
 def nak_of(env, v, transport, psn):
     """Send TRANSPORT to V: the (opcode, syndrome) V answers PSN with, or None."""
     snif = sniffer(env.args.iface)
@@ -1010,6 +1078,7 @@ CASES = {
     'kill_responder': case_kill_responder,
     'rx_wrong_peer': case_rx_wrong_peer,
     'rx_backlog': case_rx_backlog,
+    'rx_dev_backlog': case_rx_dev_backlog,
     'msg_len': case_msg_len,
     'xrc_aw_flush': case_xrc_aw_flush,
 }
