@@ -34,13 +34,10 @@
 #include "xmit.h"
 #include "dcqcn.h"
 
-#define SROCE_DCQCN_ONE		(1u << 20)	/* alpha 1.0 */
 /* pacer credit units per byte: kbit/s x ns per byte */
 #define SROCE_DCQCN_TOK_BYTE	8000000LL
 /* the pacer lets at most this much go back to back */
 #define SROCE_DCQCN_BURST	16384LL
-/* rate events applied at once after a long pause; past it: line rate */
-#define SROCE_DCQCN_MAX_EVENTS	256
 
 /* Defaults from the paper where it gives them (Documentation/transport.rst) */
 void sroce_dcqcn_dev_init(struct sroce_dev *sdev)
@@ -100,18 +97,10 @@ void sroce_dcqcn_start(struct sroce_qp *qp)
 	c->rate_hai_mbps = READ_ONCE(sdev->dcqcn_cfg.rate_hai_mbps);
 	c->rate_max_mbps = READ_ONCE(sdev->dcqcn_cfg.rate_max_mbps);
 	c->rate_min_mbps = min(READ_ONCE(sdev->dcqcn_cfg.rate_min_mbps), c->rate_max_mbps);
-	d->rc = c->rate_max_mbps * 1000;
-	d->rt = d->rc;
-	d->alpha = SROCE_DCQCN_ONE;
-	d->t_count = 0;
-	d->b_count = 0;
-	d->bytes = 0;
-	d->t_alpha = now;
-	d->t_rate = now;
+	sroce_dcqcn_rp_init(&d->rp, c, now);
 	d->tokens = 0;
 	d->t_tokens = now;
 	d->np_last = 0;
-	d->limited = false;
 	WRITE_ONCE(d->on, true);
 }
 
@@ -121,7 +110,7 @@ void sroce_dcqcn_stop(struct sroce_qp *qp)
 	lockdep_assert_held(&qp->lock);
 
 	WRITE_ONCE(qp->dcqcn.on, false);
-	qp->dcqcn.limited = false;
+	qp->dcqcn.rp.limited = false;
 	WRITE_ONCE(qp->dcqcn.rl, 0);
 	/* a callback already running only kicks the QP, which then idles */
 	hrtimer_try_to_cancel(&qp->dcqcn.pace);
@@ -139,75 +128,6 @@ bool sroce_dcqcn_armed(struct sroce_qp *qp)
 	return hrtimer_active(&qp->dcqcn.pace);
 }
 
-/* alpha * (1 - g)^n, by squaring: n may be large after a pause */
-static u32 sroce_dcqcn_decay(u32 alpha, u32 g, u64 n)
-{
-	u64 f = SROCE_DCQCN_ONE - ((u64)g << 10);	/* g is in 1/1024 */
-	u64 a = alpha;
-
-	while (n && a) {
-		if (n & 1)
-			a = (a * f) >> 20;
-		f = (f * f) >> 20;
-		n >>= 1;
-	}
-	return a;
-}
-
-/*
- * One rate increase event (timer or byte counter): fast recovery while
- * both counts are below F, hyper increase when both are past it, additive
- * increase in between; the current rate moves half way to the target.
- */
-static void sroce_dcqcn_increase(struct sroce_dcqcn *d)
-{
-	const struct sroce_dcqcn_cfg *c = &d->cfg;
-	u32 lo = min(d->t_count, d->b_count), hi = max(d->t_count, d->b_count);
-	u64 max_rate = (u64)c->rate_max_mbps * 1000;
-	u64 rt = d->rt;
-
-	if (lo > c->fast_recovery)
-		rt += (u64)(lo - c->fast_recovery) * c->rate_hai_mbps * 1000;
-	else if (hi >= c->fast_recovery)
-		rt += (u64)c->rate_ai_mbps * 1000;
-	d->rt = min(rt, max_rate);
-	d->rc = ((u64)d->rt + d->rc + 1) / 2;
-	if (d->rc >= max_rate) {
-		d->rc = max_rate;
-		d->rt = max_rate;
-		d->limited = false;
-	}
-}
-
-/* Apply the K and T periods that passed since they last ran. */
-static void sroce_dcqcn_catch_up(struct sroce_dcqcn *d, u64 now)
-{
-	const struct sroce_dcqcn_cfg *c = &d->cfg;
-	u64 k = (u64)max(c->alpha_timer_us, 1u) * NSEC_PER_USEC;
-	u64 t = (u64)max(c->rate_timer_us, 1u) * NSEC_PER_USEC;
-	u64 n;
-
-	if (now - d->t_alpha >= k) {
-		n = div64_u64(now - d->t_alpha, k);
-		d->alpha = sroce_dcqcn_decay(d->alpha, c->g, n);
-		d->t_alpha += n * k;
-	}
-	if (!d->limited || now - d->t_rate < t)
-		return;
-	n = div64_u64(now - d->t_rate, t);
-	d->t_rate += n * t;
-	if (n > SROCE_DCQCN_MAX_EVENTS) {
-		d->rc = c->rate_max_mbps * 1000;
-		d->rt = d->rc;
-		d->limited = false;
-		return;
-	}
-	while (n-- && d->limited) {
-		d->t_count++;
-		sroce_dcqcn_increase(d);
-	}
-}
-
 /**
  * sroce_dcqcn_set_rate_limit() - set or lift a QP's rate limit
  * @qp: a connected QP
@@ -222,7 +142,7 @@ void sroce_dcqcn_set_rate_limit(struct sroce_qp *qp, u32 kbps)
 
 	lockdep_assert_held(&qp->lock);
 
-	if (kbps && !d->rl && !d->limited) {
+	if (kbps && !d->rl && !d->rp.limited) {
 		d->tokens = SROCE_DCQCN_BURST * SROCE_DCQCN_TOK_BYTE;
 		d->t_tokens = ktime_get_ns();
 	}
@@ -232,7 +152,7 @@ void sroce_dcqcn_set_rate_limit(struct sroce_qp *qp, u32 kbps)
 /* The pacer's rate, kbit/s: the lower of DCQCN's and the limit; 0 none */
 static u32 sroce_pace_rate(const struct sroce_dcqcn *d)
 {
-	u32 rate = d->limited ? d->rc : 0;
+	u32 rate = d->rp.limited ? d->rp.rc : 0;
 
 	if (d->rl && (!rate || d->rl < rate))
 		rate = d->rl;
@@ -253,18 +173,18 @@ static u32 sroce_pace_rate(const struct sroce_dcqcn *d)
 bool sroce_dcqcn_may_send(struct sroce_qp *qp)
 {
 	struct sroce_dcqcn *d = &qp->dcqcn;
-	u32 from = d->rc, rate;
+	u32 from = d->rp.rc, rate;
 	u64 now, dt;
 	s64 burst;
 
 	lockdep_assert_held(&qp->lock);
 
-	if (!d->limited && !d->rl)
+	if (!d->rp.limited && !d->rl)
 		return true;
 	now = ktime_get_ns();
-	if (d->limited) {
-		sroce_dcqcn_catch_up(d, now);
-		if (trace_sroce_dcqcn_rate_enabled() && d->rc != from)
+	if (d->rp.limited) {
+		sroce_dcqcn_catch_up(&d->rp, &d->cfg, now);
+		if (trace_sroce_dcqcn_rate_enabled() && d->rp.rc != from)
 			trace_sroce_dcqcn_rate(qp->ibqp.qp_num, from, d, false);
 	}
 	rate = sroce_pace_rate(d);
@@ -290,23 +210,18 @@ bool sroce_dcqcn_may_send(struct sroce_qp *qp)
 void sroce_dcqcn_sent(struct sroce_qp *qp, u32 bytes)
 {
 	struct sroce_dcqcn *d = &qp->dcqcn;
+	u32 from;
 
 	lockdep_assert_held(&qp->lock);
 
-	if (!d->limited && !d->rl)
+	if (!d->rp.limited && !d->rl)
 		return;
 	d->tokens -= bytes * SROCE_DCQCN_TOK_BYTE;
-	if (!d->limited)
+	if (!d->rp.limited)
 		return;
-	d->bytes += bytes;
-	if (d->bytes >= (u64)d->cfg.byte_counter_kb * 1024) {
-		u32 from = d->rc;
-
-		d->bytes = 0;
-		d->b_count++;
-		sroce_dcqcn_increase(d);
+	from = d->rp.rc;
+	if (sroce_dcqcn_sent_bytes(&d->rp, &d->cfg, bytes))
 		trace_sroce_dcqcn_rate(qp->ibqp.qp_num, from, d, false);
-	}
 }
 
 /**
@@ -315,32 +230,19 @@ void sroce_dcqcn_sent(struct sroce_qp *qp, u32 bytes)
  * @skb: the CNP (checked: length, QP, peer address)
  *
  * Rt = Rc, Rc = Rc (1 - alpha / 2), alpha = (1 - g) alpha + g; the
- * increase counters and timers start over.
+ * increase counters and timers start over (sroce_dcqcn_cut()).
  */
 void sroce_dcqcn_cnp_rx(struct sroce_qp *qp, const struct sk_buff *skb)
 {
 	struct sroce_dcqcn *d = &qp->dcqcn;
 	u64 now = ktime_get_ns();
-	u32 g = d->cfg.g << 10;
-	u32 from = d->rc;
-	u64 rc;
+	u32 from = d->rp.rc;
 
 	lockdep_assert_held(&qp->lock);
 
 	sroce_stat_inc(qp->sdev, SROCE_STAT_CNP_RX);
-	sroce_dcqcn_catch_up(d, now);
-	d->rt = d->rc;
-	rc = d->rc - (((u64)d->rc * d->alpha) >> 21);
-	d->rc = max_t(u64, rc, (u64)d->cfg.rate_min_mbps * 1000);
-	d->alpha = d->alpha - (u32)(((u64)d->alpha * g) >> 20) + g;
-	d->alpha = min(d->alpha, SROCE_DCQCN_ONE);
-	d->t_alpha = now;
-	d->t_rate = now;
-	d->t_count = 0;
-	d->b_count = 0;
-	d->bytes = 0;
-	if (!d->limited) {
-		d->limited = true;
+	if (sroce_dcqcn_cut(&d->rp, &d->cfg, now)) {
+		/* the pacer starts from an empty bucket */
 		d->tokens = 0;
 		d->t_tokens = now;
 	}

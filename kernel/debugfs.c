@@ -36,8 +36,8 @@ static int sroce_qps_show(struct seq_file *m, void *v)
 			   skb_queue_len(&qp->rxq), (unsigned int)atomic_read(&qp->rxq_bytes),
 			   SROCE_RXQ_BYTES, READ_ONCE(qp->rxq_peak), work_pending(&qp->work),
 			   timer_pending(&qp->retrans_timer), READ_ONCE(qp->events),
-			   READ_ONCE(qp->dcqcn.on), READ_ONCE(qp->dcqcn.rc),
-			   READ_ONCE(qp->dcqcn.alpha), READ_ONCE(qp->dcqcn.limited));
+			   READ_ONCE(qp->dcqcn.on), READ_ONCE(qp->dcqcn.rp.rc),
+			   READ_ONCE(qp->dcqcn.rp.alpha), READ_ONCE(qp->dcqcn.rp.limited));
 		sroce_qp_put(qp);
 		qpn++;
 	}

@@ -195,14 +195,9 @@ struct sroce_req {
  */
 struct sroce_dcqcn {
 	bool on;
-	bool limited;
 	u32 rl;
 	struct sroce_dcqcn_cfg cfg;
-	u32 rc, rt;
-	u32 alpha;
-	u32 t_count, b_count;
-	u64 bytes;
-	u64 t_alpha, t_rate;
+	struct sroce_dcqcn_rp rp;	/* the reaction point (proto/sroce_dcqcn.h) */
 	s64 tokens;
 	u64 t_tokens;
 	u64 np_last;

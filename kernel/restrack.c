@@ -150,10 +150,10 @@ static void sroce_res_qp_snap(struct sroce_qp *qp, struct sroce_res_qp *s)
 	s->selrep_peer = qp->opt.selrep_peer;
 	s->sr_held = qp->resp.sr_held;
 	s->dcqcn = qp->dcqcn.on;
-	s->dcqcn_rc = qp->dcqcn.rc;
-	s->dcqcn_rt = qp->dcqcn.rt;
-	s->dcqcn_alpha = qp->dcqcn.alpha;
-	s->dcqcn_limited = qp->dcqcn.limited;
+	s->dcqcn_rc = qp->dcqcn.rp.rc;
+	s->dcqcn_rt = qp->dcqcn.rp.rt;
+	s->dcqcn_alpha = qp->dcqcn.rp.alpha;
+	s->dcqcn_limited = qp->dcqcn.rp.limited;
 	s->rate_limit = qp->dcqcn.rl;
 	spin_unlock_bh(&qp->lock);
 }

@@ -84,6 +84,7 @@ static inline void sroce_place(void *dst, const void *src, size_t n)
 		smp_store_release(&d[i], s[i]);
 }
 #include "sroce_proto.h"
+#include "sroce_dcqcn.h"
 #include "sroce-abi.h"
 #include "sroce_param.h"
 
@@ -94,35 +95,6 @@ static inline void sroce_place(void *dst, const void *src, size_t n)
 
 struct sroce_udp;
 struct sroce_qp;
-
-/**
- * struct sroce_dcqcn_cfg - DCQCN parameters of a device (sysfs dcqcn_*)
- * @cnp_interval_us: notification point: at most one CNP per QP per this
- * @g: alpha gain, in 1/1024 (4: the paper's 1/256)
- * @alpha_timer_us: K, alpha decays once per K without a CNP
- * @rate_timer_us: T, the rate increase timer
- * @byte_counter_kb: B, a rate increase event per B KiB sent
- * @fast_recovery: F, rate increase events of fast recovery
- * @rate_ai_mbps: R_AI, the additive increase step
- * @rate_hai_mbps: R_HAI, the hyper increase step
- * @rate_max_mbps: the line rate: start and ceiling
- * @rate_min_mbps: the floor a cut never goes below
- *
- * Each field is read and written whole (READ_ONCE/WRITE_ONCE); a QP
- * copies them when it moves to RTR (sroce_dcqcn_start()).
- */
-struct sroce_dcqcn_cfg {
-	u32 cnp_interval_us;
-	u32 g;
-	u32 alpha_timer_us;
-	u32 rate_timer_us;
-	u32 byte_counter_kb;
-	u32 fast_recovery;
-	u32 rate_ai_mbps;
-	u32 rate_hai_mbps;
-	u32 rate_max_mbps;
-	u32 rate_min_mbps;
-};
 
 /* per-device counters (counters.c) */
 enum sroce_stat {

@@ -359,9 +359,9 @@ TRACE_EVENT(sroce_dcqcn_rate,
 	TP_fast_assign(
 		__entry->qpn = qpn;
 		__entry->from = from;
-		__entry->rate = d->rc;
-		__entry->target = d->rt;
-		__entry->alpha = d->alpha;
+		__entry->rate = d->rp.rc;
+		__entry->target = d->rp.rt;
+		__entry->alpha = d->rp.alpha;
 		__entry->cut = cut;
 	),
 	TP_printk("qpn=%u %s rate=%u->%u kbit/s target=%u alpha=%u", __entry->qpn,

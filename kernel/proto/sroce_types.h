@@ -10,6 +10,8 @@
 #ifdef __KERNEL__
 #include <linux/types.h>
 #include <linux/string.h>
+#include <linux/math64.h>
+#define sroce_div64(a, b)	div64_u64((a), (b))
 #else
 #include <stdint.h>
 #include <stddef.h>
@@ -19,6 +21,7 @@ typedef uint8_t u8;
 typedef uint16_t u16;
 typedef uint32_t u32;
 typedef uint64_t u64;
+#define sroce_div64(a, b)	((uint64_t)(a) / (uint64_t)(b))
 #endif
 
 #endif /* SROCE_TYPES_H */
