@@ -64,10 +64,24 @@ $(B)/kernel/$(1)/sroce.ko: $(MODFILES) $(B)/kernels/$(1)/.done
 	@ln -sfn $(MODSRC)/uapi $(B)/kernel/$(1)/uapi
 	$(TOP)/scripts/kmake $(1) $(MAKE) -C $(B)/kernels/$(1)/build M=$(B)/kernel/$(1) W=1 $(MODFLAGS_$(1)) modules
 module-$(1): $(B)/kernel/$(1)/sroce.ko
+# sparse: it must be there (on the host, or in the kernel's build root),
+# the C=2 build must succeed (its exit status, not tee's: sparse crashing
+# or not found fails it) and its log hold no warning or error
 sparse-$(1): $(B)/kernels/$(1)/.done
 	@mkdir -p $(B)/kernel/$(1)
 	$(MAKE) module-$(1)
-	$(TOP)/scripts/kmake $(1) $(MAKE) -C $(B)/kernels/$(1)/build M=$(B)/kernel/$(1) W=1 C=2 modules 2>&1 | tee $(B)/kernel/$(1)/sparse.log
+	@if [ -f $(B)/kernels/$(1)/buildroot ]; then \
+		r=$(B)/buildroot/$$$$(cat $(B)/kernels/$(1)/buildroot); \
+		[ -x $$$$r/usr/local/bin/sparse ] || [ -x $$$$r/usr/bin/sparse ] || \
+			{ echo "sparse-$(1): sparse not found in the build root $$$$r" >&2; exit 1; }; \
+	else \
+		command -v sparse > /dev/null || \
+			{ echo "sparse-$(1): sparse is not installed (scripts/deps --packages installs it)" >&2; exit 1; }; \
+	fi
+	@st=0; $(TOP)/scripts/kmake $(1) $(MAKE) -C $(B)/kernels/$(1)/build M=$(B)/kernel/$(1) W=1 C=2 modules \
+		> $(B)/kernel/$(1)/sparse.log 2>&1 || st=$$$$?; \
+	cat $(B)/kernel/$(1)/sparse.log; \
+	[ $$$$st -eq 0 ] || { echo "sparse-$(1): the C=2 build failed (exit status $$$$st)" >&2; exit 1; }
 	@! grep -E 'warning|error' $(B)/kernel/$(1)/sparse.log
 endef
 $(foreach k,$(sort $(KERNELS) $(NEWEST)),$(eval $(call module_rules,$(k))))
