@@ -8,7 +8,10 @@
 # tests ignore -cm1 and address the peer by LID, without a GRH, which a
 # RoCE port cannot carry: the RDMA core refuses the modify to RTR (EINVAL)
 # on any RoCE device, rdma_rxe included. Those rows run and are skipped
-# with that reason only when qperf fails exactly so.
+# with that reason only when qperf fails exactly so and sroce did not
+# refuse it: a kretprobe on sroce_modify_qp sees sroce's modify calls
+# (the INIT one at least) and none of them returning -EINVAL, so the
+# refusal was the RDMA core's. sroce refusing it fails the row.
 # sroce-impl: sroce rxe
 # (rxe: the client here on rxe8, the server on sroce9 in srpeer)
 . "$(dirname "$0")/lib.sh"
@@ -35,7 +38,19 @@ cm_trace() {
 	show) grep -v '^#' "$TR/trace" | tail -n 40 ;;
 	esac
 }
-cleanup() { cm_trace off; stop_server; topo_down; rm -f "$SLOG"; }
+# a kretprobe on sroce_modify_qp: its return values in the trace buffer
+KP=sroce_qperf_mqp
+kp() {
+	case $1 in
+	on) [ -w "$TR/kprobe_events" ] &&
+		echo "r:$KP sroce_modify_qp ret=\$retval:s32" >> "$TR/kprobe_events" 2>/dev/null &&
+		echo 1 > "$TR/events/kprobes/$KP/enable" ;;
+	off) [ ! -e "$TR/events/kprobes/$KP" ] && return 0
+		echo 0 > "$TR/events/kprobes/$KP/enable"
+		echo "-:$KP" >> "$TR/kprobe_events" ;;
+	esac
+}
+cleanup() { kp off; cm_trace off; stop_server; topo_down; rm -f "$SLOG"; }
 trap cleanup EXIT
 
 require_cmd qperf > /dev/null || ktap_skip_all "qperf missing"
@@ -88,11 +103,15 @@ $(cm_trace show)"
 		ktap_fail "qperf $t $CL_DEV -> sroce9 (rdma_cm)" "$(tail -n 1 <<< "$out")"
 	fi
 done
+cm_trace off
+kp_ok=0
+kp on 2>/dev/null && kp_ok=1
 for t in $UC; do
 	# a fresh server for each: one whose UC test failed may still be
 	# busy with it when the next client comes (qperf serves one at a time)
 	stop_server
 	: > "$SLOG"
+	[ ! -w "$TR/trace" ] || : > "$TR/trace"
 	start_server
 	out=$(qp "$t" -cm1 2>&1)
 	rc=$?
@@ -102,9 +121,14 @@ $(sed 's/^/server: /' "$SLOG")"
 	if [ $rc -eq 0 ]; then
 		ktap_diag "$out"
 		ktap_ok "qperf $t $CL_DEV -> sroce9"
-	elif grep -q 'failed to modify QP to RTR: Invalid argument' <<< "$out"; then
-		ktap_skip "qperf $t" "qperf's UC tests address the peer without a GRH (no rdma_cm); RoCE requires one"
+	elif grep -q 'failed to modify QP to RTR: Invalid argument' <<< "$out" &&
+	     [ "$kp_ok" = 1 ] && grep -q "$KP:" "$TR/trace" && ! grep -q "$KP:.* ret=-22" "$TR/trace"; then
+		ktap_diag "sroce_modify_qp returned: $(grep "$KP:" "$TR/trace" | grep -oE 'ret=-?[0-9]+' | sort | uniq -c | tr -s ' \n' ' ')"
+		ktap_skip "qperf $t" "qperf's UC tests address the peer without a GRH (no rdma_cm); RoCE requires one: the RDMA core refused the RTR, sroce never returned EINVAL"
 	else
+		[ "$kp_ok" = 1 ] && grep -q "$KP:.* ret=-22" "$TR/trace" &&
+			out+=$'\n'"sroce_modify_qp returned -EINVAL: sroce refused the modify"
+		[ "$kp_ok" = 1 ] || out+=$'\n'"no kretprobe on sroce_modify_qp: whose EINVAL it is cannot be told"
 		ktap_diag "$out"
 		ktap_fail "qperf $t $CL_DEV -> sroce9" "$(tail -n 1 <<< "$out")"
 	fi
