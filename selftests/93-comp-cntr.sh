@@ -19,7 +19,7 @@ here=$(dirname "$0")
 cleanup() { eth0_dev_down; }
 trap cleanup EXIT
 
-eth0_dev_up || ktap_skip_all "cannot bring sroce0 up on eth0"
+eth0_dev_up || { ktap_header 1; ktap_fail "sroce0 up on eth0 with its RoCEv2 GID"; ktap_finish; }
 # does this kernel's RDMA core have completion counters (and this
 # pyverbs the module)? The caps query: EOPNOTSUPP or EPROTONOSUPPORT (no
 # such uverbs method) where it has not. Anything else is the test's to

@@ -43,7 +43,7 @@ events() { grep -c "IBV_EVENT_DEVICE_SPEED_CHANGE" "$AW"; }
 
 ktap_header 5
 dmesg_mark
-eth0_dev_up
+eth0_dev_up_or_fail
 NAMES=("query_port_speed is the link speed in 100 Mb/s"
        "a new link speed shows in the next query (250)"
        "one IBV_EVENT_DEVICE_SPEED_CHANGE"

@@ -28,7 +28,7 @@ ktap_header 3
 dmesg_mark
 # huge pages for the suite's huge-page traffic tests (parent domain)
 echo 16 > /proc/sys/vm/nr_hugepages
-eth0_dev_up
+eth0_dev_up_or_fail
 ktap_result "pyverbs suite: no failure, no error" suite
 ktap_result "pyverbs: at least $MIN_PASSED tests pass" enough
 ktap_result "dmesg clean" dmesg_clean_since_mark

@@ -19,7 +19,7 @@ python3 -c 'import pyverbs' 2>/dev/null || ktap_skip_all "python3-pyverbs missin
 CASES=(caps paced uc rtr reset refused)
 ktap_header $((${#CASES[@]} + 1))
 dmesg_mark
-eth0_dev_up
+eth0_dev_up_or_fail
 # every case in one python3 (py_cases, lib.sh)
 py_cases 120 "$here/rate_limit.py" sroce0 1 -- "${CASES[@]}"
 for c in "${CASES[@]}"; do

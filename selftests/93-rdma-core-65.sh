@@ -23,6 +23,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# shellcheck disable=SC2154  # prov: set by sid-lib.sh
 versions() {
 	echo "sid root: libibverbs1 $(sid dpkg-query -W -f='${Version}' libibverbs1)," \
 		"perftest $(sid dpkg-query -W -f='${Version}' perftest), provider ${prov#"$SID"}"
@@ -129,7 +130,7 @@ ktap_result "perftest ib_write_bw, 65 to 65" write_bw
 topo_down
 # the suite on one device over eth0, as 93-pyverbs.sh runs the host's
 echo 16 > /proc/sys/vm/nr_hugepages
-eth0_dev_up
+eth0_dev_up_or_fail
 [ ${#skips[@]} -eq 0 ] || ktap_diag "pyverbs 65: skipping ${skips[1]%%=*}: ${skips[1]#*=}"
 ktap_result "rdma-core 65 pyverbs suite: no failure, no error" suite
 ktap_diag "rdma-core 65 pyverbs: $(pyverbs_counts "$log")"

@@ -17,7 +17,7 @@ trap cleanup EXIT
 
 ktap_header 6
 dmesg_mark
-eth0_dev_up
+eth0_dev_up_or_fail
 # every case in one python3 (py_cases, lib.sh)
 py_cases 60 "$here/verbs_ex.py" sroce0 1 -- batch abort errors refused timestamps
 for c in batch abort errors refused timestamps; do

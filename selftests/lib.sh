@@ -316,7 +316,9 @@ dmesg_clean_since_mark() {
 
 # eth0_dev_up / eth0_dev_down: the one-device setup of the loopback verbs
 # scripts: sroce0 on the VM's virtio-net eth0 with 192.0.2.5/24, up until
-# its RoCEv2 GID (index 1) is there (at most 5 s); and its undoing
+# its RoCEv2 GID (index 1) is there (at most 5 s; 1 with a "# " note if it
+# never appears); and its undoing. eth0_dev_up_or_fail: eth0_dev_up after
+# ktap_header, a failed test line and the end of the script if it fails
 eth0_dev_up() {
 	ip link set eth0 up && ip addr add 192.0.2.5/24 dev eth0 &&
 		rdma link add sroce0 type sroce netdev eth0 || return 1
@@ -324,6 +326,14 @@ eth0_dev_up() {
 		grep -q ffff /sys/class/infiniband/sroce0/ports/1/gids/1 2>/dev/null && return 0
 		sleep 0.1
 	done
+	echo "# sroce0: no RoCEv2 GID (index 1) 5 s after rdma link add:" \
+		"$(cat /sys/class/infiniband/sroce0/ports/1/gids/1 2>&1)"
+	return 1
+}
+eth0_dev_up_or_fail() {
+	eth0_dev_up && return 0
+	ktap_fail "sroce0 up on eth0 with its RoCEv2 GID"
+	ktap_finish
 }
 eth0_dev_down() {
 	rdma link delete sroce0 2>/dev/null
