@@ -4,7 +4,8 @@
 # Conformance gate: rdma-core's pyverbs suite (python3-pyverbs) against
 # sroce0. Unsupported features must be refused (EOPNOTSUPP) so the suite
 # skips them; any failure or error fails this test, as do fewer than
-# MIN_PASSED passing tests. The counts and the passing tests are printed.
+# MIN_PASSED passing tests (today's count for the kernel). The counts and
+# the passing tests are printed.
 # The whole suite runs, test_rdmacm included (rdma_cm over sroce's QP1),
 # with 16 huge pages reserved for the tests that map them.
 . "$(dirname "$0")/lib.sh"
@@ -20,8 +21,16 @@ log=$(mktemp)
 
 suite() { pyverbs_suite pyverbs "$log" "$SROCE_TOP/scripts/pyverbs-tests" sroce0 1 -v; }
 
-# the generic tests a software RoCE device can pass (issue: at least 131)
-MIN_PASSED=131
+# the floor: the tests passing today on each kernel series (rdma-core 44's
+# suite; Documentation/testing.rst, "The suites side by side": 273 ran,
+# 146 passed, 127 skipped on 6.1, 6.12 and 7.3, the newest); one test
+# fewer fails
+case ${SROCE_KERNEL:-} in
+6.1|6.1-debug) MIN_PASSED=146 ;;
+6.12) MIN_PASSED=146 ;;
+newest) MIN_PASSED=146 ;;
+*) MIN_PASSED=146 ;;	# a series not measured: the count of all three
+esac
 enough() { pyverbs_enough "$log" "$MIN_PASSED"; }
 
 ktap_header 3

@@ -112,7 +112,7 @@ suite() {
 	PYVERBS_TIMEOUT=$((1500 * ${SROCE_TIMEOUT_SCALE:-1})) pyverbs_suite "pyverbs 65" "$log" \
 		"$SROCE_TOP/scripts/pyverbs-tests" --root "$SID" sroce0 1 ${skips[@]+"${skips[@]}"} -v
 }
-# rdma-core 65's suite passes more generic tests than 44's (131 in
+# rdma-core 65's suite passes more generic tests than 44's (146 in
 # 93-pyverbs.sh): 170 on 6.12 today, the floor leaves a margin
 MIN_PASSED=160
 enough() { pyverbs_enough "$log" "$MIN_PASSED"; }
