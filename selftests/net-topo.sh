@@ -11,6 +11,10 @@
 # topo_down           - remove everything, unload rdma_rxe if we loaded it
 # in_peer CMD...      - run CMD in the peer namespace
 
+# topo_down needs lib.sh's rxe_unload and ktap_diag: a user outside the
+# selftests (scripts/demo) gets them here
+declare -F rxe_unload > /dev/null || . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
 in_peer() { ip netns exec srpeer "$@"; }
 
 topo_up() {
@@ -59,11 +63,11 @@ topo_up() {
 # gid_index NS(init|peer) DEV GID: the GID table index holding GID (as sysfs
 # prints it), waiting for the core to add it
 gid_index() {
-	local run=() f n
+	local run=() f
 	[ "$1" = peer ] && run=(ip netns exec srpeer)
 	# one grep over the whole table per try: a process per entry (up to
 	# 128 of them, each through `ip netns exec`) took a minute under TCG
-	for n in $(seq 50); do
+	for _ in $(seq 50); do
 		f=$("${run[@]}" grep -slx "$3" /sys/class/infiniband/"$2"/ports/1/gids/* | head -n 1)
 		[ -n "$f" ] && { echo "${f##*/}"; return 0; }
 		sleep 0.1
@@ -83,7 +87,9 @@ rxe_pingpong() {
 		> /dev/null 2>&1 &&
 	wait "$s"
 }
+# shellcheck disable=SC2034  # for the scripts that source this
 V6A=2001:0db8:0005:0000:0000:0000:0000:0001
+# shellcheck disable=SC2034
 V6B=2001:0db8:0005:0000:0000:0000:0000:0002
 
 topo_title() {
