@@ -37,7 +37,8 @@
 # 8 MiB (not judged on a KASAN kernel: ktap_slab_bound), sroce8 and sroce9 (srpeer) still pass traffic, and the kernel log
 # has no report (oops, WARN, soft lockup, RCU stall, hung task).
 # HOSTILE_CASES picks the targeted cases (default: all six; "" for none),
-# HOSTILE_FUZZ_ARGS adds arguments to the fuzz run (e.g. "--avoid producer").
+# HOSTILE_FUZZ_ARGS adds arguments to the fuzz run (e.g. "--avoid producer"),
+# HOSTILE_DOORBELL_DEFER sets doorbell_defer for it (e.g. 2).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/net-topo.sh"
 . "$(dirname "$0")/bounded.sh"
@@ -99,10 +100,17 @@ run_case_defer() {
 	return "$rc"
 }
 
+# HOSTILE_DOORBELL_DEFER: doorbell_defer during the fuzz run (2: every
+# doorbell's round deferred, for the KASAN runs of testing.rst)
 run_fuzz() {
+	local rc
+	[ -z "${HOSTILE_DOORBELL_DEFER:-}" ] || echo "$HOSTILE_DOORBELL_DEFER" > "$DB_DEFER" || return 1
 	# shellcheck disable=SC2086  # HOSTILE_FUZZ_ARGS: words
 	bounded $((SECS + 60)) "$HOSTILE" --dev sroce8 --seed "$SEED" --ops "$OPS" \
 		--threads 4 --secs "$SECS" ${HOSTILE_FUZZ_ARGS:-}
+	rc=$?
+	echo 1 > "$DB_DEFER"
+	return "$rc"
 }
 
 # sroce8's object counts ("pd N cq N qp N ..."): an object whose process
@@ -161,7 +169,7 @@ done
 for c in "${LB_CASES[@]}"; do
 	ktap_step "case $c, loopback=N" run_case_lo "$c"
 done
-ktap_result "fuzz: seed $SEED, $OPS ops, 4 threads, at most ${SECS} s" run_fuzz
+ktap_result "fuzz: seed $SEED, $OPS ops, 4 threads, at most ${SECS} s${HOSTILE_DOORBELL_DEFER:+, doorbell_defer=$HOSTILE_DOORBELL_DEFER}" run_fuzz
 ktap_result "no object of the tool left" no_leftovers
 sync; echo 3 > /proc/sys/vm/drop_caches; sleep 1
 s1=$(slab_kb)
