@@ -69,7 +69,6 @@ void sroce_dealloc_driver(struct ib_device *ibdev)
 {
 	struct sroce_dev *sdev = sroce_to_dev(ibdev);
 
-	sroce_odp_cleanup_dev(sdev);
 	sroce_mr_cleanup_dev(sdev);
 	sroce_mw_cleanup_dev(sdev);
 	sroce_ah_cleanup_dev(sdev);

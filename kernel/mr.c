@@ -51,7 +51,6 @@ void sroce_mr_init_dev(struct sroce_dev *sdev)
 {
 	xa_init_flags(&sdev->mr_xa, XA_FLAGS_ALLOC);
 	sdev->mr_next = 1;
-	sroce_odp_init_dev(sdev);
 }
 
 /**
@@ -615,8 +614,11 @@ int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	WRITE_ONCE(mr->dead, true);
 	/* a rereg may have put its successor (same keys) in our slot */
 	xa_cmpxchg(&sroce_to_dev(ibmr->device)->mr_xa, mr->key >> 8, mr, NULL, 0);
-	if (mr->odp.umem)
-		sroce_odp_mr_stop(mr);	/* no fault work, no copy from here on */
+	if (mr->odp.umem) {
+		/* no copy from here on; the umem goes with the last fault */
+		sroce_odp_mr_stop(mr);
+		umem = NULL;
+	}
 	/*
 	 * Our reference was the last one: nobody can copy any more (lookups
 	 * fail on a zero count). Otherwise a holder may be copying right now.

@@ -13,12 +13,27 @@
  *   it again after the RNR timer, by when the page is usually there;
  * - the requester (gathering a SEND or WRITE) and the responder (sending a
  *   READ response) stop and are kicked once the fault work is done;
- *
- * Fault work items and the device's wake-up item run in one ordered
- * workqueue: a QP that waits queues the wake-up after the fault it met
- * was queued, so it is kicked only once that fault is done.
  * - a READ response or ATOMIC ACK that cannot be placed is dropped; the
  *   requester asks again (local ACK timeout).
+ *
+ * Each MR has its own fault work item, queued on sroce_odp_wq, which is
+ * not ordered: a fault that never completes (a FUSE mapping whose read
+ * is never answered, an NFS hard mount gone away: the kworker sleeps in
+ * the MM, uninterruptibly, for as long as that takes) holds one kworker
+ * and its own MR, never another MR's fault. A QP waits for the run of
+ * the fault work that serves its miss, not for the workqueue: the miss
+ * leaves a ticket (the MR and that run's number) in a per-CPU slot, and
+ * sroce_odp_wait(), which follows it in the same BH-disabled section of
+ * the QP's round, takes it and puts the QP on the MR's waiters, or kicks
+ * it at once if that run has already ended. Each run ends by kicking
+ * the MR's waiters; deregistration kicks them too.
+ *
+ * Nothing waits for a fault: the fault work holds a reference on the
+ * MR, one on its umem (odp->users) and one on the module, and whoever
+ * lets go of the last umem reference (sroce_dereg_mr() or the fault
+ * work, when the MM finally returns) frees the umem. So dereg_mr,
+ * destroy_qp and the process' exit return at once; rmmod is refused
+ * (EBUSY) while a fault is stuck instead of hanging in it.
  *
  * Copies hold mr->lock for reading while they use the page addresses; the
  * invalidation callback unmaps pages with it held for writing, so no copy
@@ -33,6 +48,8 @@
  * and children live until the MR is deregistered.
  */
 #include <linux/mmu_notifier.h>
+#include <linux/module.h>
+#include <linux/percpu.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <rdma/ib_umem_odp.h>
@@ -84,8 +101,7 @@ static const struct mmu_interval_notifier_ops sroce_odp_ops = {
 
 /*
  * The most sroce_odp_map() faults in at once: a prefetch of a whole large
- * MR lets go of map_sem between such pieces, so a deregistration waits for
- * one piece, not the whole range.
+ * MR checks between such pieces whether the MR was deregistered meanwhile.
  */
 #define SROCE_ODP_MAP_CHUNK	SZ_2M
 
@@ -116,7 +132,7 @@ static u64 sroce_odp_end(struct sroce_mr *mr)
  * Map [@uva, @uva + @n) of @umem (see sroce_odp_map()); *@mapped, if
  * @mapped is given: a page of that range is mapped now (all of them if
  * @fault). Not umem->npages: the HMM kernels (compat.h) no longer count.
- * Caller holds odp->map_sem for reading.
+ * Caller holds a reference on odp->users.
  */
 static int sroce_odp_map_umem(struct ib_umem_odp *umem, u64 uva, u64 n, bool fault,
 			      bool *mapped)
@@ -142,7 +158,7 @@ static int sroce_odp_map_umem(struct ib_umem_odp *umem, u64 uva, u64 n, bool fau
  * Implicit @mr: map [@uva, @uva + @n), which lies in one child's range,
  * into that child, made first if there is none. A new child is published
  * (copies find it) only if pages are mapped in it; else it is freed.
- * Caller holds odp->map_sem for reading and saw the MR alive.
+ * Caller holds a reference on odp->users and saw the MR alive.
  */
 static int sroce_odp_map_child(struct sroce_mr *mr, u64 uva, u64 n, bool fault)
 {
@@ -210,15 +226,12 @@ out_unlock:
  * @len: bytes
  * @fault: fault pages in (else only map those present)
  *
- * A reference keeps the MR structure, not its umem: sroce_dereg_mr() never
- * waits for holders, and frees the umem (page lists, notifier) once
- * sroce_odp_mr_stop() returns. So each piece is faulted in under
- * odp->map_sem, which sroce_odp_mr_stop() takes for writing after marking
- * the MR dead: it waits for the piece in progress (at most
- * SROCE_ODP_MAP_CHUNK bytes of the owning process' own page faults), and
- * the next piece sees the mark and stops.
+ * The caller's reference on odp->users keeps the umem (page lists,
+ * notifier, children) however long the MM takes; sroce_dereg_mr() does not
+ * wait for it. A piece (at most SROCE_ODP_MAP_CHUNK bytes) that starts
+ * after the MR was marked dead is not faulted in.
  *
- * Context: process; sleeps.
+ * Context: process; sleeps, as long as the MM does.
  * Return: 0; -ENOENT if the MR is being deregistered; -EINTR if the
  * caller was killed; or the error of ib_umem_odp_map_dma_and_lock().
  */
@@ -231,14 +244,12 @@ static int sroce_odp_map(struct sroce_mr *mr, u64 uva, u64 len, bool fault)
 
 		if (fatal_signal_pending(current))
 			return -EINTR;
-		down_read(&mr->odp.map_sem);
 		if (READ_ONCE(mr->dead))
 			ret = -ENOENT;
 		else if (mr->odp.implicit)
 			ret = sroce_odp_map_child(mr, uva, n, fault);
 		else
 			ret = sroce_odp_map_umem(mr->odp.umem, uva, n, fault, NULL);
-		up_read(&mr->odp.map_sem);
 		uva += n;
 		len -= n;
 		cond_resched();
@@ -270,45 +281,125 @@ static bool sroce_odp_fault(struct sroce_mr *mr, u64 start, u64 end)
 	return sroce_odp_map(mr, start, end - start, true) != 0;
 }
 
+/* An implicit MR that nothing copies into or maps any more: free its children. */
+static void sroce_odp_release_children(struct sroce_mr *mr)
+{
+	struct ib_umem_odp *child;
+	unsigned long idx;
+
+	xa_for_each(&mr->odp.children, idx, child)
+		ib_umem_odp_release(child);
+	xa_destroy(&mr->odp.children);
+	mr->odp.nchildren = 0;
+}
+
+/*
+ * Drop a reference on @mr's umem (odp->users): the last one (the
+ * registration's, or a fault's or a prefetch's that outlived it) frees the
+ * umem and its children. Context: process; sleeps.
+ */
+static void sroce_odp_put(struct sroce_mr *mr)
+{
+	if (!refcount_dec_and_test(&mr->odp.users))
+		return;
+	sroce_odp_release_children(mr);
+	ib_umem_odp_release(mr->odp.umem);
+}
+
+/* every MR's fault work; not ordered, one MR's fault never waits for another's */
 static struct workqueue_struct *sroce_odp_wq;
 
 /*
- * The device's wake-up item: kick every QP that waits. Each leaves the
- * list (and may wait again) under odp_lock: sroce_odp_wait() and
- * sroce_odp_qp_gone() see it either waiting and linked or neither.
+ * Protects every MR's odp->waiters and each QP's odp_wait and odp_waiting;
+ * with odp->lock (taken first) odp->done and odp->stopped. One for all
+ * devices: the fault work reaches the waiters through the MR alone, whose
+ * device may be gone once the MR is stopped.
  */
-static void sroce_odp_wake(struct work_struct *w)
-{
-	struct sroce_dev *sdev = container_of(w, struct sroce_dev, odp_wake);
-	struct sroce_qp *qp;
-	LIST_HEAD(woken);
+static DEFINE_SPINLOCK(sroce_odp_wait_lock);
 
-	spin_lock_bh(&sdev->odp_lock);
-	list_splice_init(&sdev->odp_waiters, &woken);
-	while (!list_empty(&woken)) {
-		qp = list_first_entry(&woken, struct sroce_qp, odp_wait);
+/**
+ * struct sroce_odp_ticket - the fault a miss on this CPU queued last
+ * @mr: its MR, referenced; NULL: none
+ * @run: the fault work run that serves the miss
+ *
+ * Left by sroce_odp_miss() and taken by the sroce_odp_wait() that follows
+ * it in the same BH-disabled section (the QP's round, under qp->lock). A
+ * miss no wait follows (an RC responder's: RNR NAK) leaves its ticket to
+ * be replaced by the next one.
+ */
+struct sroce_odp_ticket {
+	struct sroce_mr *mr;
+	u64 run;
+};
+
+static DEFINE_PER_CPU(struct sroce_odp_ticket, sroce_odp_ticket);
+
+/*
+ * Kick the QPs on @woken, taken off an MR's waiters. Each leaves the list
+ * (and may wait again) under sroce_odp_wait_lock: sroce_odp_wait() and
+ * sroce_odp_qp_gone() see it either waiting and linked or neither. The
+ * reference each holds keeps it, and so its device, until it is kicked.
+ */
+static void sroce_odp_kick(struct list_head *woken)
+{
+	struct sroce_qp *qp;
+
+	spin_lock_bh(&sroce_odp_wait_lock);
+	while (!list_empty(woken)) {
+		qp = list_first_entry(woken, struct sroce_qp, odp_wait);
 		list_del_init(&qp->odp_wait);
 		qp->odp_waiting = false;
-		spin_unlock_bh(&sdev->odp_lock);
+		spin_unlock_bh(&sroce_odp_wait_lock);
 		sroce_qp_kick(qp);
 		sroce_qp_put(qp);
-		spin_lock_bh(&sdev->odp_lock);
+		spin_lock_bh(&sroce_odp_wait_lock);
 	}
-	spin_unlock_bh(&sdev->odp_lock);
+	spin_unlock_bh(&sroce_odp_wait_lock);
 }
 
+/*
+ * Run @run of @mr's fault work ended, @nfailed of its ranges not mapped:
+ * count those and kick the QPs that wait. Not if the MR was stopped
+ * meanwhile: sroce_odp_mr_stop() kicked them, and the device may be gone.
+ */
+static void sroce_odp_run_done(struct sroce_mr *mr, u64 run, unsigned int nfailed)
+{
+	struct sroce_odp *odp = &mr->odp;
+	LIST_HEAD(woken);
+
+	spin_lock_bh(&odp->lock);
+	if (!odp->stopped) {
+		if (nfailed)
+			sroce_stat_add(sroce_to_dev(mr->ibmr.device),
+				       SROCE_STAT_ODP_FAULT_ERRS, nfailed);
+		spin_lock(&sroce_odp_wait_lock);
+		odp->done = run;
+		list_splice_init(&odp->waiters, &woken);
+		spin_unlock(&sroce_odp_wait_lock);
+	}
+	spin_unlock_bh(&odp->lock);
+	sroce_odp_kick(&woken);
+}
+
+/*
+ * An MR's fault work: fault in the ranges transfers missed, then kick the
+ * QPs waiting for them. It may sleep in the MM for ever (a FUSE read never
+ * answered): it holds the MR, its umem and the module, so nobody waits
+ * for it, and lets go of them whenever it returns.
+ */
 static void sroce_odp_fault_work(struct work_struct *w)
 {
 	struct sroce_odp *odp = container_of(w, struct sroce_odp, fault_work);
 	struct sroce_mr *mr = sroce_odp_to_mr(odp);
-	struct sroce_dev *sdev = sroce_to_dev(mr->ibmr.device);
 	struct sroce_odp_range todo[SROCE_ODP_PENDING];
-	unsigned int i, n;
+	unsigned int i, n, nfailed = 0;
+	u64 run;
 
 	spin_lock_bh(&odp->lock);
 	n = odp->npending;
 	memcpy(todo, odp->pending, n * sizeof(todo[0]));
 	odp->npending = 0;
+	run = ++odp->runs;
 	spin_unlock_bh(&odp->lock);
 	for (i = 0; i < n && !READ_ONCE(mr->dead); i++) {
 		u64 start = todo[i].start, end = todo[i].end;
@@ -328,10 +419,13 @@ static void sroce_odp_fault_work(struct work_struct *w)
 		}
 		spin_unlock_bh(&odp->lock);
 		trace_sroce_odp_fault_done(mr->ibmr.lkey, start, end, failed);
-		if (failed)
-			sroce_stat_inc(sdev, SROCE_STAT_ODP_FAULT_ERRS);
+		nfailed += failed;
 	}
-	sroce_mr_put(mr);	/* taken by sroce_odp_miss() */
+	sroce_odp_run_done(mr, run, nfailed);
+	/* what sroce_odp_miss() took; sroce_odp_exit_module() drains the queue */
+	sroce_odp_put(mr);
+	sroce_mr_put(mr);
+	module_put(THIS_MODULE);
 }
 
 /*
@@ -364,14 +458,34 @@ widen:
 }
 
 /*
- * A copy missed [@uva, @uva + @len): queue the fault work (one MR
- * reference while it is queued) and return -EAGAIN, or -EFAULT if @uva
- * is where a fault failed. Caller is in an RCU read-side section and saw
- * the MR alive, so sroce_odp_mr_stop() cannot have run yet.
+ * Leave the ticket of the miss just queued, served by fault work run @run
+ * of @mr, for the sroce_odp_wait() that follows it on this CPU.
+ */
+static void sroce_odp_ticket_set(struct sroce_mr *mr, u64 run)
+{
+	struct sroce_odp_ticket *t = this_cpu_ptr(&sroce_odp_ticket);
+	struct sroce_mr *old = t->mr;
+
+	lockdep_assert_in_softirq();
+	refcount_inc(&mr->ref);
+	t->mr = mr;
+	t->run = run;
+	if (old)
+		sroce_mr_put(old);
+}
+
+/*
+ * A copy missed [@uva, @uva + @len): queue the fault work (while queued it
+ * holds the MR, its umem and the module), leave the miss's ticket for
+ * sroce_odp_wait() and return -EAGAIN, or -EFAULT if @uva is where a fault
+ * failed. Caller is in an RCU read-side section with BH disabled and saw
+ * the MR alive, so sroce_odp_mr_stop() cannot have run yet; its user
+ * context holds the module.
  */
 static int sroce_odp_miss(struct sroce_mr *mr, u64 uva, u64 len)
 {
 	struct sroce_odp *odp = &mr->odp;
+	u64 run;
 
 	spin_lock_bh(&odp->lock);
 	if ((uva >= odp->bad_start && uva < odp->bad_end) ||
@@ -382,10 +496,18 @@ static int sroce_odp_miss(struct sroce_mr *mr, u64 uva, u64 len)
 	}
 	sroce_odp_add_pending(odp, uva, uva + len);
 	odp->faults++;
+	run = odp->runs + 1;	/* the next run takes the pending ranges */
 	spin_unlock_bh(&odp->lock);
 	refcount_inc(&mr->ref);
-	if (!queue_work(sroce_odp_wq, &odp->fault_work))
-		sroce_mr_put(mr);	/* already queued: it takes the new range too */
+	refcount_inc(&odp->users);
+	__module_get(THIS_MODULE);
+	if (!queue_work(sroce_odp_wq, &odp->fault_work)) {
+		/* already queued: it takes the new range too; never the last */
+		module_put(THIS_MODULE);
+		refcount_dec(&odp->users);
+		refcount_dec(&mr->ref);
+	}
+	sroce_odp_ticket_set(mr, run);
 	sroce_stat_inc(sroce_to_dev(mr->ibmr.device), SROCE_STAT_ODP_FAULTS);
 	trace_sroce_odp_fault(mr->ibmr.lkey, uva, len, -EAGAIN);
 	return -EAGAIN;
@@ -399,7 +521,11 @@ static void sroce_odp_setup(struct sroce_mr *mr, struct ib_umem_odp *umem)
 	xa_init(&mr->odp.children);
 	mutex_init(&mr->odp.child_lock);
 	INIT_WORK(&mr->odp.fault_work, sroce_odp_fault_work);
-	init_rwsem(&mr->odp.map_sem);
+	refcount_set(&mr->odp.users, 1);	/* the registration's */
+	INIT_LIST_HEAD(&mr->odp.waiters);
+	mr->odp.runs = 0;
+	mr->odp.done = 0;
+	mr->odp.stopped = false;
 	spin_lock_init(&mr->odp.lock);
 	mr->odp.npending = 0;
 	mr->odp.bad_start = 0;
@@ -454,18 +580,6 @@ int sroce_odp_mr_init_implicit(struct sroce_mr *mr, struct ib_device *ibdev, int
 	return 0;
 }
 
-/* An implicit MR that nothing copies into or maps any more: free its children. */
-static void sroce_odp_release_children(struct sroce_mr *mr)
-{
-	struct ib_umem_odp *child;
-	unsigned long idx;
-
-	xa_for_each(&mr->odp.children, idx, child)
-		ib_umem_odp_release(child);
-	xa_destroy(&mr->odp.children);
-	mr->odp.nchildren = 0;
-}
-
 /**
  * sroce_odp_usage() - the pages @mr's range spans and those mapped now
  * @mr: an ODP MR; of an implicit one, its children's pages
@@ -495,33 +609,34 @@ void sroce_odp_usage(struct sroce_mr *mr, u64 *npages, u64 *mapped)
 }
 
 /**
- * sroce_odp_mr_stop() - no fault work runs or will run for a dying MR
+ * sroce_odp_mr_stop() - a deregistered MR: nobody waits on it, no copy
+ *	uses its pages, its umem goes with its last user
  * @mr: the MR, marked dead and out of the MR table
  *
- * After the grace period no copy can queue the work or still use a page
- * (they run under RCU and check mr->dead); a queued work item gives its
- * reference back here. A prefetch (sroce_advise_mr()) that still holds a
- * reference is waited for through odp->map_sem: none maps pages of the
- * umem once this returns. The MR may be freed before its umem is released
- * (the last holder's put), so the notifier forgets it. An implicit MR's
- * children are freed here; its root umem is the caller's to release.
- * Context: process; sleeps (bounded by the faults in progress).
+ * After the grace period no copy can queue the fault work or still use a
+ * page (they run under RCU and check mr->dead). The QPs waiting on the MR
+ * are kicked (their next try fails on the dead MR) and no QP waits on it
+ * any more. A fault under way is not waited for: it holds the MR, the umem
+ * and the module, sees the MR dead between pieces, touches nothing of the
+ * device once stopped, and frees the umem if the registration's reference,
+ * dropped here, was not the last.
+ *
+ * Context: process; sleeps for an RCU grace period, never for a fault.
  */
 void sroce_odp_mr_stop(struct sroce_mr *mr)
 {
-	struct ib_umem_odp *umem = mr->odp.umem;
+	struct sroce_odp *odp = &mr->odp;
+	LIST_HEAD(woken);
 
 	synchronize_rcu();
-	if (cancel_work_sync(&mr->odp.fault_work))
-		refcount_dec(&mr->ref);	/* never the last: the caller holds one */
-	/* faults under way end; later ones see mr->dead (sroce_odp_map()) */
-	down_write(&mr->odp.map_sem);
-	up_write(&mr->odp.map_sem);
-	/* no copy runs any more: invalidations need not take mr->lock */
-	mutex_lock(&umem->umem_mutex);
-	umem->private = NULL;
-	mutex_unlock(&umem->umem_mutex);
-	sroce_odp_release_children(mr);
+	spin_lock_bh(&odp->lock);
+	spin_lock(&sroce_odp_wait_lock);
+	odp->stopped = true;
+	list_splice_init(&odp->waiters, &woken);
+	spin_unlock(&sroce_odp_wait_lock);
+	spin_unlock_bh(&odp->lock);
+	sroce_odp_kick(&woken);
+	sroce_odp_put(mr);
 }
 
 /* the user address of @iova */
@@ -621,83 +736,93 @@ int sroce_odp_atomic(struct sroce_mr *mr, u64 iova, enum sroce_atomic_op op, u64
 /**
  * sroce_odp_wait() - @qp waits for the fault its transfer just queued
  * @qp: the QP whose transfer met a missing page (sroce_odp_copy() or
- *      sroce_odp_atomic() returned -EAGAIN)
+ *      sroce_odp_atomic() returned -EAGAIN), in its round
  *
- * The device's wake-up item, queued behind that fault, kicks it (one
- * reference held meanwhile).
+ * Takes the ticket that miss left on this CPU and puts @qp (one reference
+ * held meanwhile) on the MR's waiters until the fault work run that serves
+ * the miss ends; that run, or the MR's deregistration, kicks it. If the
+ * run has ended already, the MR is stopped or there is no ticket, @qp is
+ * kicked now and tries again. A QP already waiting goes on waiting: the
+ * kick that ends it makes it try everything again.
  */
 void sroce_odp_wait(struct sroce_qp *qp)
 {
-	struct sroce_dev *sdev = qp->sdev;
+	struct sroce_odp_ticket *t = this_cpu_ptr(&sroce_odp_ticket);
+	struct sroce_mr *mr = t->mr;
+	bool kick = true;
 
-	spin_lock_bh(&sdev->odp_lock);
-	if (!qp->odp_waiting && sroce_qp_tryget(qp->h)) {
-		qp->odp_waiting = true;
-		list_add_tail(&qp->odp_wait, &sdev->odp_waiters);
+	lockdep_assert_held(&qp->lock);
+	t->mr = NULL;
+	spin_lock_bh(&sroce_odp_wait_lock);
+	if (qp->odp_waiting) {
+		kick = false;
+	} else if (mr && mr->ibmr.device == &qp->sdev->ib_dev && !mr->odp.stopped &&
+		   mr->odp.done < t->run) {
+		kick = false;	/* a QP being destroyed needs no kick */
+		if (sroce_qp_tryget(qp->h)) {
+			qp->odp_waiting = true;
+			list_add_tail(&qp->odp_wait, &mr->odp.waiters);
+		}
 	}
-	spin_unlock_bh(&sdev->odp_lock);
-	queue_work(sroce_odp_wq, &sdev->odp_wake);
-}
-
-/* A new device: nobody waits yet. */
-void sroce_odp_init_dev(struct sroce_dev *sdev)
-{
-	spin_lock_init(&sdev->odp_lock);
-	INIT_LIST_HEAD(&sdev->odp_waiters);
-	INIT_WORK(&sdev->odp_wake, sroce_odp_wake);
-}
-
-/* A device going away: its QPs are destroyed (they waited for nothing). */
-void sroce_odp_cleanup_dev(struct sroce_dev *sdev)
-{
-	cancel_work_sync(&sdev->odp_wake);
+	spin_unlock_bh(&sroce_odp_wait_lock);
+	if (mr)
+		sroce_mr_put(mr);
+	if (kick)
+		sroce_qp_kick(qp);
 }
 
 int sroce_odp_init_module(void)
 {
-	sroce_odp_wq = alloc_ordered_workqueue("sroce_odp", 0);
+	sroce_odp_wq = alloc_workqueue("sroce_odp", WQ_UNBOUND, WQ_MAX_ACTIVE);
 	return sroce_odp_wq ? 0 : -ENOMEM;
 }
 
+/* No fault work is left (each holds the module); tickets may be. */
 void sroce_odp_exit_module(void)
 {
+	struct sroce_odp_ticket *t;
+	int cpu;
+
 	destroy_workqueue(sroce_odp_wq);
+	for_each_possible_cpu(cpu) {
+		t = per_cpu_ptr(&sroce_odp_ticket, cpu);
+		if (t->mr)
+			sroce_mr_put(t->mr);
+		t->mr = NULL;
+	}
 }
 
 /* @qp is being destroyed: it waits for nothing any more */
 void sroce_odp_qp_gone(struct sroce_qp *qp)
 {
-	struct sroce_dev *sdev = qp->sdev;
 	bool put = false;
 
-	spin_lock_bh(&sdev->odp_lock);
+	spin_lock_bh(&sroce_odp_wait_lock);
 	if (qp->odp_waiting) {
 		qp->odp_waiting = false;
 		list_del_init(&qp->odp_wait);
 		put = true;
 	}
-	spin_unlock_bh(&sdev->odp_lock);
+	spin_unlock_bh(&sroce_odp_wait_lock);
 	if (put)
 		sroce_qp_put(qp);
 }
 
 /*
- * advise_mr's range [@iova, +@len) of @mr: its user address is read only
- * under odp->map_sem with the MR seen alive, since a concurrent dereg
- * frees mr->umem once it has marked the MR dead under that lock.
+ * advise_mr's prefetch of [@iova, @iova + @len) of @mr (sroce_odp_map()),
+ * holding the umem meanwhile: a deregistration does not wait for it. The
+ * user address is read from mr->umem only under that reference: a
+ * concurrent dereg frees the umem when the last one goes.
  */
-static int sroce_odp_prefetch(struct sroce_mr *mr, u64 iova, u64 len, bool fault)
+static int sroce_odp_prefetch(struct sroce_mr *mr, u64 iova, u32 len, bool fault)
 {
-	u64 uva;
+	int err = -ENOENT;	/* deregistered meanwhile */
 
-	down_read(&mr->odp.map_sem);
-	if (READ_ONCE(mr->dead)) {
-		up_read(&mr->odp.map_sem);
-		return -ENOENT;
+	if (refcount_inc_not_zero(&mr->odp.users)) {
+		err = sroce_odp_map(mr, sroce_odp_uva(mr, iova), len, fault);
+		sroce_odp_put(mr);
 	}
-	uva = sroce_odp_uva(mr, iova);
-	up_read(&mr->odp.map_sem);
-	return sroce_odp_map(mr, uva, len, fault);
+	return err;
 }
 
 /**

@@ -7,11 +7,11 @@
 #define SROCE_ODP_H
 
 #include <linux/mutex.h>
-#include <linux/rwsem.h>
+#include <linux/list.h>
+#include <linux/refcount.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
 
-struct sroce_dev;
 struct sroce_mr;
 struct sroce_qp;
 struct ib_pd;
@@ -33,11 +33,22 @@ enum ib_uverbs_advise_mr_advice;
  *            prefetch first maps pages there, freed with the MR
  * @child_lock: serialises making children
  * @nchildren: their number, at most SROCE_ODP_MAX_CHILDREN
- * @fault_work: faults in @start..@end, then wakes the QPs that wait
- * @map_sem: held for reading by whoever faults pages in (the fault work,
- *           an advise_mr prefetch), for writing by sroce_odp_mr_stop():
- *           the umem outlives every fault in progress
- * @lock: protects @pending, @npending, the bad range and the counts
+ * @fault_work: faults in the @pending ranges, then kicks the QPs in
+ *              @waiters; queued on sroce_odp_wq (not ordered: one MR's
+ *              fault never waits for another's)
+ * @users: the registration, each queued or running @fault_work and each
+ *         advise_mr prefetch under way; the last one frees @umem and
+ *         @children (sroce_odp_put()), so sroce_odp_mr_stop() waits for
+ *         no fault, whatever the MM does with it
+ * @waiters: QPs that met a page of this MR not present and wait for the
+ *           fault work run that maps it (qp->odp_wait, sroce_odp_wait())
+ * @runs: fault work runs started; a miss is served by run @runs + 1
+ * @done: the last fault work run that ended; QPs waiting for a run up to
+ *        it have been kicked
+ * @stopped: the MR is deregistered: nobody waits on it any more, and the
+ *           fault work touches nothing of the device (it may be gone)
+ * @lock: protects @pending, @npending, the bad range, the counts and
+ *        @runs; with sroce_odp_wait_lock (odp.c) @done and @stopped
  * @pending: the ranges of user addresses transfers missed, for the fault
  *           work; a miss that overlaps or touches one widens it, another
  *           takes a free slot, so a hole between two misses is not
@@ -64,7 +75,11 @@ struct sroce_odp {
 	struct mutex child_lock;
 	unsigned long nchildren;
 	struct work_struct fault_work;
-	struct rw_semaphore map_sem;
+	refcount_t users;
+	struct list_head waiters;
+	u64 runs;
+	u64 done;
+	bool stopped;
 	spinlock_t lock;
 	struct sroce_odp_range pending[SROCE_ODP_PENDING];
 	unsigned int npending;
@@ -81,8 +96,6 @@ void sroce_odp_usage(struct sroce_mr *mr, u64 *npages, u64 *mapped);
 void sroce_odp_mr_stop(struct sroce_mr *mr);
 int sroce_odp_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len, bool to_mr);
 void sroce_odp_wait(struct sroce_qp *qp);
-void sroce_odp_init_dev(struct sroce_dev *sdev);
-void sroce_odp_cleanup_dev(struct sroce_dev *sdev);
 int sroce_odp_init_module(void);
 void sroce_odp_exit_module(void);
 void sroce_odp_qp_gone(struct sroce_qp *qp);

@@ -168,9 +168,6 @@ struct sroce_dev_stats {
  * @gsi_qp: the device's GSI QP (QP1), NULL when none; see ud.c
  * @dm_pages: pages of device memory allocated, at most SROCE_DM_DEV_PAGES
  *	(dm.c)
- * @odp_lock: protects @odp_waiters
- * @odp_waiters: QPs waiting for an ODP fault (odp.c)
- * @odp_wake: kicks them once the faults queued before it are done
  * @icrc_skip: the administrator allows this device to skip the ICRC with
  *	a sroce peer that allows it too (sysfs ``icrc_skip``, off by
  *	default); sampled by each connected QP when it moves to RTR, see
@@ -216,9 +213,6 @@ struct sroce_dev {
 	atomic_t cntr_count;
 	struct sroce_qp *gsi_qp;
 	atomic_long_t dm_pages;
-	spinlock_t odp_lock;
-	struct list_head odp_waiters;
-	struct work_struct odp_wake;
 	bool icrc_skip;
 	bool sr;
 	bool dcqcn;

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# sroce-timeout: 300
+# sroce-timeout: 480
 # On-demand paging: ODP MRs (IBV_ACCESS_ON_DEMAND) on one sroce device
 # (loopback, odp_verbs.py): the capabilities; RDMA WRITE, READ, SEND and
 # atomics through ODP MRs whose pages were just taken from the process
@@ -17,31 +17,40 @@
 # MR (the whole address space) as lkey and rkey; UC and UD QPs, whose
 # receive has no RNR NAK and waits for the fault with its packet held
 # (odp_rx_waits), SEND/WRITE/WRITE with immediate and datagrams none
-# lost, through an RQ and an SRQ. rdma_rxe has no ODP on
+# lost, through an RQ and an SRQ. A fault that never completes stalls
+# nobody else (odp_stall.py): while process A's ODP fault sleeps in a
+# FUSE READ its server never answers, process B's ODP RC WRITE faults and
+# completes, a WRITE from a never-served userfaultfd range fails at once
+# (hmm_range_fault() makes handle_userfault() answer SIGBUS), A's
+# dereg_mr and exit return, and the stuck fault holds the module (rmmod
+# refused, not hung) until the server goes. rdma_rxe has no ODP on
 # these kernels (explicit ODP came in 6.15): nothing to compare with.
 . "$(dirname "$0")/lib.sh"
 here=$(dirname "$0")
 LOG=/tmp/90-odp.$$
+LOG2=/tmp/90-odp-stall.$$
 HP=/proc/sys/vm/nr_hugepages
 hp_old=$(cat "$HP")
 cleanup() {
 	echo "$hp_old" > "$HP" 2>/dev/null
 	rdma link delete sroce0 2>/dev/null
 	ip addr del 192.0.2.5/24 dev eth0 2>/dev/null
-	rm -f "$LOG"
+	rm -f "$LOG" "$LOG2"
 }
 trap cleanup EXIT
 
 CASES=(caps write read send atomic invalidate advise huge refused unmapped hole implicit uc ud)
-py_case() {
-	sed -n "s/^info $1: //p" "$LOG"	# what the case measured
-	grep -qx "ok $1" "$LOG" && return 0
-	grep -E "^not ok $1:" "$LOG" ||
-		{ echo "odp_verbs.py reported nothing for $1:"; tail -n 5 "$LOG"; }
+STALL_CASES=6
+py_case() {	# py_case CASE [LOG]
+	local log=${2:-$LOG}
+	sed -n "s/^info $1: //p" "$log"	# what the case measured
+	grep -qx "ok $1" "$log" && return 0
+	grep -E "^not ok $1:" "$log" ||
+		{ echo "$(basename "$log") reported nothing for $1:"; tail -n 5 "$log"; }
 	return 1
 }
 
-ktap_header $(( ${#CASES[@]} + 2 ))
+ktap_header $(( ${#CASES[@]} + STALL_CASES + 2 ))
 dmesg_mark
 ip link set eth0 up
 ip addr add 192.0.2.5/24 dev eth0
@@ -75,5 +84,17 @@ ktap_result "UC over dropped ODP pages: SEND, 1 MiB WRITE, WRITE with immediate,
 	py_case uc
 ktap_result "UD over dropped ODP pages: 8 datagrams via RQ, 4 via SRQ, none lost, byte-exact with GRH; unmapped: LOC_PROT_ERR" \
 	py_case ud
+timeout 300 python3 "$here/odp_stall.py" run sroce0 > "$LOG2" 2>&1
+ktap_result "a fault stuck in a FUSE READ never answered: the WRITE gathering from it waits" \
+	py_case stuck "$LOG2"
+ktap_result "meanwhile another process' ODP RC WRITE faults and completes, byte-exact" \
+	py_case other "$LOG2"
+ktap_result "a never-served userfaultfd range: the WRITE fails at once (LOC_PROT_ERR)" \
+	py_case uffd "$LOG2"
+ktap_result "dereg_mr of the stuck MR returns within 10 s" py_case dereg "$LOG2"
+ktap_result "its process exits within 10 s (QPs, PD, context destroyed by the exit)" \
+	py_case exit "$LOG2"
+ktap_result "the stuck fault holds the module (rmmod refused) until its server goes" \
+	py_case module "$LOG2"
 ktap_result "dmesg clean" dmesg_clean_since_mark
 ktap_finish
