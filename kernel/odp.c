@@ -33,7 +33,15 @@
  * lets go of the last umem reference (sroce_dereg_mr() or the fault
  * work, when the MM finally returns) frees the umem. So dereg_mr,
  * destroy_qp and the process' exit return at once; rmmod is refused
- * (EBUSY) while a fault is stuck instead of hanging in it.
+ * (EBUSY) while a fault is stuck instead of hanging in it. No lock that
+ * anyone else takes is held across a fault. The fault itself has no bound
+ * sroce can set: hmm_range_fault() runs in a kworker, which no signal
+ * reaches, and sleeps until the MM returns (the FUSE server answers or
+ * goes); meanwhile it holds the owner's mmap_lock for reading, so only
+ * the owner's own mmap/munmap wait too. (A userfaultfd range nobody
+ * serves does not block: hmm_range_fault() faults without
+ * FAULT_FLAG_ALLOW_RETRY, so handle_userfault() answers SIGBUS and the
+ * fault fails.)
  *
  * Copies hold mr->lock for reading while they use the page addresses; the
  * invalidation callback unmaps pages with it held for writing, so no copy
@@ -45,7 +53,7 @@
  * the child by address under RCU (none: a miss, as a page not present); the
  * fault work or a prefetch makes it. A child is published only once pages
  * are mapped in it, so addresses that cannot be faulted in cost nothing,
- * and children live until the MR is deregistered.
+ * and children live as long as the root umem (the last odp->users).
  */
 #include <linux/mmu_notifier.h>
 #include <linux/module.h>
@@ -88,7 +96,7 @@ static bool sroce_odp_invalidate(struct mmu_interval_notifier *mni,
 		sroce_odp_unmap_pages(umem, start, end);
 		write_unlock_bh(&mr->lock);
 	} else {
-		/* not published yet, or stopped: nobody copies */
+		/* not published yet: nobody copies */
 		sroce_odp_unmap_pages(umem, start, end);
 	}
 	mutex_unlock(&umem->umem_mutex);
@@ -157,7 +165,11 @@ static int sroce_odp_map_umem(struct ib_umem_odp *umem, u64 uva, u64 n, bool fau
 /*
  * Implicit @mr: map [@uva, @uva + @n), which lies in one child's range,
  * into that child, made first if there is none. A new child is published
- * (copies find it) only if pages are mapped in it; else it is freed.
+ * (copies find it) only if pages are mapped in it, and no other was
+ * published meanwhile (a prefetch beside the fault work); else it is
+ * freed. odp->child_lock guards the count and the publication only, never
+ * a fault, which may take for ever (a FUSE read never answered): a
+ * restrack dump (sroce_odp_usage()) must not wait for it.
  * Caller holds a reference on odp->users and saw the MR alive.
  */
 static int sroce_odp_map_child(struct sroce_mr *mr, u64 uva, u64 n, bool fault)
@@ -175,45 +187,48 @@ static int sroce_odp_map_child(struct sroce_mr *mr, u64 uva, u64 n, bool fault)
 	if (child)
 		return sroce_odp_map_umem(child, uva, n, fault, NULL);
 
-	/* a notifier on an mm whose users are gone is a BUG: keep it alive */
-	if (!mmget_not_zero(mm))
-		return -EFAULT;
 	mutex_lock(&odp->child_lock);
-	child = xa_load(&odp->children, idx);
-	if (child) {
-		ret = sroce_odp_map_umem(child, uva, n, fault, NULL);
-		goto out_unlock;
-	}
 	if (odp->nchildren >= SROCE_ODP_MAX_CHILDREN) {
+		mutex_unlock(&odp->child_lock);
 		sroce_dbg_mr_rl(mr, "implicit ODP: %lu children (max_mr_size mapped): 0x%llx refused",
 				odp->nchildren, uva);
-		ret = -EFAULT;
-		goto out_unlock;
+		return -EFAULT;
 	}
+	odp->nchildren++;	/* reserved while the child is made */
+	mutex_unlock(&odp->child_lock);
+	/* a notifier on an mm whose users are gone is a BUG: keep it alive */
+	ret = -EFAULT;
+	if (!mmget_not_zero(mm))
+		goto out_unreserve;
 	child = ib_umem_odp_alloc_child(odp->umem, idx << SROCE_ODP_CHILD_SHIFT,
 					SROCE_ODP_CHILD_SIZE, &sroce_odp_ops);
 	if (IS_ERR(child)) {
 		ret = PTR_ERR(child);
-		goto out_unlock;
+		mmput(mm);
+		goto out_unreserve;
 	}
 	mutex_lock(&child->umem_mutex);
 	child->private = mr;
 	mutex_unlock(&child->umem_mutex);
 	ret = sroce_odp_map_umem(child, uva, n, fault, &mapped);
-	if (!ret && mapped)
+	mutex_lock(&odp->child_lock);
+	if (!ret && mapped && !xa_load(&odp->children, idx)) {
 		ret = xa_err(xa_store(&odp->children, idx, child, GFP_KERNEL_ACCOUNT));
-	if (ret || !mapped)
-		goto out_release_child;
-	odp->nchildren++;
+		if (!ret)
+			child = NULL;	/* published: it keeps its reservation */
+	}
+	if (child)
+		odp->nchildren--;
 	mutex_unlock(&odp->child_lock);
+	if (child)
+		ib_umem_odp_release(child);
 	mmput(mm);
-	return 0;
+	return ret;
 
-out_release_child:
-	ib_umem_odp_release(child);
-out_unlock:
+out_unreserve:
+	mutex_lock(&odp->child_lock);
+	odp->nchildren--;
 	mutex_unlock(&odp->child_lock);
-	mmput(mm);
 	return ret;
 }
 

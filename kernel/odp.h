@@ -31,8 +31,10 @@ enum ib_uverbs_advise_mr_advice;
  *            over SROCE_ODP_CHILD_SIZE bytes of user addresses, indexed by
  *            address >> SROCE_ODP_CHILD_SHIFT; made when a fault or a
  *            prefetch first maps pages there, freed with the MR
- * @child_lock: serialises making children
- * @nchildren: their number, at most SROCE_ODP_MAX_CHILDREN
+ * @child_lock: guards @nchildren and publishing a child in @children; never
+ *              held across a fault
+ * @nchildren: their number and those being made, at most
+ *             SROCE_ODP_MAX_CHILDREN
  * @fault_work: faults in the @pending ranges, then kicks the QPs in
  *              @waiters; queued on sroce_odp_wq (not ordered: one MR's
  *              fault never waits for another's)

@@ -40,7 +40,7 @@ cleanup() {
 trap cleanup EXIT
 
 CASES=(caps write read send atomic invalidate advise huge refused unmapped hole implicit uc ud)
-STALL_CASES=6
+STALL_CASES=7
 py_case() {	# py_case CASE [LOG]
 	local log=${2:-$LOG}
 	sed -n "s/^info $1: //p" "$log"	# what the case measured
@@ -85,8 +85,9 @@ ktap_result "UC over dropped ODP pages: SEND, 1 MiB WRITE, WRITE with immediate,
 ktap_result "UD over dropped ODP pages: 8 datagrams via RQ, 4 via SRQ, none lost, byte-exact with GRH; unmapped: LOC_PROT_ERR" \
 	py_case ud
 timeout 300 python3 "$here/odp_stall.py" run sroce0 > "$LOG2" 2>&1
-ktap_result "a fault stuck in a FUSE READ never answered: the WRITE gathering from it waits" \
+ktap_result "faults stuck in a FUSE READ never answered: WRITEs via an ODP and an implicit MR wait" \
 	py_case stuck "$LOG2"
+ktap_result "meanwhile rdma resource show mr -dd answers" py_case restrack "$LOG2"
 ktap_result "meanwhile another process' ODP RC WRITE faults and completes, byte-exact" \
 	py_case other "$LOG2"
 ktap_result "a never-served userfaultfd range: the WRITE fails at once (LOC_PROT_ERR)" \
@@ -94,7 +95,7 @@ ktap_result "a never-served userfaultfd range: the WRITE fails at once (LOC_PROT
 ktap_result "dereg_mr of the stuck MR returns within 10 s" py_case dereg "$LOG2"
 ktap_result "its process exits within 10 s (QPs, PD, context destroyed by the exit)" \
 	py_case exit "$LOG2"
-ktap_result "the stuck fault holds the module (rmmod refused) until its server goes" \
+ktap_result "each stuck fault holds the module (rmmod refused) until its server goes" \
 	py_case module "$LOG2"
 ktap_result "dmesg clean" dmesg_clean_since_mark
 ktap_finish

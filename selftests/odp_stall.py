@@ -9,10 +9,10 @@ itself (python3 odp_stall.py ROLE ...):
 
 serve   a FUSE server (raw /dev/fuse protocol) with one 1 MiB file whose
         READ it never answers (it answers everything else)
-stuck   process A: an ODP MR over a shared mapping of that file and an RC
-        WRITE gathering from it: the fault work that maps the page sleeps
-        in the MM (the READ) until the server goes; then deregisters the
-        MR and exits when told
+stuck   process A: an ODP MR and an implicit ODP MR, and over a shared
+        mapping of that file an RC WRITE gathering through each: the fault
+        work of each MR sleeps in the MM (the READ) until the server goes;
+        A deregisters the first MR and exits when told
 other   process B: its own ODP MRs (memfd, pages dropped) and an RC WRITE
         between them, which must fault and complete meanwhile
 uffd    process C: an ODP MR over anonymous memory registered with a
@@ -22,15 +22,17 @@ uffd    process C: an ODP MR over anonymous memory registered with a
 
 Cases:
 
-stuck   A's WRITE has no completion: its fault is stuck in the FUSE READ
+stuck   A's WRITEs have no completion: their faults are stuck in the READ
+restrack  `rdma resource show mr -dd` (the implicit MR's children, its
+        pages) answers within BOUND_SECS meanwhile
 other   B's 1 MiB WRITE completes, byte-exact, within OTHER_SECS
 uffd    C's WRITE completes with LOC_PROT_ERR within OTHER_SECS
 dereg   A's ibv_dereg_mr of the stuck MR returns within BOUND_SECS
 exit    A exits (its QPs, CQ, PD, context destroyed by the exit) within
         BOUND_SECS
-module  while the fault is stuck it holds sroce (refcnt up: rmmod is
-        refused, EBUSY, rather than hanging); once the server goes, the
-        fault ends and lets go (refcnt back) within BOUND_SECS
+module  while the faults are stuck each holds sroce (refcnt up by two:
+        rmmod is refused, EBUSY, rather than hanging); once the server
+        goes, they end and let go (refcnt back) within BOUND_SECS
 """
 import ctypes
 import mmap
@@ -141,18 +143,24 @@ def verbs():
     return e, Context, MR, PD, SendWR, SGE, rc_verbs
 
 
-def rc_pair(dev):
-    """A context, a PD and two connected loopback RC QPs."""
-    _, Context, _, PD, _, _, rc_verbs = verbs()
-    ctx = Context(name=dev)
-    pd = PD(ctx)
+def qp_pair(ctx, pd):
+    """Two connected loopback RC QPs."""
+    rc_verbs = verbs()[6]
     gid = ctx.query_gid(1, rc_verbs.GID_INDEX)
     a, b = rc_verbs.Rc(ctx, pd, size=SIZE), rc_verbs.Rc(ctx, pd, size=SIZE)
     for x in (a, b):
         x.init()
     a.connect(gid, b.qpn, 0, 0)
     b.connect(gid, a.qpn, 0, 0)
-    return ctx, pd, a, b
+    return a, b
+
+
+def rc_pair(dev):
+    """A context, a PD and two connected loopback RC QPs."""
+    _, Context, _, PD, _, _, _ = verbs()
+    ctx = Context(name=dev)
+    pd = PD(ctx)
+    return (ctx, pd) + qp_pair(ctx, pd)
 
 
 def write_from(a, b, addr, n, lkey):
@@ -166,15 +174,18 @@ def write_from(a, b, addr, n, lkey):
 
 def stuck(dev, path):
     e, _, MR, _, _, _, _ = verbs()
-    _, pd, a, b = rc_pair(dev)
+    ctx, pd, a, b = rc_pair(dev)
+    c, d = qp_pair(ctx, pd)
     fd = os.open(path, os.O_RDONLY)
     addr = LIBC.mmap(None, SIZE, mmap.PROT_READ, mmap.MAP_SHARED, fd, 0)
     if addr in (None, MAP_FAILED):
         print('mmap failed', flush=True)
         return 1
     mr = MR(pd, SIZE, e.IBV_ACCESS_ON_DEMAND, address=addr)
+    imr = MR(pd, 0, e.IBV_ACCESS_ON_DEMAND, implicit=True)
     write_from(a, b, addr, 4096, mr.lkey)
-    wcs = a.poll(1, 3.0)
+    write_from(c, d, addr + 8192, 4096, imr.lkey)
+    wcs = a.poll(1, 3.0) + c.poll(1, 0.1)
     print('completed %d' % wcs[0].status if wcs else 'stuck', flush=True)
     # from here on nothing maps or unmaps memory (malloc: see run())
     for line in sys.stdin:
@@ -334,6 +345,18 @@ def run(dev):
         line = readline(a, 60)
         res.ok('stuck', line == 'stuck', 'A: %s' % line)
         t = time.monotonic()
+        try:
+            out = subprocess.run(['rdma', 'resource', 'show', 'mr', 'dev', dev, '-dd'],
+                                 capture_output=True, text=True, timeout=BOUND_SECS,
+                                 check=False)
+            res.ok('restrack', out.returncode == 0 and 'odp_implicit' in out.stdout,
+                   'rdma resource show mr: exit %d, %s' % (out.returncode,
+                                                          out.stdout + out.stderr),
+                   'rdma resource show mr: %.2f s' % (time.monotonic() - t))
+        except subprocess.TimeoutExpired:
+            res.ok('restrack', False, 'rdma resource show mr: no answer in %.0f s' %
+                   BOUND_SECS)
+        t = time.monotonic()
         line = role_line(['other', dev], OTHER_SECS + 30)
         good = line.startswith('ok ')
         res.ok('other', good, 'B: %s' % line, good and 'B\'s 1 MiB WRITE took %s s, B ran '
@@ -371,7 +394,7 @@ def run(dev):
     while refcnt() != r0 and time.monotonic() < end:
         time.sleep(0.2)
     r_end = refcnt()
-    res.ok('module', r_exited == r0 + 1 and r_end == r0,
+    res.ok('module', r_exited == r0 + 2 and r_end == r0,
            'sroce refcnt %d before, %d once A exited, %d once the server went' %
            (r0, r_exited, r_end),
            'sroce refcnt %d -> %d (A gone, fault stuck) -> %d (server gone)' %
