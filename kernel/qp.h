@@ -346,7 +346,7 @@ struct sroce_qp {
 	bool flushed;
 	bool sq_drained_sent;
 	bool comm_est_sent;	/* IB_EVENT_COMM_EST raised (first packet in RTR) */
-	bool odp_waiting;	/* on sdev->odp_waiters (odp.c) */
+	bool odp_waiting;	/* on its MR's odp->waiters (odp.c) */
 	/*
 	 * the device's opt-ins this connected QP uses for a connection's
 	 * lifetime: sampled at RTR, cleared at reset (sroce_qp_opts_sample());
