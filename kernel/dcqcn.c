@@ -60,7 +60,7 @@ static enum hrtimer_restart sroce_dcqcn_pace_timer(struct hrtimer *t)
 {
 	struct sroce_qp *qp = container_of(t, struct sroce_qp, dcqcn.pace);
 
-	sroce_qp_kick(qp);
+	sroce_sched_kick(qp);
 	return HRTIMER_NORESTART;
 }
 

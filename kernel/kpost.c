@@ -241,7 +241,7 @@ int sroce_kpost_send(struct sroce_qp *qp, const struct ib_send_wr *wr,
 	spin_unlock_irqrestore(&qp->kpost_lock, flags);
 	if (err)
 		*bad_wr = wr;
-	sroce_qp_sched(qp);
+	sroce_sched_queue(qp);
 	return err;
 }
 
@@ -291,6 +291,6 @@ int sroce_kpost_recv(struct sroce_qp *qp, const struct ib_recv_wr *wr,
 		*bad_wr = wr;
 	/* receives are taken when packets arrive; in ERR they must be flushed */
 	if (READ_ONCE(qp->state) == IB_QPS_ERR)
-		sroce_qp_sched(qp);
+		sroce_sched_queue(qp);
 	return err;
 }

@@ -779,10 +779,10 @@ static void sroce_qp_reset_transport(struct sroce_qp *qp)
 	sroce_queue_discard(qp->rq);
 	sroce_responder_reset(qp);
 	/* nothing of the old connection survives: packets, timers, their events */
-	sroce_rxq_purge(qp);
+	sroce_sched_rxq_purge(qp);
 	timer_delete(&qp->retrans_timer);
 	timer_delete(&qp->rnr_timer);
-	/* a kick may be pending from another context: keep it (see sroce_qp_kick()) */
+	/* a kick may be pending from another context: keep it (see sroce_sched_kick()) */
 	clear_bit(SROCE_QP_EV_TIMEOUT, &qp->events);
 	clear_bit(SROCE_QP_EV_RNR_DONE, &qp->events);
 	qp->flushed = false;
@@ -961,12 +961,12 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 out_unlock:
 	spin_unlock_irq(&qp->state_lock);
 	spin_unlock_bh(&qp->lock);
-	/* a kick that found us holding the lock (see sroce_qp_kick()) */
+	/* a kick that found us holding the lock (see sroce_sched_kick()) */
 	smp_mb();
 	if (test_bit(SROCE_QP_EV_KICK, &qp->events) ||
 	    (!err && (mask & IB_QP_STATE) && next != cur &&
 	     (next == IB_QPS_ERR || next == IB_QPS_RTS || next == IB_QPS_SQD)))
-		sroce_qp_sched(qp);
+		sroce_sched_queue(qp);
 	return err;
 }
 

@@ -8,7 +8,7 @@
  * that rang the doorbell, or the QP's work item (on sroce_wq; a kernel
  * ULP's QP on the unbound sroce_k, see sroce_sched_init_module()). Received
  * packets are queued to qp->rxq first; whoever gets the lock drains the
- * queue in order (sroce_qp_kick()). Timers only schedule the work.
+ * queue in order (sroce_sched_kick()). Timers only schedule the work.
  *
  * This header holds the QP's types and qp.c's functions; each role's
  * functions are in its own header (sched.h, requester.h, responder.h,

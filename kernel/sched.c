@@ -55,12 +55,12 @@ static struct workqueue_struct *sroce_qp_wq(const struct sroce_qp *qp)
 }
 
 /**
- * sroce_qp_sched() - queue the QP's work item (a round soon, elsewhere)
+ * sroce_sched_queue() - queue the QP's work item (a round soon, elsewhere)
  * @qp: the QP
  *
  * Nothing is queued once sroce_sched_stop_qp() has begun.
  */
-void sroce_qp_sched(struct sroce_qp *qp)
+void sroce_sched_queue(struct sroce_qp *qp)
 {
 	if (unlikely(READ_ONCE(qp->stopping)))
 		return;
@@ -68,13 +68,13 @@ void sroce_qp_sched(struct sroce_qp *qp)
 }
 
 /*
- * sroce_qp_sched_away() - queue the QP's work item on another online CPU
+ * sroce_sched_queue_away() - queue the QP's work item on another online CPU
  * than this one (the doorbell deferral's worker: the poster goes on here),
  * on the QP's one workqueue. When the item is running already, the
  * workqueue core queues it behind that instance wherever it runs, so it
  * never runs twice at once.
  */
-static void sroce_qp_sched_away(struct sroce_qp *qp)
+static void sroce_sched_queue_away(struct sroce_qp *qp)
 {
 	unsigned int cpu = cpumask_next(raw_smp_processor_id(), cpu_online_mask);
 
@@ -101,7 +101,7 @@ static void sroce_qp_work_exit(struct sroce_qp *qp)
 }
 
 /**
- * sroce_qp_sync_cq() - let every QP completing to @ibcq catch up with its
+ * sroce_sched_sync_cq() - let every QP completing to @ibcq catch up with its
  *	rings
  * @ibcq: the CQ
  *
@@ -114,7 +114,7 @@ static void sroce_qp_work_exit(struct sroce_qp *qp)
  *
  * Context: process, may sleep.
  */
-void sroce_qp_sync_cq(struct ib_cq *ibcq)
+void sroce_sched_sync_cq(struct ib_cq *ibcq)
 {
 	unsigned long index = 0;
 	struct sroce_qp *qp;
@@ -131,7 +131,7 @@ static void sroce_retrans_timer(struct timer_list *t)
 	struct sroce_qp *qp = sroce_timer_container_of(qp, t, retrans_timer);
 
 	set_bit(SROCE_QP_EV_TIMEOUT, &qp->events);
-	sroce_qp_sched(qp);
+	sroce_sched_queue(qp);
 }
 
 static void sroce_rnr_timer(struct timer_list *t)
@@ -139,7 +139,7 @@ static void sroce_rnr_timer(struct timer_list *t)
 	struct sroce_qp *qp = sroce_timer_container_of(qp, t, rnr_timer);
 
 	set_bit(SROCE_QP_EV_RNR_DONE, &qp->events);
-	sroce_qp_sched(qp);
+	sroce_sched_queue(qp);
 }
 
 static void sroce_sr_timer(struct timer_list *t)
@@ -147,7 +147,7 @@ static void sroce_sr_timer(struct timer_list *t)
 	struct sroce_qp *qp = sroce_timer_container_of(qp, t, sr_timer);
 
 	set_bit(SROCE_QP_EV_SR_GAP, &qp->events);
-	sroce_qp_sched(qp);
+	sroce_sched_queue(qp);
 }
 
 /* A CNP for a QP doing DCQCN (recv.c checked the rest): from its peer? */
@@ -353,7 +353,7 @@ static enum hrtimer_restart sroce_poll_timer(struct hrtimer *t)
 {
 	struct sroce_qp *qp = container_of(t, struct sroce_qp, poll_timer);
 
-	sroce_qp_kick(qp);
+	sroce_sched_kick(qp);
 	return HRTIMER_NORESTART;
 }
 
@@ -365,7 +365,7 @@ static enum hrtimer_restart sroce_poll_timer(struct hrtimer *t)
  * @qp: the QP, its lock held
  * @budget: request packets per round
  *
- * A context that found the lock taken (sroce_qp_kick()) leaves
+ * A context that found the lock taken (sroce_sched_kick()) leaves
  * SROCE_QP_EV_KICK set and returns: the holder runs another round for it
  * here, up to SROCE_KICK_ROUNDS, then hands the QP to the work item. A
  * round that leaves received packets queued (past the receive budget) also
@@ -390,17 +390,17 @@ static void sroce_qp_run_unlock(struct sroce_qp *qp, int budget)
 		spin_unlock_bh(&qp->lock);
 		if (poll)
 			sroce_qp_arm_poll(qp, until);
-		/* pairs with sroce_qp_kick(): it sees the lock free or we see the bit */
+		/* pairs with sroce_sched_kick(): it sees the lock free or we see the bit */
 		smp_mb();
 		if (!test_bit(SROCE_QP_EV_KICK, &qp->events)) {
 			/* left over past a budget, nobody kicked: go on later */
 			if (test_bit(SROCE_QP_EV_YIELD, &qp->events) ||
 			    sroce_rxq_ready(qp))
-				sroce_qp_sched(qp);
+				sroce_sched_queue(qp);
 			return;
 		}
 		if (!--rounds) {
-			sroce_qp_sched(qp);
+			sroce_sched_queue(qp);
 			return;
 		}
 		/* taken meanwhile: that context clears the bit and runs the round */
@@ -424,7 +424,7 @@ static void sroce_qp_work(struct work_struct *w)
  * that lets go after this sees it, or the caller's spin_trylock_bh() next
  * finds the lock free.
  */
-static void sroce_qp_kick_mark(struct sroce_qp *qp)
+static void sroce_sched_kick_mark(struct sroce_qp *qp)
 {
 	set_bit(SROCE_QP_EV_KICK, &qp->events);
 	/* pairs with sroce_qp_run_unlock() and sroce_modify_qp() */
@@ -432,7 +432,7 @@ static void sroce_qp_kick_mark(struct sroce_qp *qp)
 }
 
 /**
- * sroce_qp_kick() - run the QP's transport here if nobody else is
+ * sroce_sched_kick() - run the QP's transport here if nobody else is
  * @qp: the QP (a reference held by the caller)
  *
  * Softirq (a packet was queued to qp->rxq) or process context (doorbell).
@@ -440,14 +440,14 @@ static void sroce_qp_kick_mark(struct sroce_qp *qp)
  * SROCE_QP_EV_KICK: the holder runs another round before it lets go, so
  * neither a work item wakeup nor spinning is needed.
  */
-void sroce_qp_kick(struct sroce_qp *qp)
+void sroce_sched_kick(struct sroce_qp *qp)
 {
 	/* UD and GSI QPs run in their work item only (sroce_ud_work()) */
 	if (!sroce_qpt_connected(qp->ibqp.qp_type)) {
-		sroce_qp_sched(qp);
+		sroce_sched_queue(qp);
 		return;
 	}
-	sroce_qp_kick_mark(qp);
+	sroce_sched_kick_mark(qp);
 	if (spin_trylock_bh(&qp->lock))
 		sroce_qp_run_unlock(qp, SROCE_KICK_BUDGET);
 }
@@ -487,29 +487,29 @@ void sroce_sched_local_exit(void)
 }
 
 /**
- * sroce_qp_kick_deep() - sroce_qp_kick() that never runs the QP on this stack
+ * sroce_sched_kick_deep() - sroce_sched_kick() that never runs the QP on this stack
  * @qp: the QP (a reference held by the caller)
  *
  * For a packet received deeper in nested local deliveries than
  * SROCE_LOCAL_DEPTH_MAX. When another context holds the QP's lock (in a
  * symmetric pair: the QP whose round sent the packet this one answers, a
- * few frames up this stack) the kick is left for it as sroce_qp_kick()
+ * few frames up this stack) the kick is left for it as sroce_sched_kick()
  * leaves it, and the holder runs another round when it lets go: no
  * nesting, no work item. Only a QP nobody is running (the next one of a
  * chain or ring) is handed to its work item.
  *
  * Context: BH disabled.
  */
-static void sroce_qp_kick_deep(struct sroce_qp *qp)
+static void sroce_sched_kick_deep(struct sroce_qp *qp)
 {
 	if (sroce_qpt_connected(qp->ibqp.qp_type)) {
-		sroce_qp_kick_mark(qp);
+		sroce_sched_kick_mark(qp);
 		if (!spin_trylock_bh(&qp->lock))
 			return;	/* the holder runs a round for the kick */
 		spin_unlock_bh(&qp->lock);
 	}
 	sroce_stat_inc(qp->sdev, SROCE_STAT_RX_DEFERRED);
-	sroce_qp_sched(qp);
+	sroce_sched_queue(qp);
 }
 
 /**
@@ -519,7 +519,7 @@ static void sroce_qp_kick_deep(struct sroce_qp *qp)
  *
  * RC and UC QPs run here unless another context is running them (which
  * then runs another round), or this is a local delivery nested too deep
- * for a round here (see sroce_local_depth, sroce_qp_kick_deep()); UD and
+ * for a round here (see sroce_local_depth, sroce_sched_kick_deep()); UD and
  * GSI QPs in their work item.
  *
  * Context: softirq, or BH disabled.
@@ -533,13 +533,13 @@ void sroce_sched_rx(struct sroce_qp *qp, struct sk_buff *skb)
 		WRITE_ONCE(qp->rxq_peak, bytes);
 	skb_queue_tail(&qp->rxq, skb);
 	if (this_cpu_read(sroce_local_depth) > SROCE_LOCAL_DEPTH_MAX)
-		sroce_qp_kick_deep(qp);
+		sroce_sched_kick_deep(qp);
 	else
-		sroce_qp_kick(qp);
+		sroce_sched_kick(qp);
 }
 
 /* Drop every packet queued to @qp, uncounting each. */
-void sroce_rxq_purge(struct sroce_qp *qp)
+void sroce_sched_rxq_purge(struct sroce_qp *qp)
 {
 	struct sk_buff *skb;
 
@@ -575,7 +575,7 @@ static void sroce_ud_work(struct work_struct *w)
 		sroce_req_flush(qp);
 	spin_unlock_bh(&qp->lock);
 	if (test_bit(SROCE_QP_EV_YIELD, &qp->events) || sroce_rxq_ready(qp))
-		sroce_qp_sched(qp);
+		sroce_sched_queue(qp);
 	sroce_qp_work_exit(qp);
 }
 
@@ -645,7 +645,7 @@ void sroce_sched_stop_qp(struct sroce_qp *qp)
 			break;
 	}
 	WARN_ON_ONCE(sroce_qp_busy(qp));
-	sroce_rxq_purge(qp);
+	sroce_sched_rxq_purge(qp);
 }
 
 /* ---- doorbells --------------------------------------------------- */
@@ -683,7 +683,7 @@ MODULE_PARM_DESC(doorbell_defer,
  * shortest path for a ping-pong. A streaming poster, though, then rings
  * once per post and waits for each round to finish before it posts the
  * next. Handed to the QP's work item on another CPU instead
- * (sroce_qp_sched_away()), the round leaves NEED_WAKEUP clear while it runs,
+ * (sroce_sched_queue_away()), the round leaves NEED_WAKEUP clear while it runs,
  * so the next posts need no system call, and the poster and the transport
  * run at once. That pays only when posts come faster than rounds: a
  * doorbell is deferred when it came sooner after the SQ went idle than the
@@ -760,7 +760,7 @@ int sroce_sched_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	sroce_req_doorbell(qp);
 	mode = READ_ONCE(sroce_db_defer_mode);
 	if (!mode || !sroce_qpt_connected(ibqp->qp_type) || READ_ONCE(qp->state) != IB_QPS_RTS) {
-		sroce_qp_kick(qp);
+		sroce_sched_kick(qp);
 		return 0;
 	}
 	now = ktime_get_ns();
@@ -771,11 +771,11 @@ int sroce_sched_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		sroce_stat_inc(qp->sdev, SROCE_STAT_DOORBELLS_DEFERRED);
 		/* the worker raises it again when it finds the SQ empty */
 		WRITE_ONCE(h->flags, 0);
-		sroce_qp_kick_mark(qp);
-		sroce_qp_sched_away(qp);
+		sroce_sched_kick_mark(qp);
+		sroce_sched_queue_away(qp);
 		return 0;
 	}
-	sroce_qp_kick(qp);
+	sroce_sched_kick(qp);
 	WRITE_ONCE(qp->req.db_round_ns, ktime_get_ns() - now);
 	return 0;
 }
@@ -800,7 +800,7 @@ int sroce_sched_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		return -EOPNOTSUPP;
 	}
 	/* a doorbell on the RQ: only needed to flush posts made in ERR */
-	sroce_qp_kick(qp);
+	sroce_sched_kick(qp);
 	return 0;
 }
 

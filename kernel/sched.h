@@ -16,7 +16,7 @@ void sroce_sched_stop_qp(struct sroce_qp *qp);
 void sroce_sched_rx(struct sroce_qp *qp, struct sk_buff *skb);
 void sroce_sched_local_enter(void);
 void sroce_sched_local_exit(void);
-void sroce_rxq_purge(struct sroce_qp *qp);
+void sroce_sched_rxq_purge(struct sroce_qp *qp);
 
 /* May @skb not be queued to @qp (SROCE_RXQ_MAX packets, SROCE_RXQ_BYTES)? */
 static inline bool sroce_rxq_full(struct sroce_qp *qp, const struct sk_buff *skb)
@@ -25,13 +25,13 @@ static inline bool sroce_rxq_full(struct sroce_qp *qp, const struct sk_buff *skb
 	       (unsigned int)atomic_read(&qp->rxq_bytes) + skb->truesize > SROCE_RXQ_BYTES;
 }
 
-void sroce_qp_sched(struct sroce_qp *qp);
-void sroce_qp_kick(struct sroce_qp *qp);
+void sroce_sched_queue(struct sroce_qp *qp);
+void sroce_sched_kick(struct sroce_qp *qp);
 int sroce_sched_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		    const struct ib_send_wr **bad_wr);
 int sroce_sched_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		    const struct ib_recv_wr **bad_wr);
 
-void sroce_qp_sync_cq(struct ib_cq *ibcq);
+void sroce_sched_sync_cq(struct ib_cq *ibcq);
 
 #endif /* SROCE_SCHED_H */
