@@ -7,7 +7,6 @@
 
 #include "qp.h"
 
-const char *sroce_qp_state_name(enum ib_qp_state state);
 int sroce_path_from_ah_attr(const struct rdma_ah_attr *ah, struct sroce_path *path,
 			    const char **why);
 u32 sroce_ah_id(struct ib_ah *ibah);

@@ -12,6 +12,7 @@
 #include "requester.h"
 #include "completer.h"
 #include "mr.h"
+#include "mr_copy.h"
 
 /* a READ or an atomic: only its response data completes it */
 static bool sroce_is_read(struct sroce_qp *qp, u32 idx)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * sroce kernel post path: post_send/post_recv for QPs created by kernel
- * consumers (ib_mad's QP1, later storage ULPs).
+ * consumers (ib_mad's QP1, and the ULPs: NVMe-oF, NFS, iSER, SRP).
  *
  * A kernel QP has the same SQ and RQ rings as a user QP, only in kernel
  * memory and unmapped. Posting translates each ib_send_wr/ib_recv_wr into

@@ -35,6 +35,7 @@
 
 #include "sroce.h"
 #include "mr.h"
+#include "mr_copy.h"
 #include "dm.h"
 #include "dmabuf.h"
 

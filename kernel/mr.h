@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What mr.c (registration, keys, lookup) and mr_copy.c (moving bytes in
- * and out of MRs) share
+ * mr.c: MR objects, their registration in five kinds, keys and lookup,
+ * fast registration and invalidation; copying through an MR is
+ * mr_copy.h's
  */
 #ifndef SROCE_MR_H
 #define SROCE_MR_H
@@ -76,12 +77,6 @@ static inline struct sroce_mr *sroce_to_mr(struct ib_mr *ibmr)
 	return container_of(ibmr, struct sroce_mr, ibmr);
 }
 
-/* sroce_mr_copy() directions */
-enum sroce_copy_dir {
-	SROCE_COPY_TO_MR,	/* buf -> MR (receive, RDMA write, read response) */
-	SROCE_COPY_FROM_MR,	/* MR -> buf (send, RDMA read response source) */
-};
-
 void sroce_mr_init_dev(struct sroce_dev *sdev);
 void sroce_mr_cleanup_dev(struct sroce_dev *sdev);
 struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access);
@@ -102,38 +97,11 @@ struct sroce_mr *sroce_mr_lookup(struct sroce_dev *sdev, u32 key,
 				 struct ib_pd *pd, int need_access, u64 iova,
 				 u64 len, u32 *gen);
 void sroce_mr_put(struct sroce_mr *mr);
-int sroce_mr_copy(struct sroce_mr *mr, u32 gen, u64 iova, void *buf, u32 len,
-		  enum sroce_copy_dir dir);
-/* 8-byte operations of sroce_mr_atomic() */
-enum sroce_atomic_op {
-	SROCE_ATOMIC_CMP_SWAP,
-	SROCE_ATOMIC_FETCH_ADD,
-	SROCE_ATOMIC_WRITE,
-};
-
-u64 sroce_atomic_word(u64 *word, enum sroce_atomic_op op, u64 compare, u64 swap_add);
-/* on an ODP MR (odp.c) */
-int sroce_odp_atomic(struct sroce_mr *mr, u64 iova, enum sroce_atomic_op op, u64 compare,
-		     u64 swap_add, u64 *orig);
-int sroce_mr_atomic(struct sroce_mr *mr, u32 gen, u64 iova, enum sroce_atomic_op op,
-		    u64 compare, u64 swap_add, u64 *orig);
 struct ib_mr *sroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type, u32 max_num_sg);
 int sroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		    unsigned int *sg_offset);
 int sroce_mr_fast_reg(struct sroce_dev *sdev, struct ib_pd *pd, u32 key, int access);
 int sroce_mr_invalidate(struct sroce_dev *sdev, struct ib_pd *pd, u32 key);
-int sroce_sgl_copy(struct sroce_dev *sdev, struct ib_pd *pd,
-		   const struct sroce_sge *sge, u32 num_sge, u32 off,
-		   void *buf, u32 len, enum sroce_copy_dir dir);
-int sroce_mr_copy_skb(struct sroce_mr *mr, u32 gen, u64 iova, const struct sk_buff *skb,
-		      u32 off, u32 len);
-int sroce_mr_frags(struct sroce_mr *mr, u64 iova, u32 len, struct sk_buff *skb);
-int sroce_sgl_copy_skb(struct sroce_dev *sdev, struct ib_pd *pd,
-		       const struct sroce_sge *sge, u32 num_sge, u32 off,
-		       const struct sk_buff *skb, u32 skb_off, u32 len);
-int sroce_sgl_frags(struct sroce_dev *sdev, struct ib_pd *pd,
-		    const struct sroce_sge *sge, u32 num_sge, u32 off,
-		    struct sk_buff *skb, u32 len);
 
 /* A DMA MR (get_dma_mr): kernel virtual addresses, no page array */
 static inline bool sroce_mr_is_dma(const struct sroce_mr *mr)

@@ -21,6 +21,8 @@
 #include "dm.h"
 #include "dmabuf.h"
 #include "mr.h"
+#include "mr_copy.h"
+#include "odp.h"
 
 /*
  * The kernel address of @iova in a FR MR and the bytes left in its page,

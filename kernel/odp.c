@@ -69,6 +69,7 @@
 #include "trace.h"
 #include "sched.h"
 #include "mr.h"
+#include "mr_copy.h"
 
 static struct sroce_mr *sroce_odp_to_mr(struct sroce_odp *odp)
 {

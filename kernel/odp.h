@@ -104,4 +104,8 @@ void sroce_odp_qp_gone(struct sroce_qp *qp);
 int sroce_advise_mr(struct ib_pd *pd, enum ib_uverbs_advise_mr_advice advice, u32 flags,
 		    struct ib_sge *sg_list, u32 num_sge, struct uverbs_attr_bundle *attrs);
 
+/* an atomic on an ODP MR (mr_copy.c executes it through this) */
+int sroce_odp_atomic(struct sroce_mr *mr, u64 iova, enum sroce_atomic_op op, u64 compare,
+		     u64 swap_add, u64 *orig);
+
 #endif /* SROCE_ODP_H */

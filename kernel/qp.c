@@ -193,28 +193,15 @@ static bool sroce_qp_match_ud_rts(const struct sroce_qp *qp, const void *pd)
 }
 
 /**
- * sroce_ud_send_posted_pd() - send what the UD QPs of @pd still hold
- * @pd: the PD of an AH about to be destroyed
+ * sroce_qp_next_ud_rts() - walk the UD QPs of a PD that are in RTS
+ * @pd: the PD
+ * @index: QPN to start at; set to the QPN of the QP returned
  *
- * A NIC reads a UD WQE's address vector when it fetches the WQE at the
- * doorbell, so destroying the AH right after posting loses nothing
- * (rdma_cm's mckey destroys its AH, then its QP, right after posting
- * unsignaled datagrams). Our worker resolves the AH id when it sends, so
- * destroy_ah first sends what is posted on the PD's UD QPs in RTS: at most
- * one SQ's worth each (sroce_ud_send_posted()).
- *
- * Context: process (bottom halves enabled).
+ * Return: the next such QP at or after *@index, with a reference, or NULL.
  */
-void sroce_ud_send_posted_pd(struct ib_pd *pd)
+struct sroce_qp *sroce_qp_next_ud_rts(struct ib_pd *pd, unsigned long *index)
 {
-	unsigned long index = 0;
-	struct sroce_qp *qp;
-
-	while ((qp = sroce_qp_next_match(sroce_qp_match_ud_rts, pd, &index))) {
-		sroce_ud_send_posted(qp);
-		sroce_qp_put(qp);
-		index++;
-	}
+	return sroce_qp_next_match(sroce_qp_match_ud_rts, pd, index);
 }
 
 /* Raise an affiliated asynchronous event of @qp. */

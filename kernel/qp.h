@@ -454,6 +454,7 @@ int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
 struct sroce_qp *sroce_qp_get_net(struct net *net, u32 qpn);
 struct sroce_qp *sroce_qp_next(struct ib_cq *ibcq, unsigned long *index);
+struct sroce_qp *sroce_qp_next_ud_rts(struct ib_pd *pd, unsigned long *index);
 bool sroce_qp_peer_ok(struct sroce_qp *qp, const u8 *iph, bool v6);
 void sroce_qp_put(struct sroce_qp *qp);
 struct sroce_qp *sroce_qp_tryget(struct sroce_qp_handle *h);
@@ -487,5 +488,8 @@ static inline bool sroce_dev_rxq_full(struct sroce_qp *qp, const struct sk_buff 
 	return __percpu_counter_compare(&qp->sdev->rxq_bytes, limit - skb->truesize,
 					SROCE_DEV_RXQ_BATCH) > 0;
 }
+
+/* A QP state's name, for debug messages (qp.c) */
+const char *sroce_qp_state_name(enum ib_qp_state state);
 
 #endif /* SROCE_QP_H */

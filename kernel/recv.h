@@ -20,7 +20,7 @@ int sroce_skb_icrc(const struct sk_buff *skb, u32 off, u32 len, const u8 *iph,
 
 /*
  * recv.c: why a received packet was dropped. One list for the enum, the
- * rx_drop_* counters (counters.c) and the sroce_drop tracepoint's names
+ * rx_drop_* counters (port_counters.c) and the sroce_drop tracepoint's names
  * (trace.h): X(NAME, name) for SROCE_DROP_NAME, counted as rx_drop_name;
  * the last one is Y(NAME, name), for lists that must end without a comma
  * (a __print_symbolic() table).

@@ -24,6 +24,7 @@
 #include "requester.h"
 #include "cq.h"
 #include "mr.h"
+#include "mr_copy.h"
 
 static bool sroce_wqe_is_read(const struct sroce_send_wqe *wqe)
 {

@@ -17,6 +17,7 @@
 #include "responder.h"
 #include "cq.h"
 #include "mr.h"
+#include "mr_copy.h"
 #include "sr.h"
 
 /* ---- sending ACKs and READ responses --------------------------------- */

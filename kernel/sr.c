@@ -12,6 +12,7 @@
 #include "sroce.h"
 #include "qp.h"
 #include "mr.h"
+#include "mr_copy.h"
 #include "trace.h"
 #include "responder.h"
 #include "sr.h"

@@ -96,7 +96,14 @@ static inline void sroce_place(void *dst, const void *src, size_t n)
 struct sroce_udp;
 struct sroce_qp;
 
-/* per-device counters (counters.c) */
+/* 8-byte atomic operations on MR memory (mr_copy.c, odp.c) */
+enum sroce_atomic_op {
+	SROCE_ATOMIC_CMP_SWAP,
+	SROCE_ATOMIC_FETCH_ADD,
+	SROCE_ATOMIC_WRITE,
+};
+
+/* per-device counters (port_counters.c) */
 enum sroce_stat {
 	SROCE_STAT_TX_PKTS,
 	SROCE_STAT_RX_PKTS,
@@ -135,7 +142,7 @@ enum sroce_stat {
 	SROCE_STAT_MAX
 };
 
-/* Device counters, one set per CPU (summed when read, counters.c) */
+/* Device counters, one set per CPU (summed when read, port_counters.c) */
 struct sroce_dev_stats {
 	u64 v[SROCE_STAT_MAX];
 };
@@ -171,7 +178,7 @@ struct sroce_dev_stats {
  * @icrc_skip: the administrator allows this device to skip the ICRC with
  *	a sroce peer that allows it too (sysfs ``icrc_skip``, off by
  *	default); sampled by each connected QP when it moves to RTR, see
- *	sroce_qp_icrc_skip()
+ *	sroce_qp_opts_sample() and sroce_qp_icrc_learn()
  * @sr: the administrator allows selective repeat with a sroce peer that
  *	allows it too (sysfs ``selective_repeat``, off by default); sampled
  *	by each RC QP when it moves to RTR (responder.c, completer.c)

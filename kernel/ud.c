@@ -39,6 +39,7 @@
 #include "ud.h"
 #include "cq.h"
 #include "mr.h"
+#include "mr_copy.h"
 #include "odp.h"
 
 #define SROCE_GRH_LEN		40
@@ -204,6 +205,31 @@ struct sroce_qp *sroce_ud_accept(struct net *net, struct sk_buff *skb,
 	sroce_drop_count(why, dqpn);
 	kfree_skb(skb);
 	return NULL;
+}
+
+/**
+ * sroce_ud_send_posted_pd() - send what the UD QPs of @pd still hold
+ * @pd: the PD of an AH about to be destroyed
+ *
+ * A NIC reads a UD WQE's address vector when it fetches the WQE at the
+ * doorbell, so destroying the AH right after posting loses nothing
+ * (rdma_cm's mckey destroys its AH, then its QP, right after posting
+ * unsignaled datagrams). Our worker resolves the AH id when it sends, so
+ * destroy_ah first sends what is posted on the PD's UD QPs in RTS: at most
+ * one SQ's worth each (sroce_ud_send_posted()).
+ *
+ * Context: process (bottom halves enabled).
+ */
+void sroce_ud_send_posted_pd(struct ib_pd *pd)
+{
+	unsigned long index = 0;
+	struct sroce_qp *qp;
+
+	while ((qp = sroce_qp_next_ud_rts(pd, &index))) {
+		sroce_ud_send_posted(qp);
+		sroce_qp_put(qp);
+		index++;
+	}
 }
 
 /* ---- receive (worker) ------------------------------------------------ */

@@ -26,7 +26,7 @@
 #include "sched.h"
 #include "xmit.h"
 #include "ah.h"
-#include "counters.h"
+#include "port_counters.h"
 #include "cq.h"
 #include "main.h"
 #include "mr.h"

@@ -28,6 +28,7 @@
 #include "sched.h"
 #include "xmit.h"
 #include "mr.h"
+#include "mr_copy.h"
 
 /**
  * sroce_pkt_alloc() - an skb for one packet of @qp

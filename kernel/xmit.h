@@ -28,7 +28,7 @@ void sroce_txb_end(struct sroce_qp *qp);
  * ICRC masks and other implementations ignore. ADV: the sender's QP skips
  * the ICRC when its peer does; NONE: this packet carries no ICRC.
  */
-#define SROCE_BTH_RESV8A_OFF	4
+/* SROCE_BTH_RESV8A_OFF: the byte's offset, proto/sroce_wire.h */
 #define SROCE_BTH_ICRC_ADV	0x01
 #define SROCE_BTH_ICRC_NONE	0x02
 void sroce_qp_icrc_learn(struct sroce_qp *qp, const struct sk_buff *skb);

@@ -10,7 +10,7 @@
 #include "sroce.h"
 #include "qp.h"
 #include "recv.h"
-#include "counters.h"
+#include "port_counters.h"
 
 static const struct rdma_stat_desc sroce_stat_descs[] = {
 	[SROCE_STAT_TX_PKTS]		= { .name = "tx_pkts" },

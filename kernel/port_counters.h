@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * counters.c: the port counters (rdma statistic)
+ * port_counters.c: the port counters (rdma statistic)
  */
-#ifndef SROCE_COUNTERS_H
-#define SROCE_COUNTERS_H
+#ifndef SROCE_PORT_COUNTERS_H
+#define SROCE_PORT_COUNTERS_H
 
 #include "sroce.h"
 
@@ -11,4 +11,4 @@ struct rdma_hw_stats *sroce_alloc_hw_port_stats(struct ib_device *ibdev, u32 por
 int sroce_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 		       u32 port, int index);
 
-#endif /* SROCE_COUNTERS_H */
+#endif /* SROCE_PORT_COUNTERS_H */
