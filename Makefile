@@ -4,6 +4,10 @@
 #   make run                 boot the VM, create sroce0, show it
 #   make check               host unit tests + VM selftests on every kernel
 #                            (6.1, 6.12 and newest; KERNELS="6.1 6.12" for two)
+#   make cluster [N=2] [KERNELS="6.1 newest"] [IMPL="sroce rxe"] [CMD=...]
+#                            N VMs on one virtual L2, one kernel and RDMA
+#                            device each; runs CMD on every node (default: a
+#                            demo, devices and ibv_rc_pingpong between them)
 #   make bench               sroce vs rdma_rxe vs TCP on every kernel (build/bench)
 #   make sparse              module under sparse (C=2) for every kernel
 #   make format-check        C++ sources match userspace/.clang-format
@@ -39,12 +43,12 @@ MODSRC := $(TOP)/kernel
 MODFILES := $(MODSRC)/Kbuild $(wildcard $(MODSRC)/*.c $(MODSRC)/*.h $(MODSRC)/*.sh $(MODSRC)/proto/*.c $(MODSRC)/proto/*.h $(MODSRC)/uapi/*.h)
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps module module-host modules provider sid-root userspace run check check-debug check-clients-rxe check-blktests bench sparse format-check install deb check-deb clean help
+.PHONY: cluster all deps module module-host modules provider sid-root userspace run check check-debug check-clients-rxe check-blktests bench sparse format-check install deb check-deb clean help
 
 all: deps module provider userspace
 
 help:
-	@sed -n '2,27p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,31p' Makefile | sed 's/^# \{0,1\}//'
 
 # scripts/deps is idempotent and quiet when everything is present; it
 # refreshes the kernels of KERNELS (newest: a newer release in the archive)
@@ -146,6 +150,22 @@ userspace:
 # --- the two user commands -------------------------------------------------
 run: all
 	qemu/vm-run --kernel $(KERNEL) -- scripts/demo
+
+# qemu/cluster: N nodes, the kernels of KERNELS in node order (the last
+# repeated; default 6.1 and newest unless KERNELS is given), IMPL per node
+# (sroce, rxe, none), CMD on every node (default qemu/cluster-demo).
+# CLUSTER_ARGS: more qemu/cluster options (--timeout, --mtu, --mem ...).
+N ?= 2
+IMPL ?= sroce
+CMD ?=
+CLUSTER_KERNELS := $(if $(filter command line environment,$(origin KERNELS)),$(KERNELS),6.1 $(NEWEST))
+# CMD reaches the nodes' sh -c as written ($VAR, quotes): through the
+# environment, unexpanded by make.
+cluster: export SROCE_CLUSTER_CMD = $(value CMD)
+cluster: deps
+	@$(MAKE) --no-print-directory $(foreach k,$(sort $(CLUSTER_KERNELS)),module-$(k)) provider userspace
+	qemu/cluster --nodes $(N) --kernels "$(CLUSTER_KERNELS)" --impl "$(IMPL)" $(CLUSTER_ARGS) \
+		$(if $(value CMD),-- sh -c "$$SROCE_CLUSTER_CMD")
 
 check: deps
 	@$(MAKE) --no-print-directory modules provider userspace
