@@ -4,6 +4,7 @@
 #   make run                 boot the VM, create sroce0, show it
 #   make check               host unit tests + VM selftests on every kernel
 #                            (6.1, 6.12 and newest; KERNELS="6.1 6.12" for two)
+#                            + the two-node cluster selftests (6.1 <-> newest)
 #   make cluster [N=2] [KERNELS="6.1 newest"] [IMPL="sroce rxe"] [CMD=...]
 #                            N VMs on one virtual L2, one kernel and RDMA
 #                            device each; runs CMD on every node (default: a
@@ -48,7 +49,7 @@ JOBS ?= $(shell nproc)
 all: deps module provider userspace
 
 help:
-	@sed -n '2,31p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,32p' Makefile | sed 's/^# \{0,1\}//'
 
 # scripts/deps is idempotent and quiet when everything is present; it
 # refreshes the kernels of KERNELS (newest: a newer release in the archive)

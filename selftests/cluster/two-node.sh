@@ -1,0 +1,236 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# selftests/cluster/two-node.sh - cross-machine checks between two VMs of
+# a qemu/cluster (selftests/cluster/run boots them: node 0 on one kernel,
+# node 1 on another, sroce on both, one vCPU each). Runs on both nodes;
+# for each check one node serves and the other connects, over the
+# cluster's L2 (eth0, 10.77.0.0/24). Node 0 prints the KTAP result lines
+# (its own and node 1's outcome of each check, with both sides' output as
+# diagnostics); node 1 prints its side's output only. Half-way, node 1
+# replaces its sroce device with rdma_rxe (rxe0 on eth0): the rest runs
+# sroce <-> rdma_rxe across machines.
+#
+#   two-node.sh --list   the checks' names, one a line (on the host)
+set -uo pipefail
+
+CHECKS=(
+	"devices:sroce on both nodes, RoCE v2 GIDs for the L2 addresses"
+	"pp01:ibv_rc_pingpong --chk, node 1 -> node 0 (4 KiB, MTU 1024)"
+	"pp10:ibv_rc_pingpong --chk, node 0 -> node 1 (4 KiB, MTU 1024)"
+	"ud:ibv_ud_pingpong --chk, node 1 -> node 0"
+	"rping:rping -V (rdma_cm), node 1 -> node 0"
+	"send_bw:ib_send_bw, node 0 -> node 1"
+	"write_bw:ib_write_bw, node 1 -> node 0"
+	"read_bw:ib_read_bw, node 0 -> node 1"
+	"verify:sroce-verify byte-exact (all ops but atomics, both initiators), node 0 -> node 1"
+	"sr_verify:selective repeat on both nodes: sroce-verify byte-exact, node 1 -> node 0"
+	"rxe_up:node 1 replaces sroce0 with rdma_rxe (rxe0 on eth0)"
+	"rxe_pp01:ibv_rc_pingpong --chk, rxe node 1 -> sroce node 0"
+	"rxe_pp10:ibv_rc_pingpong --chk, sroce node 0 -> rxe node 1"
+	"rxe_write_bw:ib_write_bw, sroce node 0 -> rxe node 1"
+	"rxe_read_bw:ib_read_bw, rxe node 1 -> sroce node 0"
+	"rxe_verify:sroce-verify byte-exact, sroce node 0 <-> rxe node 1"
+)
+if [ "${1:-}" = --list ]; then
+	for c in "${CHECKS[@]}"; do echo "${c#*:}"; done
+	exit 0
+fi
+
+here=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
+top=${here%/selftests/*}
+# shellcheck source=qemu/cluster-lib.sh
+. "$top/qemu/cluster-lib.sh"
+# shellcheck source=selftests/lib.sh
+. "$top/selftests/lib.sh"
+
+[ "$SROCE_NODES" -eq 2 ] || { echo "two-node.sh: needs 2 nodes, not $SROCE_NODES" >&2; exit 1; }
+me=$SROCE_NODE
+D=$SROCE_CLUSTER_DIR/two-node
+mkdir -p "$D"
+S=$CL_SCALE
+dev=$SROCE_NODE_DEV
+VERIFY=$top/build/userspace/sroce-verify
+gid() { cluster_gid "$dev" "$SROCE_NODE_ADDR"; }
+
+# listening PORT: a TCP listener on PORT (the out-of-band exchange of
+# ibv_*_pingpong, perftest and sroce-verify)
+listening() { ss -Hltn | grep -q ":$1 "; }
+cm_listening() { rdma res show cm_id 2>/dev/null | grep -q LISTEN; }
+
+# pair NAME SERVER WAIT -- SERVER_CMD... -- CLIENT_CMD...: node SERVER
+# starts SERVER_CMD, waits for WAIT (a command: it is listening) and says
+# so; the other node then runs CLIENT_CMD (@PEER@ in it: the server's
+# address). Each side's status and output go to $D/NAME.NODE.{rc,out}.
+pair() {
+	local name=$1 srv=$2 waitc=$3 s rc a
+	local -a scmd=() ccmd=()
+	shift 4
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do scmd+=("$1"); shift; done
+	shift
+	for a in "$@"; do ccmd+=("${a//@PEER@/$(cluster_addr "$srv")}"); done
+	if [ "$me" = "$srv" ]; then
+		"${scmd[@]}" > "$D/$name.$me.out" 2>&1 &
+		s=$!
+		if cluster_wait $((60 * S)) eval "$waitc"; then
+			cluster_put "$name.ready" 1
+		else
+			echo "not listening after $((60 * S))s" >> "$D/$name.$me.out"
+			cluster_put "$name.ready" 0
+		fi
+		wait "$s"; rc=$?
+	else
+		if [ "$(cluster_get "$name.ready" 300)" = 1 ]; then
+			"${ccmd[@]}" > "$D/$name.$me.out" 2>&1
+			rc=$?
+		else
+			echo "the server did not start" > "$D/$name.$me.out"
+			rc=1
+		fi
+	fi
+	# what the caller wants in the output too, before the status says done
+	[ -z "${PAIR_POST:-}" ] || "$PAIR_POST" >> "$D/$name.$me.out" 2>&1
+	echo "$rc" > "$D/$name.$me.rc.tmp" && mv "$D/$name.$me.rc.tmp" "$D/$name.$me.rc"
+}
+
+# report NAME TITLE [LOCAL_ONLY]: on node 0, the check's result line from
+# both nodes' status (node 1's waited for), both outputs as diagnostics
+report() {
+	local name=$1 title=$2 r0 r1 n
+	[ "$me" = 0 ] || return 0
+	read -r r0 < "$D/$name.0.rc" 2>/dev/null || r0=none
+	if cluster_wait $((360 * S)) test -e "$D/$name.1.rc"; then
+		read -r r1 < "$D/$name.1.rc" || r1=none
+	else
+		r1=none
+	fi
+	for n in 0 1; do
+		[ -s "$D/$name.$n.out" ] || continue
+		echo "# node $n:"
+		tail -n 25 "$D/$name.$n.out" | sed 's/^/#   /'
+	done
+	if [ "$r0" = 0 ] && [ "$r1" = 0 ]; then
+		ktap_ok "$title"
+	else
+		ktap_fail "$title" "node 0 exit $r0, node 1 exit $r1"
+	fi
+}
+
+# both NAME CMD...: CMD on both nodes (its own side of a check)
+both() {
+	local name=$1 rc
+	shift
+	"$@" > "$D/$name.$me.out" 2>&1
+	rc=$?
+	echo "$rc" > "$D/$name.$me.rc.tmp" && mv "$D/$name.$me.rc.tmp" "$D/$name.$me.rc"
+}
+
+t_pp=$((60 * S)) t_bw=$((150 * S))
+pp() {	# pp NAME SERVER
+	local g
+	g=$(gid) || return 1
+	pair "$1" "$2" "listening 18515" -- \
+		timeout "$t_pp" ibv_rc_pingpong -d "$dev" -g "$g" -n 50 -s 4096 --chk -- \
+		timeout "$t_pp" ibv_rc_pingpong -d "$dev" -g "$g" -n 50 -s 4096 --chk @PEER@
+}
+bw() {	# bw NAME SERVER TOOL [ARGS]: a short perftest run; its own checks
+	local name=$1 srv=$2 tool=$3 g
+	shift 3
+	g=$(gid) || return 1
+	pair "$name" "$srv" "listening 18515" -- \
+		timeout "$t_bw" "$tool" -d "$dev" -x "$g" -F -n 200 -s 65536 "$@" -- \
+		timeout "$t_bw" "$tool" -d "$dev" -x "$g" -F -n 200 -s 65536 "$@" @PEER@
+}
+verify() {	# verify NAME SERVER SEED
+	local g
+	g=$(gid) || return 1
+	pair "$1" "$2" "listening 18515" -- \
+		timeout $((200 * S)) "$VERIFY" -d "$dev" -g "$g" -- \
+		timeout $((200 * S)) "$VERIFY" -d "$dev" -g "$g" --seed "$3" -n 300 --max-size 256K \
+			--timeout $((30 * S)) @PEER@
+}
+# rping_run ARGS...: 20 validated pings of 4 KiB; rping's exit-time race
+# (lib.sh, rping_cm_exit_race) after all 20 were done is not a failure
+rping_run() {
+	local log=/tmp/rping.$$ rc
+	timeout "$t_pp" rping "$@" -V -v -C 20 -S 4096 > "$log" 2>&1
+	rc=$?
+	tail -n 3 "$log"
+	if [ "$rc" -ne 0 ] && rping_cm_exit_race "$log" "ping data: " 20; then
+		echo "(rping's exit-time rdma_get_cm_event race after 20 pings: not a failure)"
+		rc=0
+	fi
+	rm -f "$log"
+	return "$rc"
+}
+# sr_verify NAME SERVER SEED: verify with selective_repeat on at both
+# ends (negotiated in-band), the counters of its SACKs as diagnostics
+sr_verify() {
+	local f=/sys/class/infiniband/$dev/selective_repeat
+	if ! echo 1 > "$f"; then
+		echo "cannot enable $f" > "$D/$1.$me.out"
+		echo 1 > "$D/$1.$me.rc"
+		return
+	fi
+	PAIR_POST=sr_counters verify "$@"
+	echo 0 > "$f"
+}
+sr_counters() {
+	echo "$dev: $(rdma statistic show link "$dev/1" | grep -oE '(retx_pkts|seq_naks_sent|sr_[a-z_]+) [0-9]+' | tr '\n' ' ')"
+}
+devices_ok() {
+	local n
+	for n in 0 1; do
+		cluster_wait 30 test -s "$SROCE_CLUSTER_DIR/node$n.info" || return 1
+		cat "$SROCE_CLUSTER_DIR/node$n.info"
+		grep -q "impl=sroce dev=sroce0 .* gid=[0-9]" "$SROCE_CLUSTER_DIR/node$n.info" || return 1
+	done
+	rdma link show "$dev/1" | grep -q 'state ACTIVE'
+}
+rxe_up() {
+	[ "$me" = 1 ] || { echo "node 0 keeps sroce0"; return 0; }
+	rdma link delete sroce0 && modprobe rdma_rxe &&
+		rdma link add rxe0 type rxe netdev eth0 || return 1
+	dev=rxe0
+	gid && rdma link show rxe0/1
+}
+
+[ "$me" = 1 ] || ktap_header "${#CHECKS[@]}"
+dmesg_mark
+title() { local c; for c in "${CHECKS[@]}"; do [ "${c%%:*}" = "$1" ] && echo "${c#*:}"; done; }
+step() {	# step NAME FUNC ARGS...: one check on this node, then its result
+	local name=$1
+	shift
+	cluster_barrier "$name" 600 || { echo "barrier $name failed" > "$D/$name.$me.out"; echo 1 > "$D/$name.$me.rc"; }
+	[ -e "$D/$name.$me.rc" ] || "$@"
+	# a function that failed before pair/both wrote a status
+	[ -e "$D/$name.$me.rc" ] || echo 1 > "$D/$name.$me.rc"
+	report "$name" "$(title "$name")"
+}
+
+step devices both devices devices_ok
+step pp01 pp pp01 0
+step pp10 pp pp10 1
+g=$(gid)
+step ud pair ud 0 "listening 18515" -- \
+	timeout "$t_pp" ibv_ud_pingpong -d "$dev" -g "$g" -n 50 -s 1000 --chk -- \
+	timeout "$t_pp" ibv_ud_pingpong -d "$dev" -g "$g" -n 50 -s 1000 --chk @PEER@
+step rping pair rping 0 cm_listening -- rping_run -s -a "$(cluster_addr 0)" -- rping_run -c -a @PEER@
+step send_bw bw send_bw 1 ib_send_bw
+step write_bw bw write_bw 0 ib_write_bw
+step read_bw bw read_bw 1 ib_read_bw
+step verify verify verify 1 11
+step sr_verify sr_verify sr_verify 0 13
+step rxe_up both rxe_up rxe_up
+[ "$me" = 1 ] && dev=rxe0
+step rxe_pp01 pp rxe_pp01 0
+step rxe_pp10 pp rxe_pp10 1
+step rxe_write_bw bw rxe_write_bw 1 ib_write_bw
+step rxe_read_bw bw rxe_read_bw 0 ib_read_bw
+step rxe_verify verify rxe_verify 1 12
+cluster_barrier finished 600
+if [ "$me" = 1 ]; then
+	rdma link delete rxe0 2>/dev/null
+	exit 0
+fi
+ktap_finish
