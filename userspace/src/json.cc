@@ -124,4 +124,54 @@ JsonWriter &JsonWriter::null()
 	return *this;
 }
 
+std::string json_pretty(std::string_view in)
+{
+	std::string out;
+	int depth = 0;
+	bool in_string = false, escaped = false;
+	auto newline = [&] { out += "\n" + std::string(static_cast<std::size_t>(depth) * 4, ' '); };
+	for (std::size_t i = 0; i < in.size(); i++) {
+		const char c = in[i];
+		if (in_string) {
+			out += c;
+			if (escaped)
+				escaped = false;
+			else if (c == '\\')
+				escaped = true;
+			else if (c == '"')
+				in_string = false;
+			continue;
+		}
+		switch (c) {
+		case '"':
+			in_string = true;
+			out += c;
+			break;
+		case '{':
+		case '[':
+			out += c;
+			if (i + 1 < in.size() && (in[i + 1] == '}' || in[i + 1] == ']')) {
+				out += in[++i];
+				break;
+			}
+			depth++;
+			newline();
+			break;
+		case '}':
+		case ']':
+			depth--;
+			newline();
+			out += c;
+			break;
+		case ',':
+			out += c;
+			newline();
+			break;
+		case ':': out += ": "; break;
+		default: out += c;
+		}
+	}
+	return out;
+}
+
 }  // namespace sroce

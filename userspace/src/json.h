@@ -17,6 +17,12 @@ namespace sroce {
 // are copied as they are.
 std::string json_quote(std::string_view s);
 
+// A compact JSON document (JsonWriter's) re-indented for people, as `rdma
+// -j -p` prints: one member or element a line, four spaces per level,
+// "key": value; empty objects and arrays stay {} and []. Text outside the
+// document (a trailing newline) is kept.
+std::string json_pretty(std::string_view compact);
+
 class JsonWriter {
 public:
 	JsonWriter &begin_object();

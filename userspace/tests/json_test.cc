@@ -86,4 +86,27 @@ TEST(JsonWriter, KeysAreEscaped)
 	EXPECT_EQ(w.str(), R"({"a\nb":false})");
 }
 
+TEST(JsonPretty, IndentsMembersAndElements)
+{
+	EXPECT_EQ(sroce::json_pretty(R"([{"a":1,"b":[2,3],"c":{},"d":[]}])"
+				     "\n"),
+		  "[\n"
+		  "    {\n"
+		  "        \"a\": 1,\n"
+		  "        \"b\": [\n"
+		  "            2,\n"
+		  "            3\n"
+		  "        ],\n"
+		  "        \"c\": {},\n"
+		  "        \"d\": []\n"
+		  "    }\n"
+		  "]\n");
+	EXPECT_EQ(sroce::json_pretty("[]\n"), "[]\n");
+}
+
+TEST(JsonPretty, LeavesStringsAlone)
+{
+	EXPECT_EQ(sroce::json_pretty(R"({"k,:{":"v\"[,]:"})"), "{\n    \"k,:{\": \"v\\\"[,]:\"\n}");
+}
+
 }  // namespace
