@@ -18,23 +18,34 @@ namespace {
 constexpr int kMaxAttr = RDMA_NLDEV_ATTR_MAX - 1;
 using AttrTable = std::array<nlattr *, RDMA_NLDEV_ATTR_MAX>;
 
-// What a RES_QP_GET reply and its entries carry; every other attribute
-// goes unchecked (newer kernels add some).
+// What the RES_*_GET replies and their entries carry; every other
+// attribute goes unchecked (newer kernels add some).
 const nla_policy *policy()
 {
 	static const auto table = [] {
 		std::array<nla_policy, RDMA_NLDEV_ATTR_MAX> p{};
-		for (int a : {RDMA_NLDEV_ATTR_DEV_INDEX, RDMA_NLDEV_ATTR_PORT_INDEX,
-			      RDMA_NLDEV_ATTR_RES_LQPN, RDMA_NLDEV_ATTR_RES_RQPN,
-			      RDMA_NLDEV_ATTR_RES_SQ_PSN, RDMA_NLDEV_ATTR_RES_RQ_PSN,
-			      RDMA_NLDEV_ATTR_RES_PID})
+		for (int a :
+		     {RDMA_NLDEV_ATTR_DEV_INDEX, RDMA_NLDEV_ATTR_PORT_INDEX,
+		      RDMA_NLDEV_ATTR_RES_LQPN, RDMA_NLDEV_ATTR_RES_RQPN,
+		      RDMA_NLDEV_ATTR_RES_SQ_PSN, RDMA_NLDEV_ATTR_RES_RQ_PSN,
+		      RDMA_NLDEV_ATTR_RES_PID, RDMA_NLDEV_ATTR_RES_PDN, RDMA_NLDEV_ATTR_RES_CQE,
+		      RDMA_NLDEV_ATTR_RES_CQN, RDMA_NLDEV_ATTR_RES_CTXN, RDMA_NLDEV_ATTR_RES_RKEY,
+		      RDMA_NLDEV_ATTR_RES_LKEY, RDMA_NLDEV_ATTR_RES_MRN, RDMA_NLDEV_ATTR_RES_SRQN,
+		      RDMA_NLDEV_ATTR_MIN_RANGE, RDMA_NLDEV_ATTR_MAX_RANGE})
 			p[a].type = NLA_U32;
-		for (int a : {RDMA_NLDEV_ATTR_RES_TYPE, RDMA_NLDEV_ATTR_RES_STATE})
+		for (int a : {RDMA_NLDEV_ATTR_RES_USECNT, RDMA_NLDEV_ATTR_RES_IOVA,
+			      RDMA_NLDEV_ATTR_RES_MRLEN})
+			p[a].type = NLA_U64;
+		for (int a : {RDMA_NLDEV_ATTR_RES_TYPE, RDMA_NLDEV_ATTR_RES_STATE,
+			      RDMA_NLDEV_ATTR_RES_POLL_CTX})
 			p[a].type = NLA_U8;
 		for (int a : {RDMA_NLDEV_ATTR_DEV_NAME, RDMA_NLDEV_ATTR_RES_KERN_NAME})
 			p[a].type = NLA_STRING;
 		for (int a :
-		     {RDMA_NLDEV_ATTR_RES_QP, RDMA_NLDEV_ATTR_RES_QP_ENTRY, RDMA_NLDEV_ATTR_DRIVER})
+		     {RDMA_NLDEV_ATTR_RES_QP, RDMA_NLDEV_ATTR_RES_QP_ENTRY, RDMA_NLDEV_ATTR_DRIVER,
+		      RDMA_NLDEV_ATTR_RES_CQ, RDMA_NLDEV_ATTR_RES_CQ_ENTRY, RDMA_NLDEV_ATTR_RES_MR,
+		      RDMA_NLDEV_ATTR_RES_MR_ENTRY, RDMA_NLDEV_ATTR_RES_SRQ,
+		      RDMA_NLDEV_ATTR_RES_SRQ_ENTRY})
 			p[a].type = NLA_NESTED;
 		return p;
 	}();
@@ -63,6 +74,12 @@ std::uint8_t get_u8(const nlattr *a)
 {
 	return nla_get_u8(const_cast<nlattr *>(a));
 }
+std::uint64_t get_u64(const nlattr *a)
+{
+	std::uint64_t v;
+	std::memcpy(&v, nla_data(a), sizeof(v));  // may be 4-byte aligned
+	return v;
+}
 
 Result<QpEntry> parse_entry(nlattr &nest, std::uint32_t dev_index, const std::string &dev_name)
 {
@@ -80,6 +97,7 @@ Result<QpEntry> parse_entry(nlattr &nest, std::uint32_t dev_index, const std::st
 	q.state = opt(tb[RDMA_NLDEV_ATTR_RES_STATE], get_u8);
 	q.sq_psn = opt(tb[RDMA_NLDEV_ATTR_RES_SQ_PSN], get_u32);
 	q.rq_psn = opt(tb[RDMA_NLDEV_ATTR_RES_RQ_PSN], get_u32);
+	q.pdn = opt(tb[RDMA_NLDEV_ATTR_RES_PDN], get_u32);
 	q.pid = opt(tb[RDMA_NLDEV_ATTR_RES_PID], get_u32);
 	if (tb[RDMA_NLDEV_ATTR_RES_KERN_NAME])
 		q.kern_name = attr_string(*tb[RDMA_NLDEV_ATTR_RES_KERN_NAME]);
@@ -90,6 +108,139 @@ Result<QpEntry> parse_entry(nlattr &nest, std::uint32_t dev_index, const std::st
 		q.driver = std::move(drv).value();
 	}
 	return q;
+}
+
+// The RES_*_GET command, table and entry attribute of a dump kind.
+struct KindAttrs {
+	int cmd, table, entry, id;
+};
+KindAttrs kind_attrs(ResKind kind)
+{
+	switch (kind) {
+	case ResKind::Cq:
+		return {RDMA_NLDEV_CMD_RES_CQ_GET, RDMA_NLDEV_ATTR_RES_CQ,
+			RDMA_NLDEV_ATTR_RES_CQ_ENTRY, RDMA_NLDEV_ATTR_RES_CQN};
+	case ResKind::Mr:
+		return {RDMA_NLDEV_CMD_RES_MR_GET, RDMA_NLDEV_ATTR_RES_MR,
+			RDMA_NLDEV_ATTR_RES_MR_ENTRY, RDMA_NLDEV_ATTR_RES_MRN};
+	case ResKind::Srq:
+	default:
+		return {RDMA_NLDEV_CMD_RES_SRQ_GET, RDMA_NLDEV_ATTR_RES_SRQ,
+			RDMA_NLDEV_ATTR_RES_SRQ_ENTRY, RDMA_NLDEV_ATTR_RES_SRQN};
+	}
+}
+
+std::string_view poll_ctx_name(std::uint8_t v)
+{
+	static constexpr std::string_view names[] = {"DIRECT", "SOFTIRQ", "WORKQUEUE",
+						     "UNBOUND_WORKQUEUE"};
+	return v < std::size(names) ? names[v] : "UNKNOWN";
+}
+
+std::string_view srq_type_name(std::uint8_t v)
+{
+	static constexpr std::string_view names[] = {"BASIC", "XRC", "TM"};
+	return v < std::size(names) ? names[v] : "UNKNOWN";
+}
+
+// An SRQ's QPs: RES_QP_ENTRY nests holding an LQPN or a MIN/MAX_RANGE.
+Result<std::vector<std::uint32_t>> srq_qps(const nlattr &table)
+{
+	std::vector<std::uint32_t> out;
+	const nlattr *e;
+	int rem;
+	nla_for_each_nested(e, &table, rem)
+	{
+		AttrTable tb{};
+		if (nla_parse_nested(tb.data(), kMaxAttr, const_cast<nlattr *>(e), policy()) < 0)
+			return Errno{EINVAL};
+		if (tb[RDMA_NLDEV_ATTR_RES_LQPN]) {
+			out.push_back(get_u32(tb[RDMA_NLDEV_ATTR_RES_LQPN]));
+			continue;
+		}
+		if (!tb[RDMA_NLDEV_ATTR_MIN_RANGE] || !tb[RDMA_NLDEV_ATTR_MAX_RANGE])
+			return Errno{EINVAL};
+		const std::uint32_t lo = get_u32(tb[RDMA_NLDEV_ATTR_MIN_RANGE]);
+		const std::uint32_t hi = get_u32(tb[RDMA_NLDEV_ATTR_MAX_RANGE]);
+		if (hi < lo || hi - lo > 1u << 20)
+			return Errno{EINVAL};
+		for (std::uint64_t q = lo; q <= hi; q++)
+			out.push_back(static_cast<std::uint32_t>(q));
+	}
+	return out;
+}
+
+// The core's fields of one entry in rdma's order (ResEntry::fields).
+Result<std::vector<ResField>> res_fields(ResKind kind, const AttrTable &tb)
+{
+	std::vector<ResField> f;
+	auto num = [&](const char *key, int attr) {
+		if (tb[attr])
+			f.push_back({key, nla_len(tb[attr]) == 8
+						  ? get_u64(tb[attr])
+						  : std::uint64_t{get_u32(tb[attr])}});
+	};
+	auto name = [&](const char *key, int attr, std::string_view (*fn)(std::uint8_t)) {
+		if (tb[attr])
+			f.push_back({key, std::string(fn(get_u8(tb[attr])))});
+	};
+	switch (kind) {
+	case ResKind::Cq:
+		num("cqn", RDMA_NLDEV_ATTR_RES_CQN);
+		num("cqe", RDMA_NLDEV_ATTR_RES_CQE);
+		num("users", RDMA_NLDEV_ATTR_RES_USECNT);
+		name("poll-ctx", RDMA_NLDEV_ATTR_RES_POLL_CTX, poll_ctx_name);
+		num("ctxn", RDMA_NLDEV_ATTR_RES_CTXN);
+		break;
+	case ResKind::Mr:
+		num("mrn", RDMA_NLDEV_ATTR_RES_MRN);
+		num("rkey", RDMA_NLDEV_ATTR_RES_RKEY);
+		num("lkey", RDMA_NLDEV_ATTR_RES_LKEY);
+		num("iova", RDMA_NLDEV_ATTR_RES_IOVA);
+		num("mrlen", RDMA_NLDEV_ATTR_RES_MRLEN);
+		num("pdn", RDMA_NLDEV_ATTR_RES_PDN);
+		break;
+	case ResKind::Srq:
+		num("srqn", RDMA_NLDEV_ATTR_RES_SRQN);
+		name("type", RDMA_NLDEV_ATTR_RES_TYPE, srq_type_name);
+		if (tb[RDMA_NLDEV_ATTR_RES_QP]) {
+			auto qps = srq_qps(*tb[RDMA_NLDEV_ATTR_RES_QP]);
+			if (!qps)
+				return Errno{qps.error()};
+			f.push_back({"lqpn", std::move(qps).value()});
+		}
+		num("pdn", RDMA_NLDEV_ATTR_RES_PDN);
+		num("cqn", RDMA_NLDEV_ATTR_RES_CQN);
+		break;
+	}
+	return f;
+}
+
+Result<ResEntry> parse_res_entry(ResKind kind, nlattr &nest, std::uint32_t dev_index,
+				 const std::string &dev_name)
+{
+	AttrTable tb{};
+	if (nla_parse_nested(tb.data(), kMaxAttr, &nest, policy()) < 0)
+		return Errno{EINVAL};
+	ResEntry r;
+	r.dev_index = dev_index;
+	r.dev_name = dev_name;
+	if (const nlattr *id = tb[kind_attrs(kind).id])
+		r.id = get_u32(id);
+	auto fields = res_fields(kind, tb);
+	if (!fields)
+		return Errno{fields.error()};
+	r.fields = std::move(fields).value();
+	r.pid = opt(tb[RDMA_NLDEV_ATTR_RES_PID], get_u32);
+	if (tb[RDMA_NLDEV_ATTR_RES_KERN_NAME])
+		r.kern_name = attr_string(*tb[RDMA_NLDEV_ATTR_RES_KERN_NAME]);
+	if (tb[RDMA_NLDEV_ATTR_DRIVER]) {
+		auto drv = parse_driver_attrs(*tb[RDMA_NLDEV_ATTR_DRIVER]);
+		if (!drv)
+			return Errno{drv.error()};
+		r.driver = std::move(drv).value();
+	}
+	return r;
 }
 
 }  // namespace
@@ -212,6 +363,46 @@ Result<std::vector<QpEntry>> parse_res_qp(const nlmsghdr &nlh)
 		if (!q)
 			return Errno{q.error()};
 		out.push_back(std::move(q).value());
+	}
+	return out;
+}
+
+Result<nl::Message> build_res_dump(ResKind kind, std::uint32_t dev_index)
+{
+	nl::Message msg(
+		nlmsg_alloc_simple(msg_type(kind_attrs(kind).cmd), NLM_F_REQUEST | NLM_F_DUMP));
+	if (!msg)
+		return Errno{ENOMEM};
+	if (nla_put_u32(msg.get(), RDMA_NLDEV_ATTR_DEV_INDEX, dev_index) < 0 ||
+	    nla_put_u8(msg.get(), kAttrDriverDetails, 1) < 0)
+		return Errno{EMSGSIZE};
+	return msg;
+}
+
+Result<std::vector<ResEntry>> parse_res(ResKind kind, const nlmsghdr &nlh)
+{
+	const KindAttrs k = kind_attrs(kind);
+	if (nlh.nlmsg_type != msg_type(k.cmd))
+		return Errno{EPROTO};
+	AttrTable tb{};
+	if (nlmsg_parse(const_cast<nlmsghdr *>(&nlh), 0, tb.data(), kMaxAttr, policy()) < 0 ||
+	    !tb[RDMA_NLDEV_ATTR_DEV_INDEX] || !tb[RDMA_NLDEV_ATTR_DEV_NAME])
+		return Errno{EINVAL};
+	const std::uint32_t index = get_u32(tb[RDMA_NLDEV_ATTR_DEV_INDEX]);
+	const std::string name = attr_string(*tb[RDMA_NLDEV_ATTR_DEV_NAME]);
+	std::vector<ResEntry> out;
+	if (!tb[k.table])
+		return out;
+	nlattr *e;
+	int rem;
+	nla_for_each_nested(e, tb[k.table], rem)
+	{
+		if (nla_type(e) != k.entry)
+			continue;
+		auto r = parse_res_entry(kind, *e, index, name);
+		if (!r)
+			return Errno{r.error()};
+		out.push_back(std::move(r).value());
 	}
 	return out;
 }

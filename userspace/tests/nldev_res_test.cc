@@ -295,4 +295,154 @@ TEST(NldevResNames, TypesAndStates)
 	EXPECT_EQ(nldev::qp_state_name(7), "UNKNOWN");
 }
 
+constexpr std::uint16_t kTypeResCqGet = nldev::msg_type(RDMA_NLDEV_CMD_RES_CQ_GET);
+constexpr std::uint16_t kTypeResMrGet = nldev::msg_type(RDMA_NLDEV_CMD_RES_MR_GET);
+constexpr std::uint16_t kTypeResSrqGet = nldev::msg_type(RDMA_NLDEV_CMD_RES_SRQ_GET);
+
+TEST(NldevResEncode, CqMrSrqDumps)
+{
+	for (auto [kind, type] : {std::pair{nldev::ResKind::Cq, kTypeResCqGet},
+				  std::pair{nldev::ResKind::Mr, kTypeResMrGet},
+				  std::pair{nldev::ResKind::Srq, kTypeResSrqGet}}) {
+		auto msg = nldev::build_res_dump(kind, 7);
+		ASSERT_TRUE(msg);
+		nlmsghdr *h = nlmsg_hdr(msg->get());
+		EXPECT_EQ(h->nlmsg_type, type);
+		EXPECT_EQ(h->nlmsg_flags & NLM_F_DUMP, NLM_F_DUMP);
+		const int max = std::max<int>(RDMA_NLDEV_ATTR_MAX - 1, nldev::kAttrDriverDetails);
+		std::vector<nlattr *> tb(max + 1, nullptr);
+		ASSERT_EQ(nlmsg_parse(h, 0, tb.data(), max, nullptr), 0);
+		ASSERT_NE(tb[RDMA_NLDEV_ATTR_DEV_INDEX], nullptr);
+		EXPECT_EQ(nla_get_u32(tb[RDMA_NLDEV_ATTR_DEV_INDEX]), 7u);
+		ASSERT_NE(tb[nldev::kAttrDriverDetails], nullptr);
+	}
+}
+
+// A dump message of `type` for sroce0 (index 4), its table `table` open.
+WireMsg res_head(std::uint16_t type, std::uint16_t table)
+{
+	WireMsg m(type, NLM_F_MULTI);
+	m.u32(RDMA_NLDEV_ATTR_DEV_INDEX, 4).str(RDMA_NLDEV_ATTR_DEV_NAME, "sroce0");
+	m.begin_nest(table);
+	return m;
+}
+
+std::vector<nldev::ResEntry> parse_res_ok(nldev::ResKind kind, const WireMsg &m)
+{
+	auto b = m.bytes();
+	auto r = nldev::parse_res(kind, hdr(b));
+	EXPECT_TRUE(r) << r.error();
+	return r ? *r : std::vector<nldev::ResEntry>{};
+}
+
+TEST(NldevResDecode, CqEntry)
+{
+	auto m = res_head(kTypeResCqGet, RDMA_NLDEV_ATTR_RES_CQ);
+	m.begin_nest(RDMA_NLDEV_ATTR_RES_CQ_ENTRY)
+		.u32(RDMA_NLDEV_ATTR_RES_CQE, 63)
+		.u64_padded(RDMA_NLDEV_ATTR_RES_USECNT, 1)
+		.u8(RDMA_NLDEV_ATTR_RES_POLL_CTX, 1)
+		.u32(RDMA_NLDEV_ATTR_RES_CQN, 2)
+		.u32(RDMA_NLDEV_ATTR_RES_CTXN, 0)
+		.u32(RDMA_NLDEV_ATTR_RES_PID, 812);
+	m.begin_nest(RDMA_NLDEV_ATTR_DRIVER);
+	drv_u32(m, "cq_entries", 64);
+	drv_str(m, "armed", "no");
+	m.end_nest().end_nest().end_nest();
+	auto cqs = parse_res_ok(nldev::ResKind::Cq, m);
+	ASSERT_EQ(cqs.size(), 1u);
+	const auto &c = cqs[0];
+	EXPECT_EQ(c.dev_index, 4u);
+	EXPECT_EQ(c.dev_name, "sroce0");
+	EXPECT_EQ(c.id, 2u);
+	const std::vector<nldev::ResField> want = {{"cqn", std::uint64_t{2}},
+						   {"cqe", std::uint64_t{63}},
+						   {"users", std::uint64_t{1}},
+						   {"poll-ctx", std::string("SOFTIRQ")},
+						   {"ctxn", std::uint64_t{0}}};
+	EXPECT_EQ(c.fields, want);
+	EXPECT_EQ(c.pid, 812u);
+	ASSERT_EQ(c.driver.size(), 2u);
+	EXPECT_EQ(c.driver[0].text(), "64");
+	EXPECT_EQ(c.driver[1].text(), "no");
+}
+
+TEST(NldevResDecode, MrEntriesSortedByCaller)
+{
+	auto m = res_head(kTypeResMrGet, RDMA_NLDEV_ATTR_RES_MR);
+	m.begin_nest(RDMA_NLDEV_ATTR_RES_MR_ENTRY)
+		.u32(RDMA_NLDEV_ATTR_RES_RKEY, 0x1234)
+		.u32(RDMA_NLDEV_ATTR_RES_LKEY, 0x1234)
+		.u64_padded(RDMA_NLDEV_ATTR_RES_IOVA, 0x7f0000001000ull)
+		.u64_padded(RDMA_NLDEV_ATTR_RES_MRLEN, 1u << 20)
+		.u32(RDMA_NLDEV_ATTR_RES_MRN, 5)
+		.u32(RDMA_NLDEV_ATTR_RES_PDN, 3)
+		.str(RDMA_NLDEV_ATTR_RES_KERN_NAME, "nvme_rdma")
+		.end_nest();
+	m.begin_nest(RDMA_NLDEV_ATTR_RES_MR_ENTRY)
+		.u64_padded(RDMA_NLDEV_ATTR_RES_MRLEN, 4096)
+		.u32(RDMA_NLDEV_ATTR_RES_MRN, 1)
+		.end_nest();
+	m.end_nest();
+	auto mrs = parse_res_ok(nldev::ResKind::Mr, m);
+	ASSERT_EQ(mrs.size(), 2u);
+	const std::vector<nldev::ResField> want = {
+		{"mrn", std::uint64_t{5}},	   {"rkey", std::uint64_t{0x1234}},
+		{"lkey", std::uint64_t{0x1234}},   {"iova", std::uint64_t{0x7f0000001000ull}},
+		{"mrlen", std::uint64_t{1} << 20}, {"pdn", std::uint64_t{3}}};
+	EXPECT_EQ(mrs[0].fields, want);
+	EXPECT_EQ(mrs[0].kern_name, "nvme_rdma");
+	EXPECT_FALSE(mrs[0].pid);
+	EXPECT_EQ(mrs[1].id, 1u);
+	EXPECT_EQ(mrs[1].fields.size(), 2u);
+}
+
+TEST(NldevResDecode, SrqEntryWithQpsAndRanges)
+{
+	auto m = res_head(kTypeResSrqGet, RDMA_NLDEV_ATTR_RES_SRQ);
+	m.begin_nest(RDMA_NLDEV_ATTR_RES_SRQ_ENTRY)
+		.u32(RDMA_NLDEV_ATTR_RES_SRQN, 1)
+		.u8(RDMA_NLDEV_ATTR_RES_TYPE, 0);
+	m.begin_nest(RDMA_NLDEV_ATTR_RES_QP);
+	m.begin_nest(RDMA_NLDEV_ATTR_RES_QP_ENTRY).u32(RDMA_NLDEV_ATTR_RES_LQPN, 17).end_nest();
+	m.begin_nest(RDMA_NLDEV_ATTR_RES_QP_ENTRY)
+		.u32(RDMA_NLDEV_ATTR_MIN_RANGE, 20)
+		.u32(RDMA_NLDEV_ATTR_MAX_RANGE, 22)
+		.end_nest();
+	m.end_nest();
+	m.u32(RDMA_NLDEV_ATTR_RES_PDN, 3).u32(RDMA_NLDEV_ATTR_RES_CQN, 2);
+	m.u32(RDMA_NLDEV_ATTR_RES_PID, 9);
+	m.end_nest().end_nest();
+	auto srqs = parse_res_ok(nldev::ResKind::Srq, m);
+	ASSERT_EQ(srqs.size(), 1u);
+	const std::vector<nldev::ResField> want = {
+		{"srqn", std::uint64_t{1}},
+		{"type", std::string("BASIC")},
+		{"lqpn", std::vector<std::uint32_t>{17, 20, 21, 22}},
+		{"pdn", std::uint64_t{3}},
+		{"cqn", std::uint64_t{2}}};
+	EXPECT_EQ(srqs[0].fields, want);
+}
+
+TEST(NldevResDecode, ResErrors)
+{
+	// another command's reply
+	auto qp = reply_head();
+	qp.end_nest();
+	auto b = qp.bytes();
+	EXPECT_EQ(nldev::parse_res(nldev::ResKind::Cq, hdr(b)).error(), EPROTO);
+	// an SRQ QP entry with half a range
+	auto m = res_head(kTypeResSrqGet, RDMA_NLDEV_ATTR_RES_SRQ);
+	m.begin_nest(RDMA_NLDEV_ATTR_RES_SRQ_ENTRY).u32(RDMA_NLDEV_ATTR_RES_SRQN, 1);
+	m.begin_nest(RDMA_NLDEV_ATTR_RES_QP);
+	m.begin_nest(RDMA_NLDEV_ATTR_RES_QP_ENTRY).u32(RDMA_NLDEV_ATTR_MIN_RANGE, 20).end_nest();
+	m.end_nest().end_nest().end_nest();
+	auto sb = m.bytes();
+	EXPECT_EQ(nldev::parse_res(nldev::ResKind::Srq, hdr(sb)).error(), EINVAL);
+	// no table: no entries
+	auto empty = res_head(kTypeResCqGet, RDMA_NLDEV_ATTR_RES_CQ);
+	empty.end_nest();
+	EXPECT_TRUE(parse_res_ok(nldev::ResKind::Cq, empty).empty());
+}
+
 }  // namespace
