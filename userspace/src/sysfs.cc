@@ -113,4 +113,50 @@ std::vector<GidEntry> gid_table(const fs::path &root, std::string_view dev, unsi
 	return table;
 }
 
+Result<std::vector<std::pair<std::string, std::uint64_t>>>
+hw_counters(const fs::path &root, std::string_view dev, unsigned port)
+{
+	const fs::path dir = ib_dir(root, dev) / "ports" / std::to_string(port) / "hw_counters";
+	std::error_code ec;
+	fs::directory_iterator it(dir, ec);
+	if (ec)
+		return Errno{ec.value()};
+	std::vector<std::pair<std::string, std::uint64_t>> out;
+	for (const auto &entry : it) {
+		std::string name = entry.path().filename().string();
+		if (name == "lifespan")
+			continue;
+		auto text = read_attr(entry.path());
+		if (!text)
+			continue;
+		if (auto v = to_number<std::uint64_t>(*text))
+			out.emplace_back(std::move(name), *v);
+	}
+	std::sort(out.begin(), out.end());
+	return out;
+}
+
+fs::path knob_path(const fs::path &root, const std::optional<std::string> &dev,
+		   std::string_view knob)
+{
+	if (dev)
+		return ib_dir(root, *dev) / std::string(knob);
+	return root / "module" / "sroce" / "parameters" / std::string(knob);
+}
+
+int write_attr(const fs::path &path, std::string_view value)
+{
+	UniqueFd fd(::open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC));  // as `echo >`
+	if (!fd.valid())
+		return errno;
+	const std::string line = std::string(value) + "\n";
+	for (;;) {
+		ssize_t n = ::write(fd.get(), line.data(), line.size());
+		if (n >= 0)
+			return static_cast<std::size_t>(n) == line.size() ? 0 : EIO;
+		if (errno != EINTR)
+			return errno;
+	}
+}
+
 }  // namespace sroce::sysfs

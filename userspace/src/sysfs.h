@@ -3,10 +3,12 @@
 // mount point so the unit tests can point it at a fake tree.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "gid.h"
@@ -42,5 +44,21 @@ struct GidEntry {
 // gives an empty list.
 std::vector<GidEntry> gid_table(const std::filesystem::path &root, std::string_view dev,
 				unsigned port);
+
+// /sys/class/infiniband/<dev>/ports/<port>/hw_counters/: every counter
+// (not `lifespan`, the refresh interval), sorted by name. The errno of
+// opening the directory (ENOENT: no such port or no counters); a counter
+// that cannot be read or is not a number is skipped.
+Result<std::vector<std::pair<std::string, std::uint64_t>>>
+hw_counters(const std::filesystem::path &root, std::string_view dev, unsigned port);
+
+// Where `sroce set` writes a knob: /sys/module/sroce/parameters/<knob>,
+// or for a device /sys/class/infiniband/<dev>/<knob>.
+std::filesystem::path knob_path(const std::filesystem::path &root,
+				const std::optional<std::string> &dev, std::string_view knob);
+
+// Writes `value` and a newline to the attribute in one write(); 0 or the
+// errno of open()/write() (the kernel's answer to a refused value).
+int write_attr(const std::filesystem::path &path, std::string_view value);
 
 }  // namespace sroce::sysfs

@@ -142,4 +142,35 @@ TEST(ActiveMtu, FromNetdevMtu)
 	EXPECT_FALSE(sroce::active_mtu_bytes(0));
 }
 
+TEST_F(FakeSysfs, HwCountersSortedWithoutLifespan)
+{
+	write(ib("sroce0") / "ports/1/hw_counters/tx_pkts", "12\n");
+	write(ib("sroce0") / "ports/1/hw_counters/rx_pkts", "7\n");
+	write(ib("sroce0") / "ports/1/hw_counters/lifespan", "10\n");
+	write(ib("sroce0") / "ports/1/hw_counters/garbled", "x\n");
+	auto c = sroce::sysfs::hw_counters(root_, "sroce0", 1);
+	ASSERT_TRUE(c) << c.error();
+	const std::vector<std::pair<std::string, std::uint64_t>> want = {{"rx_pkts", 7},
+									 {"tx_pkts", 12}};
+	EXPECT_EQ(*c, want);
+	EXPECT_EQ(sroce::sysfs::hw_counters(root_, "sroce0", 2).error(), ENOENT);
+	EXPECT_EQ(sroce::sysfs::hw_counters(root_, "nosuch", 1).error(), ENOENT);
+}
+
+TEST_F(FakeSysfs, KnobPaths)
+{
+	EXPECT_EQ(sroce::sysfs::knob_path(root_, std::nullopt, "loopback"),
+		  root_ / "module/sroce/parameters/loopback");
+	EXPECT_EQ(sroce::sysfs::knob_path(root_, std::string("sroce0"), "tx_gso"),
+		  root_ / "class/infiniband/sroce0/tx_gso");
+}
+
+TEST_F(FakeSysfs, WriteAttrWritesOneLine)
+{
+	write("a", "old\n");
+	EXPECT_EQ(sroce::sysfs::write_attr(root_ / "a", "1"), 0);
+	EXPECT_EQ(*sroce::sysfs::read_attr(root_ / "a"), "1");
+	EXPECT_EQ(sroce::sysfs::write_attr(root_ / "missing", "1"), ENOENT);
+}
+
 }  // namespace
