@@ -18,15 +18,15 @@ json() { "$SROCE" show --json; }
 json_ok() {
 	json | python3 -c "import json,sys; d=json.load(sys.stdin); sys.exit(0 if ($1) else 1)"
 }
-dev_json() { json_ok "len(d) == 2 and sorted(x['name'] for x in d) == ['sroce0', 'sroce1']"; }
+dev_json() { json_ok "len(d) == 2 and sorted(x['ifname'] for x in d) == ['sroce0', 'sroce1']"; }
 guid_json() {
-	json_ok "[x for x in d if x['name'] == 'sroce0'][0]['node_guid'] == open('$sys/sroce0/node_guid').read().strip()"
+	json_ok "[x for x in d if x['ifname'] == 'sroce0'][0]['node_guid'] == open('$sys/sroce0/node_guid').read().strip()"
 }
 fields_json() {
-	json_ok "all(x['port'] == 1 and x['state'] == 'ACTIVE' and x['netdev'] == 'scli0' and x['netdev_mtu'] == 1500 and x['active_mtu'] == 1024 for x in d if x['name'] == 'sroce1')"
+	json_ok "all(x['port'] == 1 and x['state'] == 'ACTIVE' and x['netdev'] == 'scli0' and x['netdev_mtu'] == 1500 and x['active_mtu'] == 1024 for x in d if x['ifname'] == 'sroce1')"
 }
 gids_json() {
-	json_ok "any(g['ipv4'] == '203.0.113.9' and g['type'] == 'RoCE v2' for x in d if x['name'] == 'sroce1' for g in x['gids'])"
+	json_ok "any(g['ipv4'] == '203.0.113.9' and g['type'] == 'RoCE v2' for x in d if x['ifname'] == 'sroce1' for g in x['gids'])"
 }
 text_show() { "$SROCE" show sroce1 | grep -q scli0; }
 # rxe binds UDP 4791 in init_net when it loads, so the sroce device that
@@ -35,8 +35,8 @@ filters_rxe() {
 	ip netns add scli && ip link add scli2 type veth peer name scli3 netns scli &&
 	ip netns exec scli "$SROCE" link add sroce3 netdev scli3 &&
 	modprobe rdma_rxe && rdma link add rxe0 type rxe netdev eth0 || return 1
-	json_ok "[x['name'] for x in d] == ['sroce3']" &&
-	"$SROCE" show --all --json | python3 -c "import json,sys; sys.exit(0 if sorted(x['name'] for x in json.load(sys.stdin)) == ['rxe0', 'sroce3'] else 1)"
+	json_ok "[x['ifname'] for x in d] == ['sroce3']" &&
+	"$SROCE" show --all --json | python3 -c "import json,sys; sys.exit(0 if sorted(x['ifname'] for x in json.load(sys.stdin)) == ['rxe0', 'sroce3'] else 1)"
 }
 add_dup_fails() { ! "$SROCE" link add sroce2 netdev scli0 2>/dev/null; }
 del_missing_fails() { ! "$SROCE" link del nosuch0 2>/dev/null; }

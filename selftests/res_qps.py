@@ -168,20 +168,32 @@ def rdma_srq(entries, exp):
 
 
 def sroce_qp(entries, exp):
-    """sroce show qp --json: A and B, their state and the driver's."""
-    qps = {o['qpn']: o for o in entries}
+    """sroce show qp --json: A and B, their state and the driver's, under
+    the keys rdma -j -dd gives them; and for each, every key rdma's dump
+    (rdma-qp.json, taken while A and B were idle) has too holds the same
+    value there."""
+    qps = {o['lqpn']: o for o in entries}
+    rdma = {o['lqpn']: o for o in LOADED.get('rdma-qp', [])}
     for side in ('a', 'b'):
         q = qps.get(exp[side])
         if q is None:
             raise Fail('QP %s (%d) not listed' % (side.upper(), exp[side]))
+        expect(side.upper() + ' ifname', q['ifname'], 'sroce0')
         expect(side.upper() + ' type', q['type'], 'RC')
         expect(side.upper() + ' state', q['state'], 'RTS')
-        expect(side.upper() + ' driver qp_state', q['driver'].get('qp_state'), 'RTS')
+        expect(side.upper() + ' drv_qp_state', q.get('drv_qp_state'), 'RTS')
         expect(side.upper() + ' comm', q['comm'], 'python3')
-        expect(side.upper() + ' next_psn', q['driver'].get('next_psn'), exp[side + '_next_psn'])
+        expect(side.upper() + ' drv_next_psn', q.get('drv_next_psn'), exp[side + '_next_psn'])
+        r = rdma.get(exp[side])
+        if r is None:
+            continue
+        for k in sorted(set(q) & set(r)):
+            expect('%s %s (rdma -j -dd says %r)' % (side.upper(), k, r[k]), q[k], r[k])
     expect('A rqpn', qps[exp['a']]['rqpn'], exp['b'])
 
 
+# the dumps read so far, by name: sroce-qp compares with rdma-qp
+LOADED = {}
 CHECKS = {'rdma-qp': rdma_qp, 'rdma-plain': rdma_plain, 'rdma-cq': rdma_cq,
           'rdma-mr': rdma_mr, 'rdma-srq': rdma_srq, 'sroce-qp': sroce_qp}
 
@@ -200,7 +212,8 @@ def main():
                 continue
             try:
                 with open(path) as f:
-                    fn(json.load(f), exp)
+                    LOADED[name] = json.load(f)
+                fn(LOADED[name], exp)
                 print(name, 'ok')
             except (Fail, ValueError, KeyError, TypeError) as ex:
                 print(name, '%s: %s' % (type(ex).__name__, ex))

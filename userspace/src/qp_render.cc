@@ -21,19 +21,26 @@ std::optional<std::string> name_of(const std::optional<std::uint8_t> &v,
 	return std::string(name(*v));
 }
 
-void driver_value(JsonWriter &w, const nldev::DriverAttr &a)
+template <typename T> void opt_key(JsonWriter &w, std::string_view key, const std::optional<T> &v)
 {
-	if (const auto *s = std::get_if<std::string>(&a.value))
-		w.value(*s);
-	else if (a.hex)
-		w.value(a.text());
-	else if (const auto *i = std::get_if<std::int64_t>(&a.value))
-		w.value(*i);
-	else
-		w.value(std::get<std::uint64_t>(a.value));
+	if (v)
+		w.key(key).value(*v);
 }
 
 }  // namespace
+
+void render_driver_json(JsonWriter &w, std::span<const nldev::DriverAttr> driver)
+{
+	for (const auto &a : driver) {
+		w.key("drv_" + a.name);
+		if (const auto *s = std::get_if<std::string>(&a.value))
+			w.value(*s);
+		else if (const auto *i = std::get_if<std::int64_t>(&a.value))
+			w.value(*i);
+		else
+			w.value(std::get<std::uint64_t>(a.value));  // hex ones too, as rdma
+	}
+}
 
 std::string render_qps_human(std::span<const QpView> qps)
 {
@@ -64,22 +71,19 @@ std::string render_qps_json(std::span<const QpView> qps)
 	for (const auto &v : qps) {
 		const auto &q = v.qp;
 		w.begin_object();
-		w.key("dev").value(q.dev_name);
-		w.key("port").value(q.port);
-		w.key("qpn").value(q.lqpn);
-		w.key("type").value(name_of(q.type, nldev::qp_type_name));
-		w.key("state").value(name_of(q.state, nldev::qp_state_name));
-		w.key("rqpn").value(q.rqpn);
-		w.key("sq_psn").value(q.sq_psn);
-		w.key("rq_psn").value(q.rq_psn);
-		w.key("pid").value(q.pid);
-		w.key("comm").value(v.comm);
-		w.key("driver").begin_object();
-		for (const auto &a : q.driver) {
-			w.key(a.name);
-			driver_value(w, a);
-		}
-		w.end_object();
+		w.key("ifindex").value(q.dev_index);
+		opt_key(w, "port", q.port);
+		w.key("ifname").value(q.dev_name);
+		w.key("lqpn").value(q.lqpn);
+		opt_key(w, "pdn", q.pdn);
+		opt_key(w, "rqpn", q.rqpn);
+		opt_key(w, "type", name_of(q.type, nldev::qp_type_name));
+		opt_key(w, "state", name_of(q.state, nldev::qp_state_name));
+		opt_key(w, "rq-psn", q.rq_psn);
+		opt_key(w, "sq-psn", q.sq_psn);
+		opt_key(w, "pid", q.pid);
+		opt_key(w, "comm", v.comm);
+		render_driver_json(w, q.driver);
 		w.end_object();
 	}
 	w.end_array();

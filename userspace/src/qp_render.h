@@ -6,6 +6,7 @@
 #include <span>
 #include <string>
 
+#include "json.h"
 #include "nldev_res.h"
 
 namespace sroce {
@@ -22,10 +23,14 @@ struct QpView {
 // "NAME VALUE"; empty for no QPs.
 std::string render_qps_human(std::span<const QpView> qps);
 
-// A JSON array (one line, newline-terminated) of objects with the keys
-// dev, port, qpn, type, state, rqpn, sq_psn, rq_psn, pid, comm (null when
-// absent) and driver: an object of the driver attributes in the kernel's
-// order (numbers, hex ones as "0x..." strings, strings).
+// A JSON array (one line, newline-terminated) of objects with the keys of
+// `rdma -j -dd resource show qp`: ifindex, port, ifname, lqpn, pdn, rqpn,
+// type, state, rq-psn, sq-psn, pid, comm (each left out when the kernel
+// did not report it), then the driver attributes as drv_NAME in the
+// kernel's order (numbers, hex ones too, and strings).
 std::string render_qps_json(std::span<const QpView> qps);
+
+// The driver attributes as `rdma -j -dd` prints them: "drv_NAME": value.
+void render_driver_json(JsonWriter &w, std::span<const nldev::DriverAttr> driver);
 
 }  // namespace sroce

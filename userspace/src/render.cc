@@ -38,8 +38,8 @@ std::string render_json(std::span<const DeviceView> devices)
 	w.begin_array();
 	for (const auto &d : devices) {
 		w.begin_object();
-		w.key("name").value(d.name);
-		w.key("index").value(d.index);
+		w.key("ifname").value(d.name);
+		w.key("ifindex").value(d.index);
 		w.key("node_guid").value(d.node_guid);
 		w.key("port").value(d.port);
 		w.key("state").value(d.state);

@@ -13,9 +13,10 @@ namespace sroce {
 std::string render_human(std::span<const DeviceView> devices);
 
 // A JSON array (one line, newline-terminated) of objects with the keys
-// name, index, node_guid, port, state, physical_state, netdev,
-// netdev_index, netdev_mtu, active_mtu, gids: [{index, gid, type, ipv4}].
-// Absent values are null; keys are always present.
+// ifname, ifindex (as `rdma -j` names them), node_guid, port, state,
+// physical_state, netdev, netdev_index, netdev_mtu, active_mtu, gids:
+// [{index, gid, type, ipv4}]. Absent values are null; keys are always
+// present.
 std::string render_json(std::span<const DeviceView> devices);
 
 }  // namespace sroce

@@ -65,24 +65,23 @@ TEST(RenderQps, HumanOneLinePerQp)
 		  " comm python3 qp_state RTS sq_flags 0x1f next_psn 148 delta -2\n");
 }
 
-TEST(RenderQps, Json)
+TEST(RenderQps, JsonKeysOfRdma)
 {
 	const std::vector<QpView> qps = {gsi_qp(), rc_qp()};
 	EXPECT_EQ(sroce::render_qps_json(qps),
-		  "[{\"dev\":\"sroce0\",\"port\":null,\"qpn\":1,\"type\":\"GSI\","
-		  "\"state\":\"RESET\",\"rqpn\":null,\"sq_psn\":null,\"rq_psn\":null,"
-		  "\"pid\":null,\"comm\":\"ib_core\",\"driver\":{}},"
-		  "{\"dev\":\"sroce0\",\"port\":1,\"qpn\":17,\"type\":\"RC\",\"state\":\"RTS\","
-		  "\"rqpn\":18,\"sq_psn\":100,\"rq_psn\":200,\"pid\":812,\"comm\":\"python3\","
-		  "\"driver\":{\"qp_state\":\"RTS\",\"sq_flags\":\"0x1f\",\"next_psn\":148,"
-		  "\"delta\":-2}}]\n");
+		  "[{\"ifindex\":0,\"ifname\":\"sroce0\",\"lqpn\":1,\"type\":\"GSI\","
+		  "\"state\":\"RESET\",\"comm\":\"ib_core\"},"
+		  "{\"ifindex\":4,\"port\":1,\"ifname\":\"sroce0\",\"lqpn\":17,\"rqpn\":18,"
+		  "\"type\":\"RC\",\"state\":\"RTS\",\"rq-psn\":200,\"sq-psn\":100,\"pid\":812,"
+		  "\"comm\":\"python3\",\"drv_qp_state\":\"RTS\",\"drv_sq_flags\":31,"
+		  "\"drv_next_psn\":148,\"drv_delta\":-2}]\n");
 }
 
 TEST(RenderQps, JsonLargeUnsignedValue)
 {
 	QpView v = gsi_qp();
 	v.qp.driver = {{"faults", std::uint64_t{18446744073709551615ull}}};
-	EXPECT_NE(sroce::render_qps_json({&v, 1}).find("\"faults\":18446744073709551615"),
+	EXPECT_NE(sroce::render_qps_json({&v, 1}).find("\"drv_faults\":18446744073709551615"),
 		  std::string::npos);
 }
 

@@ -36,7 +36,7 @@ TEST(RenderJson, Schema)
 	const sroce::DeviceView d[] = {sample()};
 	EXPECT_EQ(
 		sroce::render_json(d),
-		R"([{"name":"sroce0","index":3,"node_guid":"5054:00ff:fe12:3456","port":1,)"
+		R"([{"ifname":"sroce0","ifindex":3,"node_guid":"5054:00ff:fe12:3456","port":1,)"
 		R"("state":"ACTIVE","physical_state":"LINK_UP","netdev":"eth0","netdev_index":2,)"
 		R"("netdev_mtu":1500,"active_mtu":1024,"gids":[)"
 		R"({"index":0,"gid":"fe80:0000:0000:0000:5054:00ff:fe12:3456","type":"RoCE v2","ipv4":null},)"
@@ -56,10 +56,10 @@ TEST(RenderJson, AbsentValuesAreNull)
 	const sroce::DeviceView two[] = {d, d};
 	EXPECT_EQ(
 		sroce::render_json(two),
-		R"([{"name":"we\"ird","index":3,"node_guid":"5054:00ff:fe12:3456","port":1,)"
+		R"([{"ifname":"we\"ird","ifindex":3,"node_guid":"5054:00ff:fe12:3456","port":1,)"
 		R"("state":"ACTIVE","physical_state":"LINK_UP","netdev":null,"netdev_index":null,)"
 		R"("netdev_mtu":null,"active_mtu":null,"gids":[]},)"
-		R"({"name":"we\"ird","index":3,"node_guid":"5054:00ff:fe12:3456","port":1,)"
+		R"({"ifname":"we\"ird","ifindex":3,"node_guid":"5054:00ff:fe12:3456","port":1,)"
 		R"("state":"ACTIVE","physical_state":"LINK_UP","netdev":null,"netdev_index":null,)"
 		R"("netdev_mtu":null,"active_mtu":null,"gids":[]}])"
 		"\n");
