@@ -15,12 +15,21 @@ struct Streams {
 	std::ostream &err;
 };
 
+// Where the commands find sysfs and procfs; the tests point them at fake
+// trees.
+struct Roots {
+	std::filesystem::path sys = "/sys";
+	std::filesystem::path proc = "/proc";
+};
+
 int run_link_add(const LinkAdd &cmd, Streams io);
 int run_link_del(const LinkDel &cmd, Streams io);
-int run_show(const Show &cmd, Streams io, const std::filesystem::path &sysfs_root = "/sys");
-int run_show_qp(const ShowQp &cmd, Streams io, const std::filesystem::path &sysfs_root = "/sys",
-		const std::filesystem::path &proc_root = "/proc");
+int run_link_show(const LinkShow &cmd, const Options &opts, Streams io, const Roots &roots = {});
+int run_show(const Show &cmd, const Options &opts, Streams io, const Roots &roots = {});
+int run_show_res(const ShowRes &cmd, const Options &opts, Streams io, const Roots &roots = {});
+int run_stat(const Stat &cmd, const Options &opts, Streams io, const Roots &roots = {});
+int run_set(const Set &cmd, Streams io, const Roots &roots = {});
 
-int run(const Command &cmd, Streams io);
+int run(const Invocation &inv, Streams io);
 
 }  // namespace sroce::cli

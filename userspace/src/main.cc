@@ -14,8 +14,9 @@ int main(int argc, char **argv)
 	std::vector<std::string_view> args(argv + 1, argv + argc);
 	auto parsed = parse_args(args);
 	if (auto *usage = std::get_if<UsageError>(&parsed)) {
-		std::cerr << "sroce: " << usage->message << "\n" << usage_text();
+		std::cerr << "sroce: " << usage->message << "\n"
+			  << short_usage() << "Run 'sroce --help' for the commands and options.\n";
 		return kExitUsage;
 	}
-	return run(std::get<Command>(parsed), Streams{std::cout, std::cerr});
+	return run(std::get<Invocation>(parsed), Streams{std::cout, std::cerr});
 }

@@ -71,7 +71,8 @@ TEST(CliRun, Help)
 {
 	auto r = run_sroce({"--help"});
 	EXPECT_EQ(r.status, 0);
-	EXPECT_NE(r.out.find("usage: sroce link add NAME netdev IFNAME"), std::string::npos);
+	EXPECT_NE(r.out.find("usage: sroce [OPTIONS] link add NAME [type sroce] netdev IFNAME"),
+		  std::string::npos);
 	EXPECT_EQ(r.err, "");
 }
 
@@ -85,7 +86,13 @@ TEST(CliRun, Version)
 TEST(CliRun, UsageErrorsExit2)
 {
 	for (const auto &args : std::vector<std::vector<std::string>>{
-		     {}, {"frob"}, {"link"}, {"link", "add", "sroce0"}, {"show", "--bogus"}}) {
+		     {},
+		     {"frob"},
+		     {"link", "frob"},
+		     {"link", "add", "sroce0"},
+		     {"link", "add", "s0", "type", "rxe", "netdev", "eth0"},
+		     {"show", "--bogus"},
+		     {"set", "frobnicate", "1"}}) {
 		auto r = run_sroce(args);
 		EXPECT_EQ(r.status, 2);
 		EXPECT_EQ(r.err.rfind("sroce: ", 0), 0u) << r.err;
@@ -125,6 +132,42 @@ TEST(CliRun, ShowOfMissingDeviceFails)
 	auto r = run_sroce({"show", "sroce-nonexistent9"});
 	EXPECT_EQ(r.status, 1);
 	EXPECT_EQ(r.err, "sroce: show sroce-nonexistent9: No such device\n");
+}
+
+TEST(CliRun, RdmaLinkAddFormIsParsed)
+{
+	// `rdma link add`'s words reach the kernel (which then fails: no such
+	// netdev), not a usage error
+	auto r = run_sroce(
+		{"-j", "link", "add", "sroce0", "type", "sroce", "netdev", "sroce-nonex9"});
+	EXPECT_EQ(r.status, 1);
+	EXPECT_EQ(r.err.rfind("sroce: link add sroce0: ", 0), 0u) << r.err;
+}
+
+TEST(CliRun, JsonBeforeOrAfterTheCommand)
+{
+	for (const auto &args : std::vector<std::vector<std::string>>{{"-j", "show"},
+								      {"show", "-j"},
+								      {"-j", "link", "show"},
+								      {"link", "-j"},
+								      {"-jp", "show", "qp"},
+								      {"show", "cq", "--json"},
+								      {"-j", "show", "mr"},
+								      {"-j", "show", "srq"},
+								      {"-j", "stat"}}) {
+		auto r = run_sroce(args);
+		EXPECT_EQ(r.status, 0) << args[0] << ": " << r.err;
+		ASSERT_GE(r.out.size(), 3u) << args[0];
+		EXPECT_EQ(r.out.front(), '[');
+		EXPECT_EQ(r.out.substr(r.out.size() - 2), "]\n");
+	}
+}
+
+TEST(CliRun, SetOfAnUnknownKnobIsAUsageError)
+{
+	auto r = run_sroce({"set", "frobnicate", "1"});
+	EXPECT_EQ(r.status, 2);
+	EXPECT_EQ(r.err.rfind("sroce: set: unknown knob 'frobnicate'", 0), 0u) << r.err;
 }
 
 }  // namespace

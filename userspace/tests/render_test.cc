@@ -98,4 +98,49 @@ TEST(RenderHuman, DeviceWithoutNetdev)
 		  "    gid 4 fe80:0000:0000:0000:0000:0000:0000:0001 -\n");
 }
 
+TEST(RenderLinks, HumanAsRdmaLinkShow)
+{
+	sroce::DeviceView bare = sample();
+	bare.name = "sroce1";
+	bare.index = 4;
+	bare.netdev.reset();
+	bare.netdev_index.reset();
+	const sroce::DeviceView d[] = {sample(), bare};
+	EXPECT_EQ(sroce::render_links_human(d, false),
+		  "3/1: sroce0/1: state ACTIVE physical_state LINK_UP netdev eth0\n"
+		  "4/1: sroce1/1: state ACTIVE physical_state LINK_UP\n");
+	EXPECT_EQ(sroce::render_links_human(d, true),
+		  "3/1: sroce0/1: state ACTIVE physical_state LINK_UP netdev eth0 netdev_index 2\n"
+		  "4/1: sroce1/1: state ACTIVE physical_state LINK_UP\n");
+	EXPECT_EQ(sroce::render_links_human({}, true), "");
+}
+
+TEST(RenderLinks, JsonKeysOfRdma)
+{
+	sroce::DeviceView bare = sample();
+	bare.netdev.reset();
+	bare.netdev_index.reset();
+	const sroce::DeviceView d[] = {sample(), bare};
+	EXPECT_EQ(sroce::render_links_json(d),
+		  R"([{"ifindex":3,"ifname":"sroce0","port":1,"state":"ACTIVE",)"
+		  R"("physical_state":"LINK_UP","netdev":"eth0","netdev_index":2},)"
+		  R"({"ifindex":3,"ifname":"sroce0","port":1,"state":"ACTIVE",)"
+		  R"("physical_state":"LINK_UP"}])"
+		  "\n");
+	EXPECT_EQ(sroce::render_links_json({}), "[]\n");
+}
+
+TEST(RenderStats, HumanAndJson)
+{
+	const sroce::StatView s[] = {{3, "sroce0", 1, {{"rx_pkts", 7}, {"tx_pkts", 1ull << 40}}},
+				     {4, "sroce1", 1, {}}};
+	EXPECT_EQ(sroce::render_stats_human(s), "link sroce0/1 rx_pkts 7 tx_pkts 1099511627776\n"
+						"link sroce1/1\n");
+	EXPECT_EQ(sroce::render_stats_json(s),
+		  R"([{"ifname":"sroce0","port":1,"rx_pkts":7,"tx_pkts":1099511627776},)"
+		  R"({"ifname":"sroce1","port":1}])"
+		  "\n");
+	EXPECT_EQ(sroce::render_stats_json({}), "[]\n");
+}
+
 }  // namespace

@@ -3,11 +3,13 @@
 #include <cerrno>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include "commands.h"
 #include "device_view.h"
 #include "sysfs.h"
 
@@ -171,6 +173,46 @@ TEST_F(FakeSysfs, WriteAttrWritesOneLine)
 	EXPECT_EQ(sroce::sysfs::write_attr(root_ / "a", "1"), 0);
 	EXPECT_EQ(*sroce::sysfs::read_attr(root_ / "a"), "1");
 	EXPECT_EQ(sroce::sysfs::write_attr(root_ / "missing", "1"), ENOENT);
+}
+
+// `sroce set` against the fake tree
+class FakeSet : public FakeSysfs {
+protected:
+	int set(std::optional<std::string> dev, const std::string &knob, const std::string &value)
+	{
+		out_.str("");
+		err_.str("");
+		sroce::cli::Set cmd{std::move(dev), knob, value};
+		sroce::cli::Roots roots;
+		roots.sys = root_;
+		return sroce::cli::run_set(cmd, {out_, err_}, roots);
+	}
+	std::ostringstream out_, err_;
+};
+
+TEST_F(FakeSet, ModuleKnob)
+{
+	EXPECT_EQ(set(std::nullopt, "loopback", "0"), 1);
+	EXPECT_EQ(err_.str(), "sroce: set loopback: sroce.ko is not loaded\n");
+	write("module/sroce/parameters/zcopy", "Y\n");
+	EXPECT_EQ(set(std::nullopt, "loopback", "0"), 1);
+	EXPECT_NE(err_.str().find("the loaded sroce.ko has no such knob"), std::string::npos);
+	write("module/sroce/parameters/loopback", "Y\n");
+	EXPECT_EQ(set(std::nullopt, "loopback", "0"), 0) << err_.str();
+	EXPECT_EQ(*sroce::sysfs::read_attr(root_ / "module/sroce/parameters/loopback"), "0");
+	EXPECT_EQ(out_.str() + err_.str(), "");
+}
+
+TEST_F(FakeSet, DeviceKnob)
+{
+	write(ib("rxe0") / "hca_type", "rxe\n");
+	EXPECT_EQ(set("rxe0", "tx_gso", "1"), 1);
+	EXPECT_EQ(err_.str(), "sroce: set rxe0 tx_gso: rxe0 is not a sroce device\n");
+	EXPECT_EQ(set("nosuch0", "tx_gso", "1"), 1);
+	write(ib("sroce0") / "hca_type", "sroce\n");
+	write(ib("sroce0") / "tx_gso", "0\n");
+	EXPECT_EQ(set("sroce0", "tx_gso", "1"), 0) << err_.str();
+	EXPECT_EQ(*sroce::sysfs::read_attr(root_ / ib("sroce0") / "tx_gso"), "1");
 }
 
 }  // namespace
