@@ -312,7 +312,8 @@ std::span<const Knob> knobs()
 {
 	// What sroce.ko makes writable (0644): module_param*() in kernel/*.c
 	// and the device attributes of kernel/verbs.c, as
-	// Documentation/knobs.rst describes them.
+	// Documentation/knobs.rst describes them. cli_docs_test checks that
+	// this table and the sources agree.
 	static constexpr Knob table[] = {
 		{"copy", false, "payload copies: auto, memcpy, words"},
 		{"crc", false, "ICRC CRC-32: auto, lib, shash, table"},
