@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# RC error handling and recovery: remote access errors, RNR NAK recovery
+# RC error handling and recovery: remote access errors (a wrong rkey, no
+# remote rights, 32 bytes and one byte past the MR's end), RNR NAK recovery
 # and exhaustion, retry exhaustion, length errors, flush in ERR, SQ drain
 # (SQD: messages in flight still retried, SQ Drained only once they are
 # acknowledged and only when asked for) (pyverbs, loopback); and loss, duplication and reordering on the wire (netem),
@@ -28,14 +29,14 @@ verify_lossy() {
 }
 retransmitted() { [ "$(port_counter sroce8 retransmits)" -gt 0 ]; }
 
-ktap_header 14
+ktap_header 15
 dmesg_mark
 ktap_result "topology up" topo_up sroce
 # every case in one python3 (py_cases, lib.sh)
-py_cases 60 "$here/rc_errors.py" sroce8 1 -- rem_access_write rem_access_read out_of_bounds rnr_recover rnr_exhausted \
-	 retry_exceeded len_err flush_on_err sqd_drain
-for c in rem_access_write rem_access_read out_of_bounds rnr_recover rnr_exhausted \
-	 retry_exceeded len_err flush_on_err sqd_drain; do
+py_cases 60 "$here/rc_errors.py" sroce8 1 -- rem_access_write rem_access_read out_of_bounds one_past_end rnr_recover \
+	 rnr_exhausted retry_exceeded len_err flush_on_err sqd_drain
+for c in rem_access_write rem_access_read out_of_bounds one_past_end rnr_recover \
+	 rnr_exhausted retry_exceeded len_err flush_on_err sqd_drain; do
 	ktap_result "$c" py_case_result "$c"
 done
 ktap_result "RNR NAKs counted" rnr_counted

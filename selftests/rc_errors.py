@@ -157,6 +157,13 @@ def main():
     elif case == 'out_of_bounds':
         a.rdma(e.IBV_WR_RDMA_WRITE, 64, b.mr.buf + 4096 - 32, b.mr.rkey)
         expect(a.wait(), [e.IBV_WC_REM_ACCESS_ERR], case)
+    elif case == 'one_past_end':
+        # up to the MR's last byte is fine, one byte past it is not: a bounds
+        # check off by one passes out_of_bounds' 32 (scripts/check-breakage)
+        a.rdma(e.IBV_WR_RDMA_WRITE, 64, b.mr.buf + 4096 - 64, b.mr.rkey)
+        expect(a.wait(), [e.IBV_WC_SUCCESS], case + ' (WRITE up to the end)')
+        a.rdma(e.IBV_WR_RDMA_READ, 64, b.mr.buf + 4096 - 63, b.mr.rkey, wr_id=2)
+        expect(a.wait(), [e.IBV_WC_REM_ACCESS_ERR], case + ' (READ one byte past)')
     elif case == 'rnr_recover':
         a.send(100)
         time.sleep(0.5)              # the responder NAKs (RNR) meanwhile
