@@ -88,18 +88,28 @@ ktap_result "UD over dropped ODP pages: 8 datagrams via RQ, 4 via SRQ, none lost
 # the stuck faults need a FUSE mount: /dev/fuse appears when fuse loads
 # (a module on 6.1, built in on later Debian kernels)
 [ -e /dev/fuse ] || modprobe fuse 2>/dev/null || true
-timeout 300 python3 "$here/odp_stall.py" run sroce0 > "$LOG2" 2>&1
-ktap_result "faults stuck in a FUSE READ never answered: WRITEs via an ODP and an implicit MR wait" \
-	py_case stuck "$LOG2"
-ktap_result "meanwhile rdma resource show mr -dd answers" py_case restrack "$LOG2"
-ktap_result "meanwhile another process' ODP RC WRITE faults and completes, byte-exact" \
-	py_case other "$LOG2"
+# Linux 7.x (7.3, 2026-12): the faults stuck in the FUSE read never let go
+# of sroce after the server went (refcnt stays up, rmmod is refused for the
+# rest of the boot): not run there until that is fixed (testing.rst)
+STALL_SKIP=
+[ "$(uname -r | cut -d. -f1)" -lt 7 ] ||
+	STALL_SKIP="Linux 7.x: stuck ODP faults never release sroce after their FUSE server goes (open bug, testing.rst)"
+[ -n "$STALL_SKIP" ] || timeout 300 python3 "$here/odp_stall.py" run sroce0 > "$LOG2" 2>&1
+stall_case() {	# stall_case CASE: py_case on odp_stall.py's report, or the skip
+	[ -z "$STALL_SKIP" ] || { echo "$STALL_SKIP"; return 4; }
+	py_case "$1" "$LOG2"
+}
+ktap_step "faults stuck in a FUSE READ never answered: WRITEs via an ODP and an implicit MR wait" \
+	stall_case stuck
+ktap_step "meanwhile rdma resource show mr -dd answers" stall_case restrack
+ktap_step "meanwhile another process' ODP RC WRITE faults and completes, byte-exact" \
+	stall_case other
 ktap_step "a never-served userfaultfd range: the WRITE fails at once (LOC_PROT_ERR)" \
-	py_case uffd "$LOG2"
-ktap_result "dereg_mr of the stuck MR returns within 10 s" py_case dereg "$LOG2"
-ktap_result "its process exits within 10 s (QPs, PD, context destroyed by the exit)" \
-	py_case exit "$LOG2"
+	stall_case uffd
+ktap_step "dereg_mr of the stuck MR returns within 10 s" stall_case dereg
+ktap_step "its process exits within 10 s (QPs, PD, context destroyed by the exit)" \
+	stall_case exit
 ktap_step "each stuck fault holds the module (rmmod refused) until its server goes" \
-	py_case module "$LOG2"
+	stall_case module
 ktap_result "dmesg clean" dmesg_clean_since_mark
 ktap_finish
