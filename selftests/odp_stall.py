@@ -293,16 +293,6 @@ class Results:
             self.failed += 1
             print('not ok %s: %s' % (name, why), flush=True)
 
-    @staticmethod
-    def skip(name, why):
-        print('skip %s: %s' % (name, why), flush=True)
-
-
-# Linux 7.x: a kworker's fault on a never-served userfaultfd range waits
-# instead of failing, and faults stuck in a FUSE read were still holding
-# sroce 10 s after the server went (2026-12, 7.3; open, testing.rst)
-KNOWN_7X = int(os.uname().release.split('.')[0]) >= 7
-
 
 def readline(proc, secs):
     """A line of @proc's output within @secs seconds, else None."""
@@ -372,12 +362,8 @@ def run(dev):
         res.ok('other', good, 'B: %s' % line, good and 'B\'s 1 MiB WRITE took %s s, B ran '
                '%.1f s' % (line[3:], time.monotonic() - t))
         line = role_line(['uffd', dev], OTHER_SECS + 30)
-        if KNOWN_7X and not line.startswith('status '):
-            res.skip('uffd', 'Linux 7.x: the fault on a never-served userfaultfd range waits '
-                     '(C: %s); known, testing.rst' % line)
-        else:
-            res.ok('uffd', line.startswith('status 4 '), 'C: %s (expected status 4 LOC_PROT_ERR)' %
-                   line, 'C: WRITE from a never-served userfaultfd range: %s' % line)
+        res.ok('uffd', line.startswith('status 4 '), 'C: %s (expected status 4 LOC_PROT_ERR)' %
+               line, 'C: WRITE from a never-served userfaultfd range: %s' % line)
         a.stdin.write('dereg\n')
         a.stdin.flush()
         line = readline(a, BOUND_SECS)
@@ -408,11 +394,6 @@ def run(dev):
     while refcnt() != r0 and time.monotonic() < end:
         time.sleep(0.2)
     r_end = refcnt()
-    if KNOWN_7X and r_exited == r0 + 2 and r_end != r0:
-        res.skip('module', 'Linux 7.x: sroce refcnt %d -> %d -> %d, the stuck faults still '
-                 'held it %.0f s after the server went; known, testing.rst' %
-                 (r0, r_exited, r_end, BOUND_SECS))
-        return 1 if res.failed else 0
     res.ok('module', r_exited == r0 + 2 and r_end == r0,
            'sroce refcnt %d before, %d once A exited, %d once the server went' %
            (r0, r_exited, r_end),
