@@ -81,6 +81,22 @@ std::uint64_t get_u64(const nlattr *a)
 	return v;
 }
 
+// What every resource entry carries: its owner (a process, or a kernel
+// ULP by name) and the driver's attributes. 0 or an errno.
+template <typename Entry> int parse_owner(const AttrTable &tb, Entry &e)
+{
+	e.pid = opt(tb[RDMA_NLDEV_ATTR_RES_PID], get_u32);
+	if (tb[RDMA_NLDEV_ATTR_RES_KERN_NAME])
+		e.kern_name = attr_string(*tb[RDMA_NLDEV_ATTR_RES_KERN_NAME]);
+	if (tb[RDMA_NLDEV_ATTR_DRIVER]) {
+		auto drv = parse_driver_attrs(*tb[RDMA_NLDEV_ATTR_DRIVER]);
+		if (!drv)
+			return drv.error();
+		e.driver = std::move(drv).value();
+	}
+	return 0;
+}
+
 Result<QpEntry> parse_entry(nlattr &nest, std::uint32_t dev_index, const std::string &dev_name)
 {
 	AttrTable tb{};
@@ -98,15 +114,8 @@ Result<QpEntry> parse_entry(nlattr &nest, std::uint32_t dev_index, const std::st
 	q.sq_psn = opt(tb[RDMA_NLDEV_ATTR_RES_SQ_PSN], get_u32);
 	q.rq_psn = opt(tb[RDMA_NLDEV_ATTR_RES_RQ_PSN], get_u32);
 	q.pdn = opt(tb[RDMA_NLDEV_ATTR_RES_PDN], get_u32);
-	q.pid = opt(tb[RDMA_NLDEV_ATTR_RES_PID], get_u32);
-	if (tb[RDMA_NLDEV_ATTR_RES_KERN_NAME])
-		q.kern_name = attr_string(*tb[RDMA_NLDEV_ATTR_RES_KERN_NAME]);
-	if (tb[RDMA_NLDEV_ATTR_DRIVER]) {
-		auto drv = parse_driver_attrs(*tb[RDMA_NLDEV_ATTR_DRIVER]);
-		if (!drv)
-			return Errno{drv.error()};
-		q.driver = std::move(drv).value();
-	}
+	if (const int err = parse_owner(tb, q))
+		return Errno{err};
 	return q;
 }
 
@@ -231,15 +240,8 @@ Result<ResEntry> parse_res_entry(ResKind kind, nlattr &nest, std::uint32_t dev_i
 	if (!fields)
 		return Errno{fields.error()};
 	r.fields = std::move(fields).value();
-	r.pid = opt(tb[RDMA_NLDEV_ATTR_RES_PID], get_u32);
-	if (tb[RDMA_NLDEV_ATTR_RES_KERN_NAME])
-		r.kern_name = attr_string(*tb[RDMA_NLDEV_ATTR_RES_KERN_NAME]);
-	if (tb[RDMA_NLDEV_ATTR_DRIVER]) {
-		auto drv = parse_driver_attrs(*tb[RDMA_NLDEV_ATTR_DRIVER]);
-		if (!drv)
-			return Errno{drv.error()};
-		r.driver = std::move(drv).value();
-	}
+	if (const int err = parse_owner(tb, r))
+		return Errno{err};
 	return r;
 }
 
