@@ -34,14 +34,22 @@
  * work, when the MM finally returns) frees the umem. So dereg_mr,
  * destroy_qp and the process' exit return at once; rmmod is refused
  * (EBUSY) while a fault is stuck instead of hanging in it. No lock that
- * anyone else takes is held across a fault. The fault itself has no bound
- * sroce can set: hmm_range_fault() runs in a kworker, which no signal
+ * anyone else takes is held across a fault. sroce faults the pages in
+ * itself (sroce_odp_fault_in(): hmm_range_fault() under the owner's
+ * mmap_lock, without FAULT_FLAG_ALLOW_RETRY) and then maps what is
+ * present, on every kernel, so every fault handler completes or fails the
+ * fault and none asks for it again: a file read that failed (the FUSE
+ * server went) or a userfaultfd range nobody serves is SIGBUS, and the
+ * fault fails at once (its transfers complete in error). Only races with
+ * invalidation are tried again, for at most a second; the MR being
+ * deregistered stops the fault between 2 MiB pieces. (Linux 7.x's
+ * ib_umem_odp_map_dma_and_lock() faults with ALLOW_RETRY but never
+ * FAULT_FLAG_TRIED: from a kworker it waited on a userfaultfd, and read a
+ * failed FUSE page again for ever, keeping the module.) The fault itself
+ * has no bound sroce can set: it runs in a kworker, which no signal
  * reaches, and sleeps until the MM returns (the FUSE server answers or
  * goes); meanwhile it holds the owner's mmap_lock for reading, so only
- * the owner's own mmap/munmap wait too. (A userfaultfd range nobody
- * serves does not block: hmm_range_fault() faults without
- * FAULT_FLAG_ALLOW_RETRY, so handle_userfault() answers SIGBUS and the
- * fault fails.)
+ * the owner's own mmap/munmap wait too.
  *
  * Copies hold mr->lock for reading while they use the page addresses; the
  * invalidation callback unmaps pages with it held for writing, so no copy
@@ -55,11 +63,15 @@
  * are mapped in it, so addresses that cannot be faulted in cost nothing,
  * and children live as long as the root umem (the last odp->users).
  */
+#include <linux/hmm.h>
+#include <linux/jiffies.h>
+#include <linux/mm.h>
 #include <linux/mmu_notifier.h>
 #include <linux/module.h>
 #include <linux/percpu.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
+#include <linux/slab.h>
 #include <rdma/ib_umem_odp.h>
 #include <rdma/ib_verbs.h>
 
@@ -138,10 +150,69 @@ static u64 sroce_odp_end(struct sroce_mr *mr)
 }
 
 /*
- * Map [@uva, @uva + @n) of @umem (see sroce_odp_map()); *@mapped, if
- * @mapped is given: a page of that range is mapped now (all of them if
- * @fault). Not umem->npages: the HMM kernels (compat.h) no longer count.
- * Caller holds a reference on odp->users.
+ * How long sroce_odp_fault_in() tries again while invalidations keep
+ * racing with its fault (-EBUSY): as long as the core's own loop.
+ */
+#define SROCE_ODP_FAULT_RETRY_MS	HMM_RANGE_DEFAULT_TIMEOUT
+
+/*
+ * Fault [@uva, @uva + @n) of @umem into its owner's page tables, present
+ * for reading and, if @write, writing. sroce faults itself, with
+ * hmm_range_fault() under the owner's mmap_lock, and only then maps what
+ * is present (ib_umem_odp_map_dma_and_lock() without fault), because
+ * hmm_range_fault() passes no FAULT_FLAG_ALLOW_RETRY: every fault handler
+ * completes or fails the fault, none drops the lock and asks again. So a
+ * file read that failed (a FUSE server gone) and a userfaultfd range
+ * nobody serves are SIGBUS: -EFAULT, at once. (Linux 7.x's
+ * ib_umem_odp_map_dma_and_lock() faults with ALLOW_RETRY and never
+ * FAULT_FLAG_TRIED: in a kworker it waited on the userfaultfd, and tried
+ * the failed FUSE read again for ever.) Tries again only while
+ * invalidations race (-EBUSY), for at most SROCE_ODP_FAULT_RETRY_MS.
+ * Context: process; sleeps as long as the MM does (a FUSE read not yet
+ * answered).
+ * Return: 0; -EFAULT if the owner's address space is gone or the range is
+ * not mapped; -EINTR if the caller was killed; else hmm_range_fault()'s.
+ */
+static int sroce_odp_fault_in(struct ib_umem_odp *umem, u64 uva, u64 n, bool write)
+{
+	unsigned long deadline = jiffies + msecs_to_jiffies(SROCE_ODP_FAULT_RETRY_MS);
+	struct mm_struct *mm = umem->umem.owning_mm;
+	struct hmm_range range = {
+		.notifier = &umem->notifier,
+		.start = ALIGN_DOWN(uva, PAGE_SIZE),
+		.end = ALIGN(uva + n, PAGE_SIZE),
+		.default_flags = HMM_PFN_REQ_FAULT | (write ? HMM_PFN_REQ_WRITE : 0),
+	};
+	int ret;
+
+	if (uva < ib_umem_start(umem) || n > ib_umem_end(umem) - uva)
+		return -EFAULT;
+	range.hmm_pfns = kvcalloc((range.end - range.start) >> PAGE_SHIFT,
+				  sizeof(*range.hmm_pfns), GFP_KERNEL);
+	if (!range.hmm_pfns)
+		return -ENOMEM;
+	ret = -EFAULT;		/* the owner's address space is gone */
+	if (!mmget_not_zero(mm))
+		goto out;
+	do {
+		range.notifier_seq = mmu_interval_read_begin(range.notifier);
+		ret = mmap_read_lock_killable(mm);
+		if (ret)
+			break;
+		ret = hmm_range_fault(&range);
+		mmap_read_unlock(mm);
+	} while (ret == -EBUSY && time_before(jiffies, deadline));
+	mmput(mm);
+out:
+	kvfree(range.hmm_pfns);
+	return ret;
+}
+
+/*
+ * Map [@uva, @uva + @n) of @umem (see sroce_odp_map()), faulted in first
+ * if @fault (sroce_odp_fault_in()); *@mapped, if @mapped is given: a page
+ * of that range is mapped now. Not umem->npages: the HMM kernels
+ * (compat.h) no longer count. Caller holds a reference on odp->users.
  */
 static int sroce_odp_map_umem(struct ib_umem_odp *umem, u64 uva, u64 n, bool fault,
 			      bool *mapped)
@@ -151,11 +222,16 @@ static int sroce_odp_map_umem(struct ib_umem_odp *umem, u64 uva, u64 n, bool fau
 
 	if (umem->umem.writable)
 		mask |= SROCE_ODP_MAP_WRITE;
-	ret = ib_umem_odp_map_dma_and_lock(umem, uva, n, mask, fault);
+	if (fault) {
+		ret = sroce_odp_fault_in(umem, uva, n, umem->umem.writable);
+		if (ret)
+			return ret;
+	}
+	ret = ib_umem_odp_map_dma_and_lock(umem, uva, n, mask, false);
 	if (ret < 0)
 		return ret;
 	if (mapped) {
-		*mapped = fault;
+		*mapped = false;
 		for (; !*mapped && uva < end; uva = ALIGN_DOWN(uva, PAGE_SIZE) + PAGE_SIZE)
 			*mapped = sroce_odp_page_va(umem, uva, false, &room);
 	}
@@ -249,7 +325,8 @@ out_unreserve:
  *
  * Context: process; sleeps, as long as the MM does.
  * Return: 0; -ENOENT if the MR is being deregistered; -EINTR if the
- * caller was killed; or the error of ib_umem_odp_map_dma_and_lock().
+ * caller was killed; or the error of sroce_odp_fault_in() or
+ * ib_umem_odp_map_dma_and_lock().
  */
 static int sroce_odp_map(struct sroce_mr *mr, u64 uva, u64 len, bool fault)
 {
