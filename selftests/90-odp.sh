@@ -87,15 +87,8 @@ ktap_result "UD over dropped ODP pages: 8 datagrams via RQ, 4 via SRQ, none lost
 # the stuck faults need a FUSE mount: /dev/fuse appears when fuse loads
 # (a module on 6.1, built in on later Debian kernels)
 [ -e /dev/fuse ] || modprobe fuse 2>/dev/null || true
-# Linux 7.x (7.3, 2026-12): the faults stuck in the FUSE read never let go
-# of sroce after the server went (refcnt stays up, rmmod is refused for the
-# rest of the boot): not run there until that is fixed (testing.rst)
-STALL_SKIP=
-[ "$(uname -r | cut -d. -f1)" -lt 7 ] ||
-	STALL_SKIP="Linux 7.x: stuck ODP faults never release sroce after their FUSE server goes (open bug, testing.rst)"
-[ -n "$STALL_SKIP" ] || timeout 300 python3 "$here/odp_stall.py" run sroce0 > "$LOG2" 2>&1
-stall_case() {	# stall_case CASE: py_case on odp_stall.py's report, or the skip
-	[ -z "$STALL_SKIP" ] || { echo "$STALL_SKIP"; return 4; }
+timeout 300 python3 "$here/odp_stall.py" run sroce0 > "$LOG2" 2>&1
+stall_case() {	# stall_case CASE: py_case on odp_stall.py's report
 	py_case "$1" "$LOG2"
 }
 ktap_step "faults stuck in a FUSE READ never answered: WRITEs via an ODP and an implicit MR wait" \

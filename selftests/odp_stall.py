@@ -16,9 +16,10 @@ stuck   process A: an ODP MR and an implicit ODP MR, and over a shared
 other   process B: its own ODP MRs (memfd, pages dropped) and an RC WRITE
         between them, which must fault and complete meanwhile
 uffd    process C: an ODP MR over anonymous memory registered with a
-        userfaultfd nobody serves: hmm_range_fault() gets no
-        FAULT_FLAG_ALLOW_RETRY, so handle_userfault() answers SIGBUS at
-        once and the WRITE fails (LOC_PROT_ERR) instead of waiting
+        userfaultfd nobody serves: sroce faults with hmm_range_fault(),
+        which passes no FAULT_FLAG_ALLOW_RETRY, so handle_userfault()
+        answers SIGBUS at once and the WRITE fails (LOC_PROT_ERR) instead
+        of waiting
 
 Cases:
 
