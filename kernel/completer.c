@@ -62,10 +62,10 @@ static void sroce_comp_fail(struct sroce_qp *qp, enum ib_wc_status status)
 	sroce_qp_set_error(qp);
 }
 
-static bool sroce_loss_window = true;
+bool sroce_loss_window = true;
 module_param_named(loss_window, sroce_loss_window, bool, 0644);
 MODULE_PARM_DESC(loss_window,
-		 "shrink the requester's window of unacknowledged packets on loss (N: always 1024)");
+		 "bound the requester's window of unacknowledged packets by loss and RTT, resend after the measured RTT (N: always 1024, the QP's timeout alone)");
 
 /*
  * Packets were lost (@timeout: nothing came back): the loss window shrinks
@@ -77,7 +77,7 @@ static void sroce_cwnd_cut(struct sroce_qp *qp, bool timeout)
 
 	if (!READ_ONCE(sroce_loss_window))
 		return;
-	if (sroce_cwnd_loss(&req->cwnd, timeout))
+	if (sroce_cwnd_loss(&req->cwnd, timeout, req->hi_psn))
 		sroce_stat_inc(qp->sdev, SROCE_STAT_CWND_CUTS);
 }
 
@@ -89,8 +89,9 @@ static void sroce_cwnd_cut(struct sroce_qp *qp, bool timeout)
 static void sroce_set_una(struct sroce_qp *qp, u32 una)
 {
 	struct sroce_req *req = &qp->req;
+	u64 now = sroce_cwnd_covers(&req->cwnd, una) ? ktime_get_ns() : 0;
 
-	sroce_cwnd_acked(&req->cwnd, sroce_psn_diff(una, req->una_psn));
+	sroce_cwnd_acked(&req->cwnd, sroce_psn_diff(una, req->una_psn), una, now);
 	req->una_psn = una;
 	if (sroce_psn_diff(una, req->psn) > 0) {
 		req->need_retry = true;
@@ -104,6 +105,7 @@ static void sroce_progress(struct sroce_qp *qp)
 	qp->req.retry_left = qp->attr.retry_cnt;
 	qp->req.rnr_left = qp->attr.rnr_retry;
 	qp->req.backoff = 0;
+	qp->req.cwnd.rto_backoff = 0;
 	sroce_req_retire_local(qp);
 	/*
 	 * Nothing outstanding: the timer is left to fire and find nothing
@@ -501,6 +503,32 @@ void sroce_completer_rx(struct sroce_qp *qp, struct sk_buff *skb,
 	}
 }
 
+/*
+ * The resend timer of the measured RTT expired before the QP's timeout
+ * (proto/sroce_cwnd.h): resend from the oldest unacknowledged PSN without
+ * spending a retry. Its wait doubles until progress, and the episode
+ * never moves the IBTA deadline it started under (@fail_at): a peer that
+ * is gone still fails after retry_cnt timeouts.
+ */
+static void sroce_completer_rto(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+
+	if (!req->cwnd.rto_backoff)
+		req->fail_at = req->ack_due;
+	sroce_cwnd_rto_fired(&req->cwnd);
+	req->need_retry = true;
+	req->retry_psn = req->una_psn;
+	req->rd_gap = false;
+	req->sack_valid = false;
+	trace_sroce_retransmit(qp->ibqp.qp_num, req->retry_psn, req->retry_left,
+			       SROCE_RETX_RTO);
+	sroce_stat_inc(qp->sdev, SROCE_STAT_RTO_RESENDS);
+	sroce_cwnd_cut(qp, false);
+	req->rto_due = 0;
+	sroce_req_arm_timer(qp);
+}
+
 /* The local ACK timer expired: retry from the oldest unacknowledged PSN. */
 void sroce_completer_timeout(struct sroce_qp *qp)
 {
@@ -511,10 +539,17 @@ void sroce_completer_timeout(struct sroce_qp *qp)
 	if (!sroce_req_busy(req) || req->rnr_wait)
 		return;
 	/* the lazy timer fired before the deadline (sroce_req_arm_timer()) */
-	if (time_before(jiffies, req->ack_due)) {
-		mod_timer(&qp->retrans_timer, req->ack_due);
+	if (time_before(jiffies, req->ack_due) &&
+	    !(req->cwnd.rto_backoff && !time_before(jiffies, req->fail_at))) {
+		if (req->rto_due && !time_before(jiffies, req->rto_due))
+			sroce_completer_rto(qp);
+		else
+			mod_timer(&qp->retrans_timer, req->rto_due &&
+				  time_before(req->rto_due, req->ack_due) ?
+				  req->rto_due : req->ack_due);
 		return;
 	}
+	req->cwnd.rto_backoff = 0;
 	if (req->retry_left == 0) {
 		sroce_comp_fail(qp, IB_WC_RETRY_EXC_ERR);
 		return;

@@ -7,6 +7,9 @@
 
 #include "qp.h"
 
+/* module parameter loss_window: the loss window and its RTT resend timer */
+extern bool sroce_loss_window;
+
 void sroce_completer_rx(struct sroce_qp *qp, struct sk_buff *skb,
 			const struct sroce_pkt_hdr *hdr);
 void sroce_completer_timeout(struct sroce_qp *qp);

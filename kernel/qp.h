@@ -137,6 +137,8 @@ struct sroce_req {
 	u32 rnr_left;
 	u8 backoff;		/* timeouts in a row without progress, capped */
 	unsigned long ack_due;	/* jiffies: when the local ACK timer is due (lazy) */
+	unsigned long rto_due;	/* jiffies: the measured RTT's resend, 0 for none */
+	unsigned long fail_at;	/* jiffies: the IBTA deadline an RTO episode started under */
 	bool rnr_wait;		/* waiting out an RNR NAK */
 	bool need_retry;	/* go back to retry_psn on the next run */
 	u32 retry_psn;

@@ -315,6 +315,22 @@ static bool sroce_req_sacked(struct sroce_qp *qp, const struct sroce_send_wqe *w
 	return true;
 }
 
+/*
+ * A request packet of @payload bytes left: count a resend, or time a new
+ * packet that asks for an ACK (proto/sroce_cwnd.h)
+ */
+static void sroce_req_sent(struct sroce_qp *qp, bool ack_req, u32 payload)
+{
+	struct sroce_req *req = &qp->req;
+
+	if (sroce_psn_diff(req->psn, req->hi_psn) < 0) {
+		sroce_stat_inc(qp->sdev, SROCE_STAT_RETX_PKTS);
+		sroce_stat_add(qp->sdev, SROCE_STAT_RETX_BYTES, payload);
+	} else if (ack_req && !req->cwnd.timing) {
+		sroce_cwnd_sent(&req->cwnd, req->psn, ktime_get_ns());
+	}
+}
+
 /**
  * sroce_req_send_one() - send the next request packet of entry send_idx
  * @qp: the QP
@@ -440,10 +456,7 @@ static int sroce_req_send_one(struct sroce_qp *qp)
 	sroce_pkt_xmit(qp, skb, payload);
 	if (unlikely(sroce_pacer_on(qp)))
 		sroce_dcqcn_sent(qp, hdr.info->hdr_len + payload);
-	if (sroce_psn_diff(req->psn, req->hi_psn) < 0) {
-		sroce_stat_inc(qp->sdev, SROCE_STAT_RETX_PKTS);
-		sroce_stat_add(qp->sdev, SROCE_STAT_RETX_BYTES, payload);
-	}
+	sroce_req_sent(qp, hdr.bth.ack_req, payload);
 
 sent:
 	if (sroce_wqe_has_response(wqe)) {
@@ -473,6 +486,21 @@ sent:
 	return 0;
 }
 
+/*
+ * When the measured RTT's resend is due (jiffies, 0 for none): the RTO of
+ * proto/sroce_cwnd.h, doubled per resend without progress, only with the
+ * loss window on (loss_window=N keeps the QP's timeout alone)
+ */
+static unsigned long sroce_req_rto(struct sroce_qp *qp)
+{
+	u64 us = sroce_cwnd_rto_us(&qp->req.cwnd);
+
+	if (!us || !READ_ONCE(sroce_loss_window))
+		return 0;
+	/* never below a jiffy or two, and never 0 (that means none) */
+	return (jiffies + max_t(unsigned long, 2, usecs_to_jiffies(us))) ?: 1;
+}
+
 /**
  * sroce_req_arm_timer() - (re)start the local ACK timer while anything is
  *	unacknowledged
@@ -489,7 +517,7 @@ sent:
 void sroce_req_arm_timer(struct sroce_qp *qp)
 {
 	u64 ns = sroce_retry_wait_ns(qp->attr.timeout, qp->req.backoff);
-	unsigned long due;
+	unsigned long due, rto;
 
 	lockdep_assert_held(&qp->lock);
 
@@ -498,6 +526,13 @@ void sroce_req_arm_timer(struct sroce_qp *qp)
 	/* never below a jiffy or two: TCG guests are slow */
 	due = jiffies + max_t(unsigned long, 2, nsecs_to_jiffies64(ns));
 	qp->req.ack_due = due;
+	rto = sroce_req_rto(qp);
+	if (rto && time_before(rto, due)) {
+		qp->req.rto_due = rto;
+		due = rto;
+	} else {
+		qp->req.rto_due = 0;
+	}
 	/* only this QP's transport (under qp->lock) arms the timer */
 	if (!timer_pending(&qp->retrans_timer) ||
 	    time_before(due, READ_ONCE(qp->retrans_timer.expires)))
@@ -534,8 +569,10 @@ void sroce_req_go_back(struct sroce_qp *qp, u32 psn)
 		return;		/* everything started is acknowledged */
 
 	/* forward (past what the responder acknowledged) is not a resend */
-	if (sroce_psn_diff(psn, req->psn) < 0)
+	if (sroce_psn_diff(psn, req->psn) < 0) {
 		sroce_stat_inc(qp->sdev, SROCE_STAT_RETRANSMITS);
+		sroce_cwnd_resend(&req->cwnd);
+	}
 	sw = sroce_swqe(qp, idx);
 	if (sroce_psn_diff(psn, sw->first_psn) < 0)
 		psn = sw->first_psn;

@@ -1,27 +1,42 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * sroce protocol core: the requester's loss window (Documentation/
- * transport.rst, "Loss window").
+ * sroce protocol core: the requester's window and round-trip estimate
+ * (Documentation/transport.rst, "Loss window").
  *
- * An RC requester may have at most cwnd PSNs unacknowledged. Without
- * loss the window stays at SROCE_CWND_MAX. A receiver that cannot keep up
- * (a full netdev backlog, a slow host) drops the tail of every burst, and
- * a go-back that resends the whole window into it loses again and again.
- * So:
- *   - a loss (a PSN sequence NAK, READ responses missing) halves the
- *     window. Each NAK is a new loss: after a go-back the responder drops
- *     everything past the gap and NAKs again only when a packet sent
- *     after the go-back is missing;
- *   - a timeout (nothing came back) restarts it at SROCE_CWND_MIN;
- *   - every PSN acknowledged opens it by one (so it doubles per window
- *     acknowledged), up to SROCE_CWND_MAX.
- * Regrowth is quick on purpose: random loss (a lossy link, the selftests'
- * fault matrix) is not a slow receiver, and must not hold the window
- * small. A smaller window asks for ACKs more often (every cwnd / 16 PSNs,
- * a power of two, and on the packet that fills it): when the last packets
+ * An RC requester may have at most cwnd PSNs unacknowledged. A new QP
+ * starts at SROCE_CWND_INIT and, without loss, doubles per window up to
+ * SROCE_CWND_MAX. What shrinks it depends on whether the loss came with
+ * a queue on the path:
+ *   - the round trip is measured on one AckReq packet at a time (never on
+ *     a resend: Karn); from the smoothed and the smallest RTT, the window
+ *     tells how many of its packets wait in a queue (a NIC ring, a switch
+ *     port, a hypervisor's socket) that is about to overflow;
+ *   - a loss with such a queue is congestion: the window and its
+ *     threshold drop to what the path holds without the queue (never
+ *     below half); above the threshold the window grows by one PSN per
+ *     window acknowledged (additive increase), and not at all while the
+ *     queue persists;
+ *   - so is a loss less than a window after the last one: a buffer too
+ *     shallow for the RTT to show a queue (a receive backlog of 16)
+ *     overflows on every burst;
+ *   - a rare loss without a queue is random (a lossy link, a fault
+ *     matrix): the window loses an eighth, the threshold keeps the window
+ *     it had, and slow start (one PSN per PSN acknowledged) brings it back;
+ *   - slow start ends early when the queue appears (the window stops
+ *     where the path's buffers start to fill, before they overflow);
+ *   - one cut per window: losses of PSNs sent before the last cut are
+ *     the same episode;
+ *   - a timeout (nothing came back) restarts the window at SROCE_CWND_MIN,
+ *     the threshold set as for a loss.
+ * Between loss episodes the measured RTT gives the requester a resend
+ * timer much shorter than the QP's timeout attribute
+ * (sroce_cwnd_rto_us()): a lost tail costs a few RTTs, not the IBTA
+ * timeout, which stays the bound for declaring the peer gone.
+ *
+ * A smaller window asks for ACKs more often (every cwnd / 16 PSNs, a
+ * power of two, and on the packet that fills it): when the last packets
  * of a full window are lost, the ACK of those before them lets the next
- * ones go, and those draw the NAK, where a sparse AckReq would leave the
- * requester waiting for its timeout.
+ * ones go, and those draw the NAK.
  */
 #ifndef SROCE_CWND_H
 #define SROCE_CWND_H
@@ -37,15 +52,54 @@ extern "C" {
 #define SROCE_CWND_MIN		16u
 #define SROCE_CWND_ACK_MAX	64u	/* AckReq at least every this many PSNs */
 #define SROCE_CWND_ACK_DIV	16u	/* and every cwnd / this */
+/*
+ * A queue: this many of the window's packets wait somewhere on the path
+ * (Vegas' estimate, cwnd x (srtt - min RTT) / srtt). A round trip that
+ * is long while the window is small is the peer's scheduling, not a
+ * queue of ours, and holds nothing back.
+ */
+#define SROCE_CWND_QUEUE_PKTS	64u
+#define SROCE_CWND_INIT		128u	/* a new QP's window, in slow start */
+#define SROCE_CWND_MIN_WIN	256u	/* RTT samples per window of the minimum */
+#define SROCE_CWND_RTO_MIN_US	2000u	/* the shortest resend timer */
+#define SROCE_CWND_RTO_BACKOFF	6u	/* it doubles per resend, this many times */
 
 /**
- * struct sroce_cwnd - a requester's loss window
+ * struct sroce_cwnd - a requester's window and round-trip estimate
  * @cwnd: PSNs that may be unacknowledged, SROCE_CWND_MIN..SROCE_CWND_MAX
+ * @ssthresh: slow start below it, additive increase above
+ * @ca_acked: PSNs acknowledged towards the next additive step
  * @ack_mask: AckReq when (PSN - oldest unacknowledged) & @ack_mask is 0
+ * @recover: the first PSN never sent when the window was last cut
+ * @recovering: losses before @recover are the last cut's episode
+ * @clean: PSNs acknowledged since the last loss episode ended
+ * @timing: @t_psn is being timed
+ * @t_psn: the AckReq packet being timed
+ * @t_sent: when it was sent, ns
+ * @srtt_us: smoothed RTT (1/8 gain), 0 before the first sample
+ * @rttvar_us: its mean deviation (1/4 gain)
+ * @min_rtt_us: the smallest RTT of this and the previous sample window
+ * @min_next_us: the smallest RTT of the current sample window
+ * @samples: samples in the current window (SROCE_CWND_MIN_WIN)
+ * @rto_backoff: resends of the RTO in a row without progress
  */
 struct sroce_cwnd {
 	u32 cwnd;
+	u32 ssthresh;
+	u32 ca_acked;
 	u32 ack_mask;
+	u32 recover;
+	bool recovering;
+	u32 clean;
+	bool timing;
+	u32 t_psn;
+	u64 t_sent;
+	u32 srtt_us;
+	u32 rttvar_us;
+	u32 min_rtt_us;
+	u32 min_next_us;
+	u32 samples;
+	u32 rto_backoff;
 };
 
 static inline void sroce_cwnd_set_mask(struct sroce_cwnd *c)
@@ -57,41 +111,198 @@ static inline void sroce_cwnd_set_mask(struct sroce_cwnd *c)
 	c->ack_mask = i - 1;
 }
 
-/** sroce_cwnd_init() - wide open */
+static inline void sroce_cwnd_set(struct sroce_cwnd *c, u32 cwnd)
+{
+	if (cwnd < SROCE_CWND_MIN)
+		cwnd = SROCE_CWND_MIN;
+	if (cwnd > SROCE_CWND_MAX)
+		cwnd = SROCE_CWND_MAX;
+	c->cwnd = cwnd;
+	sroce_cwnd_set_mask(c);
+}
+
+/** sroce_cwnd_init() - a new QP: slow start towards the maximum, nothing measured */
 static inline void sroce_cwnd_init(struct sroce_cwnd *c)
 {
-	c->cwnd = SROCE_CWND_MAX;
-	sroce_cwnd_set_mask(c);
+	memset(c, 0, sizeof(*c));
+	c->ssthresh = SROCE_CWND_MAX;
+	sroce_cwnd_set(c, SROCE_CWND_INIT);
+}
+
+/** sroce_cwnd_queueing() - do more than SROCE_CWND_QUEUE_PKTS of ours wait on the path? */
+static inline bool sroce_cwnd_queueing(const struct sroce_cwnd *c)
+{
+	return c->srtt_us > c->min_rtt_us &&
+	       (u64)c->cwnd * (c->srtt_us - c->min_rtt_us) >
+	       (u64)SROCE_CWND_QUEUE_PKTS * c->srtt_us;
+}
+
+/**
+ * sroce_cwnd_sent() - a new packet @psn asking for an ACK leaves at @now (ns)
+ *
+ * Times it unless another one is being timed.
+ */
+static inline void sroce_cwnd_sent(struct sroce_cwnd *c, u32 psn, u64 now)
+{
+	if (c->timing)
+		return;
+	c->timing = true;
+	c->t_psn = psn;
+	c->t_sent = now;
+}
+
+/** sroce_cwnd_resend() - a go-back: the timed packet may go twice (Karn) */
+static inline void sroce_cwnd_resend(struct sroce_cwnd *c)
+{
+	c->timing = false;
+}
+
+/** sroce_cwnd_covers() - does moving the oldest unacknowledged PSN to @una end the timing? */
+static inline bool sroce_cwnd_covers(const struct sroce_cwnd *c, u32 una)
+{
+	return c->timing && sroce_psn_diff(una, c->t_psn) > 0;
+}
+
+static inline void sroce_cwnd_rtt(struct sroce_cwnd *c, u32 us)
+{
+	u32 dev;
+
+	if (!us)
+		us = 1;
+	if (!c->srtt_us) {
+		c->srtt_us = us;
+		c->rttvar_us = us / 2;
+		c->min_rtt_us = us;
+		c->min_next_us = us;
+		return;
+	}
+	dev = us > c->srtt_us ? us - c->srtt_us : c->srtt_us - us;
+	c->rttvar_us = c->rttvar_us - c->rttvar_us / 4 + dev / 4;
+	c->srtt_us = c->srtt_us - c->srtt_us / 8 + us / 8;
+	if (us < c->min_rtt_us)
+		c->min_rtt_us = us;
+	if (us < c->min_next_us)
+		c->min_next_us = us;
+	/* the minimum forgets a path that changed, one sample window late */
+	if (++c->samples >= SROCE_CWND_MIN_WIN) {
+		c->min_rtt_us = c->min_next_us;
+		c->min_next_us = us;
+		c->samples = 0;
+	}
+}
+
+/**
+ * sroce_cwnd_acked() - the oldest unacknowledged PSN moved by @n to @una
+ * @c: the window
+ * @n: PSNs newly acknowledged
+ * @una: the new oldest unacknowledged PSN
+ * @now: ns, read by the caller when sroce_cwnd_covers() said so (else 0)
+ */
+static inline void sroce_cwnd_acked(struct sroce_cwnd *c, u32 n, u32 una, u64 now)
+{
+	if (sroce_cwnd_covers(c, una)) {
+		c->timing = false;
+		if (now > c->t_sent)
+			sroce_cwnd_rtt(c, (u32)sroce_div64(now - c->t_sent, 1000));
+	}
+	if (c->recovering && sroce_psn_diff(una, c->recover) >= 0)
+		c->recovering = false;
+	else if (!c->recovering && c->clean < SROCE_CWND_MAX)
+		c->clean += n;
+	if (c->cwnd < c->ssthresh) {
+		/* slow start, until the threshold or a queue */
+		if (sroce_cwnd_queueing(c)) {
+			c->ssthresh = c->cwnd;
+			return;
+		}
+		sroce_cwnd_set(c, c->cwnd + n < c->ssthresh ? c->cwnd + n : c->ssthresh);
+		return;
+	}
+	if (c->cwnd >= SROCE_CWND_MAX || sroce_cwnd_queueing(c))
+		return;
+	c->ca_acked += n;
+	if (c->ca_acked >= c->cwnd) {
+		c->ca_acked -= c->cwnd;
+		sroce_cwnd_set(c, c->cwnd + 1);
+	}
+}
+
+/*
+ * The window after a loss with a queue: what the path holds without the
+ * queue (cwnd x min RTT / srtt), never less than half
+ */
+static inline u32 sroce_cwnd_drained(const struct sroce_cwnd *c)
+{
+	u32 bdp = c->srtt_us ? (u32)sroce_div64((u64)c->cwnd * c->min_rtt_us, c->srtt_us) : 0;
+
+	return bdp > c->cwnd / 2 ? bdp : c->cwnd / 2;
 }
 
 /**
  * sroce_cwnd_loss() - packets were lost
  * @c: the window
- * @timeout: the local ACK timer expired
+ * @timeout: the local ACK timer expired (nothing came back)
+ * @hi: the first PSN never sent
+ *
+ * With a queue, with nothing measured yet, or less than a window after
+ * the last episode (a buffer shallower than the queue the RTT can see
+ * overflows again and again) the window and its threshold drop to what
+ * the path holds without the queue, at least by half; otherwise (a rare
+ * loss: random) the window loses an eighth and the threshold remembers
+ * the window, so slow start returns to it. A timeout restarts from
+ * SROCE_CWND_MIN.
  *
  * Return: true if the window shrank.
  */
-static inline bool sroce_cwnd_loss(struct sroce_cwnd *c, bool timeout)
+static inline bool sroce_cwnd_loss(struct sroce_cwnd *c, bool timeout, u32 hi)
 {
-	u32 old = c->cwnd;
+	u32 old = c->cwnd, to;
+	bool seen = sroce_cwnd_queueing(c) || !c->srtt_us;
+	bool queue = seen || c->clean < c->cwnd;
 
-	if (timeout)
-		c->cwnd = SROCE_CWND_MIN;
-	else
-		c->cwnd = c->cwnd / 2 > SROCE_CWND_MIN ? c->cwnd / 2 : SROCE_CWND_MIN;
-	if (c->cwnd == old)
+	if (c->recovering && !timeout)
 		return false;
-	sroce_cwnd_set_mask(c);
-	return true;
+	c->recovering = true;
+	c->recover = hi;
+	c->ca_acked = 0;
+	c->clean = 0;
+	to = seen ? sroce_cwnd_drained(c) : c->cwnd / 2;
+	if (queue)
+		c->ssthresh = to > SROCE_CWND_MIN ? to : SROCE_CWND_MIN;
+	else if (c->cwnd > c->ssthresh)
+		c->ssthresh = c->cwnd;
+	if (timeout)
+		sroce_cwnd_set(c, SROCE_CWND_MIN);
+	else if (queue)
+		sroce_cwnd_set(c, c->ssthresh);
+	else
+		sroce_cwnd_set(c, c->cwnd - c->cwnd / 8);
+	return c->cwnd != old;
 }
 
-/** sroce_cwnd_acked() - @n more PSNs were acknowledged */
-static inline void sroce_cwnd_acked(struct sroce_cwnd *c, u32 n)
+/**
+ * sroce_cwnd_rto_us() - the resend timer the measured RTT gives
+ *
+ * Return: the smoothed RTT plus four deviations, at least
+ * SROCE_CWND_RTO_MIN_US, doubled per resend without progress; 0 before
+ * the first sample.
+ */
+static inline u64 sroce_cwnd_rto_us(const struct sroce_cwnd *c)
 {
-	if (c->cwnd >= SROCE_CWND_MAX)
-		return;
-	c->cwnd = c->cwnd + n < SROCE_CWND_MAX ? c->cwnd + n : SROCE_CWND_MAX;
-	sroce_cwnd_set_mask(c);
+	u64 rto = c->srtt_us + 4ull * c->rttvar_us;
+
+	if (!c->srtt_us)
+		return 0;
+	if (rto < SROCE_CWND_RTO_MIN_US)
+		rto = SROCE_CWND_RTO_MIN_US;
+	return rto << c->rto_backoff;
+}
+
+/** sroce_cwnd_rto_fired() - the RTO resent: the next one waits twice as long */
+static inline void sroce_cwnd_rto_fired(struct sroce_cwnd *c)
+{
+	if (c->rto_backoff < SROCE_CWND_RTO_BACKOFF)
+		c->rto_backoff++;
 }
 
 /** sroce_cwnd_open() - may @psn be sent while @una is unacknowledged? */

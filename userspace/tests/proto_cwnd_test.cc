@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-// The requester's loss window (kernel/proto/sroce_cwnd.h, compiled as C
-// into sroce.ko): how losses shrink it, how ACKs open it again, and the
-// AckReq interval that keeps a small window moving.
+// The requester's window and round-trip estimate (kernel/proto/sroce_cwnd.h,
+// compiled as C into sroce.ko): RTT samples (Karn), how a loss with and
+// without a queue on the path shrinks the window, slow start and additive
+// increase, one cut per episode, the resend timer, the AckReq interval.
 #include <cstdint>
 
 #include <gtest/gtest.h>
@@ -11,6 +12,8 @@
 
 namespace {
 
+constexpr std::uint64_t kUs = 1000;  // ns
+
 sroce_cwnd fresh()
 {
 	sroce_cwnd c{};
@@ -18,9 +21,38 @@ sroce_cwnd fresh()
 	return c;
 }
 
-TEST(Cwnd, StartsWideOpenWithTheUsualAckInterval)
+// one RTT sample of @us: time PSN @psn, acknowledge it
+void sample(sroce_cwnd &c, std::uint32_t psn, std::uint32_t us, std::uint64_t t0 = 1000000)
 {
-	const sroce_cwnd c = fresh();
+	sroce_cwnd_sent(&c, psn, t0);
+	ASSERT_TRUE(sroce_cwnd_covers(&c, sroce_psn_inc(psn)));
+	sroce_cwnd_acked(&c, 0, sroce_psn_inc(psn), t0 + us * kUs);
+}
+
+// a window of @cwnd on a path whose smallest RTT is 1000 us, now @now_us
+sroce_cwnd measured(std::uint32_t now_us, std::uint32_t cwnd = SROCE_CWND_MAX)
+{
+	sroce_cwnd c = fresh();
+	sroce_cwnd_set(&c, cwnd);
+	sample(c, 0, 1000);
+	for (int i = 0; i < 40; i++)
+		sample(c, 1 + i, now_us);
+	c.clean = SROCE_CWND_MAX;  // the last loss (if any) was long ago
+	return c;
+}
+
+TEST(Cwnd, StartsInSlowStartWithTheUsualAckInterval)
+{
+	sroce_cwnd c = fresh();
+	EXPECT_EQ(c.cwnd, SROCE_CWND_INIT);
+	EXPECT_EQ(c.ssthresh, SROCE_CWND_MAX);
+	EXPECT_EQ(c.srtt_us, 0u);
+	EXPECT_EQ(sroce_cwnd_rto_us(&c), 0u);  // nothing measured: the QP's timeout alone
+	EXPECT_EQ(c.ack_mask + 1, SROCE_CWND_INIT / SROCE_CWND_ACK_DIV);
+	EXPECT_TRUE(sroce_cwnd_open(&c, 100 + SROCE_CWND_INIT - 1, 100));
+	EXPECT_FALSE(sroce_cwnd_open(&c, 100 + SROCE_CWND_INIT, 100));
+	// without loss it opens to the maximum, one PSN per PSN acknowledged
+	sroce_cwnd_acked(&c, 5000, 5000, 0);
 	EXPECT_EQ(c.cwnd, SROCE_CWND_MAX);
 	EXPECT_EQ(c.ack_mask, SROCE_CWND_ACK_MAX - 1);
 	EXPECT_TRUE(sroce_cwnd_open(&c, 100 + SROCE_CWND_MAX - 1, 100));
@@ -32,59 +64,208 @@ TEST(Cwnd, StartsWideOpenWithTheUsualAckInterval)
 	EXPECT_TRUE(sroce_cwnd_ack_req(&c, 100 + SROCE_CWND_MAX - 1, 100));
 }
 
-TEST(Cwnd, EachLossHalvesDownToTheFloor)
+TEST(Cwnd, TimesOnePacketAtATimeAndNeverAResend)
 {
 	sroce_cwnd c = fresh();
-	EXPECT_TRUE(sroce_cwnd_loss(&c, false));
-	EXPECT_EQ(c.cwnd, SROCE_CWND_MAX / 2);
-	EXPECT_EQ(c.ack_mask + 1, SROCE_CWND_MAX / 2 / SROCE_CWND_ACK_DIV);
-	EXPECT_TRUE(sroce_cwnd_loss(&c, false));
-	EXPECT_EQ(c.cwnd, SROCE_CWND_MAX / 4);
+	sroce_cwnd_sent(&c, 10, 1000);
+	sroce_cwnd_sent(&c, 20, 5000);	// one at a time: 10 stays timed
+	EXPECT_EQ(c.t_psn, 10u);
+	EXPECT_FALSE(sroce_cwnd_covers(&c, 10));  // 10 itself not acknowledged yet
+	EXPECT_TRUE(sroce_cwnd_covers(&c, 11));
+	sroce_cwnd_resend(&c);	// a go-back: the answer may be to either copy
+	EXPECT_FALSE(sroce_cwnd_covers(&c, 11));
+	sroce_cwnd_acked(&c, 11, 11, 0);
+	EXPECT_EQ(c.srtt_us, 0u);
+	sample(c, 30, 300);
+	EXPECT_EQ(c.srtt_us, 300u);
+	EXPECT_EQ(c.min_rtt_us, 300u);
+	EXPECT_EQ(c.rttvar_us, 150u);
+}
+
+TEST(Cwnd, SmoothsTheRttAndKeepsTheMinimum)
+{
+	sroce_cwnd c = measured(1400);
+	EXPECT_EQ(c.min_rtt_us, 1000u);
+	EXPECT_NEAR(c.srtt_us, 1400, 10);
+	EXPECT_GE(sroce_cwnd_rto_us(&c), SROCE_CWND_RTO_MIN_US);
+	// a slow path's resend timer follows its RTT
+	sroce_cwnd slow = measured(20000);
+	EXPECT_GT(sroce_cwnd_rto_us(&slow), 20000u);
+	EXPECT_LT(sroce_cwnd_rto_us(&slow), 60000u);
+	// each resend without progress doubles it, six times at most
+	const std::uint64_t rto = sroce_cwnd_rto_us(&slow);
+	sroce_cwnd_rto_fired(&slow);
+	EXPECT_EQ(sroce_cwnd_rto_us(&slow), 2 * rto);
 	for (int i = 0; i < 10; i++)
-		sroce_cwnd_loss(&c, false);
+		sroce_cwnd_rto_fired(&slow);
+	EXPECT_EQ(sroce_cwnd_rto_us(&slow), rto << SROCE_CWND_RTO_BACKOFF);
+}
+
+TEST(Cwnd, TheMinimumForgetsAnOldPath)
+{
+	sroce_cwnd c = measured(1000);
+	// the path got slower for good: after two sample windows the
+	// minimum is the new path's
+	for (unsigned i = 0; i < 2 * SROCE_CWND_MIN_WIN; i++)
+		sample(c, 100 + i, 5000);
+	EXPECT_EQ(c.min_rtt_us, 5000u);
+	EXPECT_FALSE(sroce_cwnd_queueing(&c));
+}
+
+TEST(Cwnd, QueueingMeansManyOfOurPacketsWait)
+{
+	EXPECT_FALSE(sroce_cwnd_queueing(&static_cast<const sroce_cwnd &>(fresh())));
+	// 1024 in flight, RTT up by 1/16: 64 of them queued, not more
+	EXPECT_FALSE(sroce_cwnd_queueing(&static_cast<const sroce_cwnd &>(measured(1066))));
+	EXPECT_TRUE(sroce_cwnd_queueing(&static_cast<const sroce_cwnd &>(measured(1100))));
+	// a small window with a long RTT: the peer's scheduling, not our queue
+	EXPECT_FALSE(sroce_cwnd_queueing(&static_cast<const sroce_cwnd &>(measured(20000, 64))));
+	EXPECT_TRUE(sroce_cwnd_queueing(&static_cast<const sroce_cwnd &>(measured(20000, 128))));
+}
+
+TEST(Cwnd, LossWithAQueueDrainsIt)
+{
+	// RTT 1.25 x the minimum: a fifth of the window waits; the window
+	// drops to the rest
+	sroce_cwnd c = measured(1250);
+	ASSERT_TRUE(sroce_cwnd_queueing(&c));
+	EXPECT_TRUE(sroce_cwnd_loss(&c, false, 5000));
+	EXPECT_NEAR(c.cwnd, SROCE_CWND_MAX * 4 / 5, 4);
+	EXPECT_EQ(c.ssthresh, c.cwnd);
+	// a deep queue: never below half
+	sroce_cwnd d = measured(8000);
+	EXPECT_TRUE(sroce_cwnd_loss(&d, false, 5000));
+	EXPECT_EQ(d.cwnd, SROCE_CWND_MAX / 2);
+	EXPECT_EQ(d.ssthresh, SROCE_CWND_MAX / 2);
+	EXPECT_EQ(d.ack_mask + 1, SROCE_CWND_MAX / 2 / SROCE_CWND_ACK_DIV);
+}
+
+TEST(Cwnd, LossWithoutRttIsTreatedAsAQueue)
+{
+	sroce_cwnd c = fresh();
+	EXPECT_TRUE(sroce_cwnd_loss(&c, false, 5000));
+	EXPECT_EQ(c.cwnd, SROCE_CWND_INIT / 2);
+	EXPECT_EQ(c.ssthresh, SROCE_CWND_INIT / 2);
+}
+
+TEST(Cwnd, RandomLossCostsAnEighthAndSlowStartReturns)
+{
+	sroce_cwnd c = measured(1000, 512);
+	c.ssthresh = 300;
+	EXPECT_TRUE(sroce_cwnd_loss(&c, false, 5000));
+	EXPECT_EQ(c.cwnd, 512u - 64);
+	EXPECT_EQ(c.ssthresh, 512u);  // remembers the window it had
+	// below the threshold: one PSN per PSN acknowledged
+	sroce_cwnd_acked(&c, 30, 5030, 0);
+	EXPECT_EQ(c.cwnd, 512u - 34);
+	sroce_cwnd_acked(&c, 500, 5530, 0);
+	EXPECT_EQ(c.cwnd, 512u);
+}
+
+TEST(Cwnd, LossesCloserThanAWindowAreNotRandom)
+{
+	sroce_cwnd c = measured(1000, 512);
+	EXPECT_TRUE(sroce_cwnd_loss(&c, false, 1000));
+	EXPECT_EQ(c.cwnd, 448u);	     // random: an eighth
+	sroce_cwnd_acked(&c, 400, 1000, 0);  // the episode ends, slow start
+	sroce_cwnd_acked(&c, 100, 1100, 0);  // 100 clean PSNs, less than a window
+	ASSERT_EQ(c.cwnd, 948u);
+	EXPECT_TRUE(sroce_cwnd_loss(&c, false, 1300));
+	EXPECT_EQ(c.cwnd, 474u);  // a shallow buffer: halved
+	EXPECT_EQ(c.ssthresh, 474u);
+}
+
+TEST(Cwnd, OneCutPerEpisode)
+{
+	sroce_cwnd c = measured(8000);
+	EXPECT_TRUE(sroce_cwnd_loss(&c, false, 5000));
+	// more NAKs for PSNs sent before the cut: the same episode
+	EXPECT_FALSE(sroce_cwnd_loss(&c, false, 5200));
+	EXPECT_EQ(c.cwnd, SROCE_CWND_MAX / 2);
+	// the episode ends once what was sent before the cut is acknowledged
+	sroce_cwnd_acked(&c, 10, 5000, 0);
+	EXPECT_TRUE(sroce_cwnd_loss(&c, false, 5600));
+	EXPECT_EQ(c.cwnd, SROCE_CWND_MAX / 4);
+	// a timeout always counts
+	EXPECT_TRUE(sroce_cwnd_loss(&c, true, 5600));
 	EXPECT_EQ(c.cwnd, SROCE_CWND_MIN);
-	EXPECT_FALSE(sroce_cwnd_loss(&c, false));
-	EXPECT_FALSE(sroce_cwnd_loss(&c, true));
-	EXPECT_EQ(c.cwnd, SROCE_CWND_MIN);
-	// at the floor every packet asks for an ACK
-	EXPECT_EQ(c.ack_mask, 0u);
-	EXPECT_TRUE(sroce_cwnd_ack_req(&c, 7, 3));
 }
 
 TEST(Cwnd, TimeoutRestartsAtTheFloor)
 {
-	sroce_cwnd c = fresh();
-	EXPECT_TRUE(sroce_cwnd_loss(&c, true));
+	sroce_cwnd c = measured(1000);
+	EXPECT_TRUE(sroce_cwnd_loss(&c, true, 100));
 	EXPECT_EQ(c.cwnd, SROCE_CWND_MIN);
+	EXPECT_EQ(c.ssthresh, SROCE_CWND_MAX);	// no queue: slow start all the way
 	EXPECT_TRUE(sroce_cwnd_open(&c, 15, 0));
 	EXPECT_FALSE(sroce_cwnd_open(&c, 16, 0));
+	EXPECT_EQ(c.ack_mask, 0u);  // at the floor every packet asks for an ACK
+	EXPECT_FALSE(sroce_cwnd_loss(&c, true, 100));
 }
 
-TEST(Cwnd, DoublesPerWindowAcknowledged)
+TEST(Cwnd, SlowStartDoublesPerWindowUpToTheThreshold)
 {
-	sroce_cwnd c = fresh();
-	sroce_cwnd_loss(&c, true);  // 16
-	sroce_cwnd_acked(&c, 16);
+	sroce_cwnd c = measured(1000);
+	sroce_cwnd_loss(&c, true, 100);	 // 16
+	sroce_cwnd_acked(&c, 16, 116, 0);
 	EXPECT_EQ(c.cwnd, 32u);
 	EXPECT_EQ(c.ack_mask + 1, 2u);
-	sroce_cwnd_acked(&c, 32);
+	sroce_cwnd_acked(&c, 32, 148, 0);
 	EXPECT_EQ(c.cwnd, 64u);
 	EXPECT_EQ(c.ack_mask + 1, 4u);
-	sroce_cwnd_acked(&c, 5000);  // never past the maximum
+	sroce_cwnd_acked(&c, 5000, 5148, 0);  // never past the maximum
 	EXPECT_EQ(c.cwnd, SROCE_CWND_MAX);
 	EXPECT_EQ(c.ack_mask, SROCE_CWND_ACK_MAX - 1);
+}
+
+TEST(Cwnd, AboveTheThresholdOnePsnPerWindow)
+{
+	sroce_cwnd c = measured(8000);
+	sroce_cwnd_loss(&c, false, 100);  // 512, threshold 512
+	// the queue drained
+	for (int i = 0; i < 60; i++)
+		sample(c, 200 + i, 1000);
+	ASSERT_FALSE(sroce_cwnd_queueing(&c));
+	sroce_cwnd_acked(&c, 511, 611, 0);
+	EXPECT_EQ(c.cwnd, 512u);
+	sroce_cwnd_acked(&c, 1, 612, 0);
+	EXPECT_EQ(c.cwnd, 513u);
+	sroce_cwnd_acked(&c, 513, 1125, 0);
+	EXPECT_EQ(c.cwnd, 514u);
+}
+
+TEST(Cwnd, AQueueStopsGrowthAndEndsSlowStart)
+{
+	sroce_cwnd c = measured(8000);
+	sroce_cwnd_loss(&c, false, 100);  // 512, threshold 512
+	sroce_cwnd_acked(&c, 2000, 2100, 0);
+	EXPECT_EQ(c.cwnd, 512u);	     // additive increase held while queueing
+	sroce_cwnd t = measured(1000, 200);  // slow start, threshold at the top
+	for (int i = 0; i < 40; i++)
+		sample(t, 200 + i, 8000);
+	ASSERT_TRUE(sroce_cwnd_queueing(&t));
+	sroce_cwnd_acked(&t, 16, 300, 0);
+	EXPECT_EQ(t.cwnd, 200u);
+	EXPECT_EQ(t.ssthresh, 200u);  // slow start ended where the queue began
 }
 
 TEST(Cwnd, WrapsWithThePsnSpace)
 {
 	const std::uint32_t start = SROCE_PSN_MASK - 5;
 	sroce_cwnd c = fresh();
+	sroce_cwnd_set(&c, SROCE_CWND_MAX);
 	EXPECT_TRUE(sroce_cwnd_open(&c, sroce_psn_add(start, SROCE_CWND_MAX - 1), start));
 	EXPECT_FALSE(sroce_cwnd_open(&c, sroce_psn_add(start, SROCE_CWND_MAX), start));
 	EXPECT_TRUE(sroce_cwnd_ack_req(&c, sroce_psn_add(start, 64), start));
 	EXPECT_FALSE(sroce_cwnd_ack_req(&c, sroce_psn_add(start, 65), start));
 	// a PSN before the oldest unacknowledged one (a resend) is inside
 	EXPECT_TRUE(sroce_cwnd_open(&c, sroce_psn_add(start, SROCE_PSN_MASK), start));
+	// timing and the episode's end across the wrap
+	sample(c, start, 300);
+	EXPECT_EQ(c.srtt_us, 300u);
+	sroce_cwnd_loss(&c, false, sroce_psn_add(start, 10));
+	sroce_cwnd_acked(&c, 12, sroce_psn_add(start, 12), 0);
+	EXPECT_FALSE(c.recovering);
 }
 
 }  // namespace
