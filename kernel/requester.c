@@ -22,6 +22,7 @@
 #include "dcqcn.h"
 #include "xmit.h"
 #include "requester.h"
+#include "sr.h"
 #include "cq.h"
 #include "mr.h"
 #include "mr_copy.h"
@@ -497,6 +498,12 @@ static unsigned long sroce_req_rto(struct sroce_qp *qp)
 
 	if (!us || !READ_ONCE(sroce_loss_window))
 		return 0;
+	/*
+	 * a selective repeat peer NAKs a gap with a SACK after its window:
+	 * give that NAK twice the window (its timer and ours tick in jiffies)
+	 */
+	if (qp->opt.selrep_peer)
+		us += jiffies_to_usecs(2 * sroce_sr_nak_delay());
 	/* never below a jiffy or two, and never 0 (that means none) */
 	return (jiffies + max_t(unsigned long, 2, usecs_to_jiffies(us))) ?: 1;
 }

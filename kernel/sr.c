@@ -25,8 +25,12 @@ MODULE_PARM_DESC(sr_nak_delay_ms,
 /* held packets after which a gap is NAKed without waiting any longer */
 #define SROCE_SR_NAK_HELD	(SROCE_SR_WINDOW / 2)
 
-/* The reordering window in jiffies: at least 2, so one tick is waited out */
-static unsigned long sroce_sr_nak_delay(void)
+/*
+ * The reordering window in jiffies: at least 2, so one tick is waited out;
+ * a selective repeat requester's RTT resend waits for it too (the peer,
+ * sroce, NAKs a gap with a SACK after its own window: assumed the same)
+ */
+unsigned long sroce_sr_nak_delay(void)
 {
 	return max_t(unsigned long, 2,
 		     msecs_to_jiffies(READ_ONCE(sroce_sr_nak_delay_ms)));

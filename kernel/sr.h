@@ -10,6 +10,7 @@
 /* held out-of-order request bytes (skb truesize) per QP, selective repeat */
 #define SROCE_SR_HOLD_BYTES	(2u << 20)
 
+unsigned long sroce_sr_nak_delay(void);
 void sroce_sr_release(struct sroce_resp *resp);
 bool sroce_sr_sack(struct sroce_qp *qp, struct sroce_sack *sack);
 bool sroce_sr_hold(struct sroce_qp *qp, struct sk_buff *skb, const struct sroce_pkt_hdr *hdr);
