@@ -21,9 +21,10 @@
 #   make check-clients-rxe   the real-client selftests on rdma_rxe instead of
 #                            sroce, every kernel: the rxe column of the
 #                            clients matrix (opt-in, build/check-clients-rxe)
-#   make sid-root            opt-in: a Debian sid userland (build/sid-root)
-#                            with the newest rdma-core and the provider built
-#                            for its private ABI, for 93-rdma-core-65.sh
+#   make sid-root            a Debian sid userland (build/sid-root) with the
+#                            newest rdma-core and the provider built for its
+#                            private ABI, for the rdma-core 65 selftests
+#                            (make check builds it too)
 #   make install             provider + module on a real host (see README)
 #   make deb                 Debian packages (sroce-dkms, provider, tools)
 #                            into build/deb/, lintian-checked
@@ -49,7 +50,7 @@ JOBS ?= $(shell nproc)
 all: deps module provider userspace
 
 help:
-	@sed -n '2,32p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,33p' Makefile | sed 's/^# \{0,1\}//'
 
 # scripts/deps is idempotent and quiet when everything is present; it
 # refreshes the kernels of KERNELS (newest: a newer release in the archive)
@@ -133,11 +134,12 @@ provider: $(B)/rdma-core/.done
 $(B)/rdma-core/.done:
 	@scripts/deps --rdma-core
 
-# Opt-in (debootstrap, ~600 MB, ten minutes the first time; later runs only
-# rebuild the provider): sid's rdma-core source, build/sid-root with sid's
-# rdma-core tools and pyverbs, and the provider built and installed in it
-# against that source (private ABI 65 today). selftests/93-rdma-core-65.sh
-# runs in it when it exists. See Documentation/provider.rst.
+# scripts/check runs it too, beside its build gates (debootstrap, ~580 MB,
+# about four minutes the first time; later runs only rebuild the
+# provider): sid's rdma-core source, build/sid-root with sid's rdma-core
+# tools and pyverbs, and the provider built and installed in it against
+# that source (private ABI 65 today), for 93-rdma-core-65.sh,
+# 93-comp-cntr.sh and 93-port-speed.sh. See Documentation/provider.rst.
 sid-root:
 	@scripts/deps --packages
 	@scripts/sid-root

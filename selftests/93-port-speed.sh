@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# sroce-kernels: newest
 # ibv_query_port_speed() (rdma-core 6x, Linux 7.x) under the sid userland
 # (pyverbs and ibv_asyncwatch of rdma-core 65 chrooted in build/sid-root):
 # the port's bandwidth is the netdev's link speed in 100 Mb/s (1000 Mb/s
@@ -7,7 +8,8 @@
 # new link speed (ethtool on the virtio-net eth0, then a link flap, as a
 # renegotiation does) shows in the next query and raises one
 # IBV_EVENT_DEVICE_SPEED_CHANGE, a flap at the same speed none. Kernels
-# without the uverbs method (6.1, 6.12) skip, naming it.
+# without the uverbs method (6.1, 6.12) skip, naming it; make check runs
+# it on its newest kernel only.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/sid-lib.sh"
 

@@ -7,8 +7,10 @@
 # (both ends rdma-core 65, and 65 against the host's rdma-core), perftest's
 # ib_write_bw, and rdma-core 65's own pyverbs suite (no failure or error,
 # the counts printed beside 93-pyverbs.sh's run of the host's suite).
-# Opt-in: skipped when there is no sid root (make sid-root builds one).
+# Skipped when there is no sid root (make check builds it: scripts/sid-root;
+# make sid-root by hand); make check runs it on its newest kernel only.
 # sroce-timeout: 2400
+# sroce-kernels: newest
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/pyverbs-lib.sh"
 . "$(dirname "$0")/net-topo.sh"

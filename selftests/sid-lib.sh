@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # sid-lib.sh: for a script that runs Debian sid's userland (rdma-core 65,
-# build/sid-root, made by `make sid-root`) chrooted: skips the script when
+# build/sid-root, made by scripts/sid-root: in make check, or make
+# sid-root) chrooted: skips the script when
 # there is no such root, re-executes it in a mount namespace of its own
 # (the chroot's mounts go when it ends, whatever way it ends), mounts
 # /proc /sys /dev /tmp /run into the root, and offers
@@ -12,7 +13,7 @@
 SID=$SROCE_TOP/build/sid-root
 prov=$(ls "$SID"/usr/lib/*/libibverbs/libsroce-rdmav*.so 2>/dev/null | head -1)
 if [ ! -f "$SID/.sroce-stamp" ] || [ -z "$prov" ] || [ ! -f "$SID/etc/libibverbs.d/sroce.driver" ]; then
-	ktap_skip_all "no sid root with the provider (build/sid-root): make sid-root builds it (opt-in)"
+	ktap_skip_all "no sid root with the provider (build/sid-root): scripts/sid-root did not complete (make check's \"sid root\" line says why; make sid-root builds it)"
 fi
 
 # the chroot's mounts live in a mount namespace of this script's own: gone
