@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # sroce-timeout: 600
+# sroce-kernels: newest
 # libfabric's verbs provider on sroce, unmodified, between two sroce
 # devices in two namespaces: fi_pingpong over a MSG endpoint (rdma_cm
 # connection, SEND/RECV; 4 KiB and 256 KiB) and over RDM (ofi_rxm on

@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # sroce-timeout: 240
+# sroce-kernels: newest
 # Open MPI over UCX (pml ucx) on sroce, unmodified: two ranks, one in
 # each namespace. mpirun runs rank 0 here on sroce8 and starts the remote
 # daemon for "host" 192.0.2.2 through mpi-netns-rsh (--mca

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# sroce-kernels: newest
 # Unmodified perftest between two sroce devices in different namespaces:
 # send/write/read bandwidth and latency, over RC and over XRC (-c XRC:
 # XRC INI QPs sending to XRC TGT QPs and an XRC SRQ, one and several QPs).

@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # sroce-timeout: 600
+# sroce-kernels: newest
 # qperf (unmodified, over rdma_cm) between two sroce devices in two
 # namespaces: RC SEND, WRITE and READ bandwidth and latency, RC atomics.
 # A test passes when qperf reports a result; the numbers are printed,

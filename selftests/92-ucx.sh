@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # sroce-timeout: 480
+# sroce-kernels: newest
 # UCX on sroce, unmodified: ucx_info lists sroce's devices with the
 # verbs transports, then ucx_perftest (UCP API) runs between two sroce
 # devices in two namespaces - server on sroce9 in srpeer, client on

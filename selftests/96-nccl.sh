@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # sroce-timeout: 420
+# sroce-kernels: newest
 # NCCL's IB transport pattern (sroce-verify --nccl, see
 # Documentation/verify.rst): the receiver RDMA WRITEs inline clear-to-send
 # entries into the sender's FIFO, the sender splits each message over
