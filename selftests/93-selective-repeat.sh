@@ -7,10 +7,16 @@
 # NAK a gap only after the reordering window with a SACK block, and resend
 # only what is missing. The same sroce-verify run (WRITE and SEND, 8
 # outstanding, every byte checked) goes once with go-back-N and once with
-# selective repeat: both byte-exact, and selective repeat resends far
-# fewer packets (a count comparison of the same run, not a timing; READs
-# stay in order by design, so their resends are random here and would
-# only blur the comparison: the runs after it add READ). Also
+# selective repeat: both byte-exact, and selective repeat held the
+# out-of-order packets that go-back-N drops and has resent. How many
+# fewer packets it resent is printed, not judged: netem's reordering is
+# random, and how much of it either pays for depends on how many packets
+# the host has in flight (an RNR NAK makes selective repeat resend all
+# too); make bench --sr measures it. That it resends only the holes is
+# judged where it is deterministic: one 3-packet WRITE at a time, its
+# MIDDLE dropped, exactly the dropped packets are resent. READs stay in
+# order by design, so they are left out of those runs (the runs after
+# them add READ). Also
 # with 2 % loss, in NCCL's pattern, and with selective repeat on one end
 # only and against rdma_rxe, where it falls back to go-back-N and never
 # sends a SACK.
@@ -75,12 +81,13 @@ run() {
 	return $rc
 }
 
-# fewer SR NAME GBN: selective repeat held packets, resent at most a third
-# of what go-back-N resent in the same conditions, no SACK dropped
-fewer() {
-	echo "retransmitted packets: selective repeat $(got "$1" retx_pkts), go-back-N $(got "$2" retx_pkts)"
-	test "$(got "$1" sr_ooo_rx_pkts)" -gt 0 -a "$(got "$1" retx_pkts)" -ge 0 -a \
-	     $(($(got "$1" retx_pkts) * 3)) -le "$(got "$2" retx_pkts)" -a \
+# held SR GBN: selective repeat held out-of-order packets (go-back-N
+# drops them and has them resent), no SACK dropped; both runs' resends
+# printed, not judged (random reordering, host-dependent: make bench --sr)
+held() {
+	echo "selective repeat: $(got "$1" sr_ooo_rx_pkts) packets held, $(got "$1" retx_pkts) resent," \
+	     "$(got "$1" sr_retx_skipped_pkts) resends skipped; go-back-N: $(got "$2" retx_pkts) resent"
+	test "$(got "$1" sr_ooo_rx_pkts)" -gt 0 -a "$(got "$2" sr_ooo_rx_pkts)" -eq 0 -a \
 	     "$(got "$1" sr_sack_rx_drops)" -eq 0
 }
 
@@ -104,8 +111,8 @@ sr_set 0 0
 ktap_case "go-back-N, reorder 25 %: byte-exact" run gbn "${SRARGS[@]}" --seed 11
 sr_set 1 1
 ktap_case "selective repeat, reorder 25 %: byte-exact" run sr "${SRARGS[@]}" --seed 11
-ktap_result "selective repeat held out-of-order packets, resent far fewer than go-back-N" \
-	fewer sr gbn
+ktap_result "selective repeat held out-of-order packets, go-back-N none" \
+	held sr gbn
 
 netem delay 2ms reorder 50% 50% loss 2%
 ktap_case "selective repeat, reorder 50 % and 2 % loss: byte-exact" run sr50 "${VARGS[@]}" --seed 12
@@ -118,19 +125,25 @@ ktap_result "early WRITE packets placed at arrival (sr_placed_pkts), none by go-
 	test "$(got sr50 sr_placed_pkts)" -gt 0 -a "$(got gbn sr_placed_pkts)" -eq 0
 netem
 tail_drop
+# the requester's ACK timeout 2^22 x 4.096 us = 17 s (--qp-timeout 22),
+# not the default 537 ms: the reordering timer's 8 ms then win by
+# construction, not by the host's speed, and an ACK timeout seen means
+# the gap was not NAKed by the responder at all
 ktap_case "selective repeat, a lost packet with nothing after it: byte-exact" \
 	run tail -m 1024 -n 10 --depth 1 --min-size 3072 --max-size 3072 \
-	--ops write --initiator client --seed 16
+	--ops write --initiator client --seed 16 --qp-timeout 22 --timeout 60
 echo "dropped $(fault_dropped)" >> "$CTRDIR/tail"
 fault_clear
 # the responder's reordering timer NAKs the gap with a SACK: the requester
-# resends the MIDDLE only and never waits for its ACK timeout (537 ms)
+# resends the MIDDLE only (exactly one packet per drop; go-back-N sends
+# the LAST again too) and never waits for its ACK timeout (17 s here)
 tail_ok() {
-	echo "dropped $(got tail dropped), SACKs $(got tail sr_sack_tx), skipped $(got tail sr_retx_skipped_pkts), ACK timeouts $(got tail local_ack_timeouts)"
+	echo "dropped $(got tail dropped), resent $(got tail retx_pkts), SACKs $(got tail sr_sack_tx), skipped $(got tail sr_retx_skipped_pkts), ACK timeouts $(got tail local_ack_timeouts)"
 	test "$(got tail dropped)" -gt 0 -a "$(got tail sr_sack_tx)" -gt 0 -a \
+	     "$(got tail retx_pkts)" -eq "$(got tail dropped)" -a \
 	     "$(got tail sr_retx_skipped_pkts)" -gt 0 -a "$(got tail local_ack_timeouts)" -eq 0
 }
-ktap_result "a gap nothing follows: NAKed with a SACK when the window ends, no ACK timeout" tail_ok
+ktap_result "a gap nothing follows: NAKed with a SACK when the window ends, only the hole resent, no ACK timeout" tail_ok
 netem delay 2ms reorder 50% 50% loss 2%
 ktap_case "selective repeat, NCCL pattern, 2 QPs, reorder 50 % and 2 % loss: byte-exact" \
 	run nccl --nccl --qps 2 -m 1024 -n 24 --max-size 128K --timeout 30 --seed 13
