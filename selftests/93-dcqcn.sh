@@ -2,14 +2,18 @@
 # SPDX-License-Identifier: GPL-2.0
 # sroce-timeout: 400
 # DCQCN congestion control (sysfs dcqcn_enable, off by default), sroce8 ->
-# sroce9 across a veth whose sender-side egress (srA) is a bottleneck: tbf
-# 50 Mbit/s with a RED child that marks ECN-capable packets (CE) instead of
-# dropping them. Off: no packet is ECN-capable, nothing is marked, no CNP.
-# On: RED marks, sroce9 answers with CNPs (BTH opcode 0x81), sroce8
-# counts them and cuts its rates; transfers still complete byte-exact
-# (sroce-verify). Forged or misdirected CNPs are counted and dropped; a
-# sroce device doing DCQCN still talks to rdma_rxe, which ignores ECN.
-# Counts only: the rates, queue delay and fairness are `make bench` numbers.
+# sroce9 across a veth where a congested switch is stood in for by a
+# marker: an nftables rule at sroce9's namespace input marks every 4th
+# ECN-capable RoCE packet Congestion Experienced, whatever the rate (a
+# rate bottleneck with RED marks only when the host sends faster than
+# the bottleneck: a bound on the host's speed). Off: no packet is
+# ECN-capable, nothing is marked, no CNP. On: packets marked, sroce9
+# receives every one of them marked and answers with CNPs (BTH opcode
+# 0x81), sroce8 receives them and cuts its rates; transfers still
+# complete byte-exact (sroce-verify). Forged or misdirected CNPs are
+# counted and dropped; a sroce device doing DCQCN still talks to
+# rdma_rxe, which ignores ECN. Counts only: the rates under a real
+# bottleneck, queue delay and fairness are `make bench` numbers.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/net-topo.sh"
 
@@ -21,20 +25,33 @@ trap cleanup EXIT
 
 [ -x "$VERIFY" ] || ktap_skip_all "$VERIFY not built"
 require_cmd ib_write_bw
-require_cmd tc
+require_cmd nft
 python3 -c 'import scapy' 2>/dev/null || ktap_skip_all "python3-scapy not installed"
 
 attr() { echo "/sys/class/infiniband/$1/dcqcn_$2"; }
 dcqcn() { echo "$2" > "$(attr "$1" enable)"; }
-# CE marks of the RED qdisc at the bottleneck
-marked() { tc -s qdisc show dev srA | sed -n 's/.*marked \([0-9]*\).*/\1/p' | head -n 1; }
-
-bottleneck() {
-	tc qdisc add dev srA root handle 1: tbf rate 50mbit burst 32k latency 200ms &&
-	tc qdisc add dev srA parent 1:1 handle 10: red limit 400000 min 16000 \
-		max 64000 avpkt 4200 burst 6 probability 0.5 bandwidth 50mbit ecn &&
-	test -n "$(marked)"
+# the marker: in srpeer, every 4th ECN-capable (ECT(0)) RoCE packet
+# arriving for sroce9 is marked CE before sroce9's UDP socket gets it (the
+# first, the fifth, ...); the second rule counts every ECN-capable packet,
+# marked or not. sroce sends ECT(0) only (transport.rst, DCQCN): an ECT(1)
+# or CE packet from it would break marked_and_cut's count
+ECN_TABLE=sroce_ecn_mark
+marker() {
+	in_peer nft -f - <<-EOF
+	table inet $ECN_TABLE {
+		chain input {
+			type filter hook input priority -150; policy accept;
+			udp dport 4791 ip ecn ect0 numgen inc mod 4 == 0 counter ip ecn set ce
+			udp dport 4791 ip ecn != not-ect counter
+		}
+	}
+	EOF
+	in_peer nft list table inet "$ECN_TABLE" > /dev/null
 }
+# packets the marker marked CE / saw ECN-capable at all (the second rule
+# counts them after the first may have marked them: all of them)
+marked() { in_peer nft list table inet "$ECN_TABLE" | sed -n 's/.*counter packets \([0-9]*\).*ip ecn set ce.*/\1/p'; }
+ecn_capable() { in_peer nft list table inet "$ECN_TABLE" | sed -n 's/.*ip ecn != not-ect counter packets \([0-9]*\).*/\1/p'; }
 
 # flows N ITERS: N ib_write_bw pairs at once (ITERS x 64 KiB each, at most
 # 16 in flight), servers on sroce9 in the peer namespace, clients on
@@ -65,19 +82,29 @@ flows() {
 }
 
 snap() {
-	m0=$(marked)
+	m0=$(marked) e0=$(ecn_capable)
 	ecn0=$(port_counter sroce9 ecn_marked_rx_pkts) ctx0=$(port_counter sroce9 cnp_tx_pkts)
 	crx0=$(port_counter sroce8 cnp_rx_pkts) cut0=$(port_counter sroce8 dcqcn_rate_cuts)
 }
 delta() {
-	dm=$(($(marked) - m0))
+	dm=$(($(marked) - m0)) de=$(($(ecn_capable) - e0))
 	decn=$(($(port_counter sroce9 ecn_marked_rx_pkts) - ecn0)) dctx=$(($(port_counter sroce9 cnp_tx_pkts) - ctx0))
 	dcrx=$(($(port_counter sroce8 cnp_rx_pkts) - crx0)) dcut=$(($(port_counter sroce8 dcqcn_rate_cuts) - cut0))
-	echo "qdisc CE marks $dm; sroce9: $decn CE-marked packets received, $dctx CNPs sent;" \
-	     "sroce8: $dcrx CNPs received, $dcut rate cuts"
+	echo "ECN-capable packets $de, marked CE $dm; sroce9: $decn CE-marked packets received," \
+	     "$dctx CNPs sent; sroce8: $dcrx CNPs received, $dcut rate cuts"
 }
-none_marked() { delta; test "$dm" -eq 0 -a "$decn" -eq 0 -a "$dctx" -eq 0 -a "$dcrx" -eq 0 -a "$dcut" -eq 0; }
-marked_and_cut() { delta; test "$dm" -gt 0 -a "$decn" -gt 0 -a "$dctx" -gt 0 -a "$dcrx" -gt 0 -a "$dcut" -gt 0; }
+none_marked() {
+	delta
+	test "$de" -eq 0 -a "$dm" -eq 0 -a "$decn" -eq 0 -a "$dctx" -eq 0 -a "$dcrx" -eq 0 -a "$dcut" -eq 0
+}
+# every 4th ECN-capable packet marked (the rule's own count), each one
+# counted by sroce9 as received CE-marked, CNPs sent, received (none lost
+# on the veth: at most as many as sent), rates cut
+marked_and_cut() {
+	delta
+	test "$de" -ge 4 -a "$dm" -eq $(((de + 3) / 4)) -a "$decn" -eq "$dm" -a "$dctx" -gt 0 -a \
+	     "$dcrx" -gt 0 -a "$dcrx" -le "$dctx" -a "$dcut" -gt 0
+}
 
 params_ok() {
 	local d want got
@@ -136,15 +163,15 @@ dmesg_mark
 ktap_result "topology up" topo_up sroce
 ktap_result "DCQCN off by default, parameters at the paper's defaults" params_ok
 ktap_result "out-of-range parameters refused" bad_values_refused
-ktap_result "bottleneck: tbf 50 Mbit/s with an ECN-marking RED" bottleneck
+ktap_result "marker: every 4th ECN-capable packet to sroce9 marked CE (nftables)" marker
 snap
-ktap_result "DCQCN off: 2 ib_write_bw flows through the bottleneck" flows 2 30
-ktap_result "DCQCN off: no CE marks, no CNPs, no rate cuts" none_marked
+ktap_result "DCQCN off: 2 ib_write_bw flows through the marker" flows 2 30
+ktap_result "DCQCN off: no ECN-capable packet, no CE mark, no CNP, no rate cut" none_marked
 dcqcn sroce8 1; dcqcn sroce9 1
 snap
-ktap_result "DCQCN on: 3 ib_write_bw flows through the bottleneck" flows 3 40
-ktap_result "DCQCN on: CE marks, CNPs sent and received, rates cut" marked_and_cut
-ktap_result "DCQCN on: sroce-verify through the bottleneck, byte-exact" verify 41
+ktap_result "DCQCN on: 3 ib_write_bw flows through the marker" flows 3 40
+ktap_result "DCQCN on: every 4th packet marked, each received CE, CNPs sent and received, rates cut" marked_and_cut
+ktap_result "DCQCN on: sroce-verify through the marker, byte-exact" verify 41
 ktap_result "forged CNPs (no such QP, short, QP1) counted and dropped" forged
 topo_down
 ktap_result "topology up with rdma_rxe" topo_up rxe
