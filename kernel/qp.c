@@ -390,25 +390,15 @@ static void sroce_qp_free_bufs(struct sroce_qp *qp)
 	sroce_queue_destroy(qp->rq);
 }
 
-int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
-		    struct ib_udata *udata)
+/*
+ * The rings' geometry from what the consumer asked (@init->cap): a queue
+ * asked with 0 WRs gets a ring of one entry nobody may post to; with an
+ * SRQ the receive side is the SRQ's; an XRC TGT QP has no queues.
+ */
+static void sroce_qp_set_sizes(struct sroce_qp *qp, struct ib_qp_init_attr *init)
 {
-	struct sroce_dev *sdev = sroce_to_dev(ibqp->device);
-	struct sroce_qp *qp = sroce_to_qp(ibqp);
-	struct sroce_create_qp_resp resp = {};
 	struct ib_qp_cap *cap = &init->cap;
-	u32 qpn, ssge, rsge;
-	int err;
-
-	err = sroce_qp_check_init(sdev, init, udata);
-	if (err)
-		return err;
-	if (atomic_inc_return(&sdev->qp_count) > SROCE_MAX_QP) {
-		sroce_dbg_dev(ibqp->device, "create_qp: the device has max_qp %d QPs already",
-			      SROCE_MAX_QP);
-		err = -ENOMEM;
-		goto err_dec_count;
-	}
+	u32 ssge, rsge;
 
 	if (init->qp_type == IB_QPT_XRC_TGT) {
 		/* what it asked for is nothing it can have: no queues */
@@ -417,9 +407,6 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	}
 	ssge = max(cap->max_send_sge, 1u);
 	rsge = max(cap->max_recv_sge, 1u);
-	qp->sdev = sdev;
-	qp->sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
-	/* a queue asked with 0 WRs gets a ring of one entry nobody may post to */
 	qp->has_sq = cap->max_send_wr;
 	qp->has_rq = cap->max_recv_wr && !init->srq;
 	qp->sq_entries = roundup_pow_of_two(max(cap->max_send_wr, 1u));
@@ -443,23 +430,41 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->max_send_sge = ssge;
 	qp->max_recv_sge = rsge;
 	qp->max_inline = qp->sq_stride - sizeof(struct sroce_send_wqe);
+}
+
+/* The SQ and RQ rings (mappable when @udata), both or neither. */
+static int sroce_qp_create_rings(struct sroce_qp *qp, struct ib_qp_init_attr *init,
+				 struct ib_udata *udata)
+{
+	int err;
 
 	qp->sq = sroce_queue_create(udata, qp->sq_entries, qp->sq_stride);
 	if (IS_ERR(qp->sq)) {
 		err = PTR_ERR(qp->sq);
-		sroce_dbg_dev(ibqp->device, "create_qp: SQ ring of %u x %u bytes: error %d",
+		sroce_dbg_dev(&qp->sdev->ib_dev, "create_qp: SQ ring of %u x %u bytes: error %d",
 			      qp->sq_entries, qp->sq_stride, err);
-		goto err_dec_count;
+		return err;
 	}
 	/* an XRC INI QP's RQ is never posted to: not even mappable */
 	qp->rq = sroce_queue_create(init->qp_type == IB_QPT_XRC_INI ? NULL : udata,
 				    qp->rq_entries, qp->rq_stride);
 	if (IS_ERR(qp->rq)) {
 		err = PTR_ERR(qp->rq);
-		sroce_dbg_dev(ibqp->device, "create_qp: RQ ring of %u x %u bytes: error %d",
+		sroce_dbg_dev(&qp->sdev->ib_dev, "create_qp: RQ ring of %u x %u bytes: error %d",
 			      qp->rq_entries, qp->rq_stride, err);
-		goto err_destroy_sq;
+		sroce_queue_destroy(qp->sq);
+		return err;
 	}
+	return 0;
+}
+
+/*
+ * The kernel-side state beside the rings: the SQ's shadow and per-WQE
+ * state, the responder's buffers, the route cache. On failure what was
+ * allocated stays for sroce_qp_free_bufs().
+ */
+static int sroce_qp_alloc_bufs(struct sroce_qp *qp, struct ib_qp_init_attr *init)
+{
 	qp->sq_shadow = kvcalloc(qp->sq_entries, qp->sq_stride, GFP_KERNEL_ACCOUNT);
 	qp->swqe = kvcalloc(qp->sq_entries, sizeof(*qp->swqe), GFP_KERNEL_ACCOUNT);
 	qp->resp.rqe = kzalloc(qp->rq_stride, GFP_KERNEL_ACCOUNT);
@@ -475,11 +480,16 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	    !qp->resp.atomics ||
 	    (init->qp_type != IB_QPT_UD && init->qp_type != IB_QPT_GSI &&
 	     dst_cache_init(&qp->dst_cache, GFP_KERNEL_ACCOUNT))) {
-		sroce_dbg_dev(ibqp->device, "create_qp: out of memory for the QP's state");
-		err = -ENOMEM;
-		goto err_free_shadow;
+		sroce_dbg_dev(&qp->sdev->ib_dev, "create_qp: out of memory for the QP's state");
+		return -ENOMEM;
 	}
+	return 0;
+}
 
+/* A new QP's locks and state: RESET, path MTU 1024, run by the scheduler. */
+static void sroce_qp_init_state(struct sroce_qp *qp, struct ib_qp_init_attr *init,
+				struct ib_udata *udata)
+{
 	spin_lock_init(&qp->lock);
 	spin_lock_init(&qp->state_lock);
 	qp->state = IB_QPS_RESET;
@@ -494,55 +504,118 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	INIT_LIST_HEAD(&qp->odp_wait);
 	/* the first post must ring the doorbell */
 	qp->sq->hdr->flags = SROCE_RING_F_NEED_WAKEUP;
+}
 
+/* The handle the QPN table points at; it outlives the QP (RCU). */
+static int sroce_qp_alloc_handle(struct sroce_qp *qp)
+{
 	qp->h = kzalloc(sizeof(*qp->h), GFP_KERNEL_ACCOUNT);
 	if (!qp->h) {
-		sroce_dbg_dev(ibqp->device, "create_qp: out of memory for the QP's handle");
-		err = -ENOMEM;
-		goto err_free_shadow;
+		sroce_dbg_dev(&qp->sdev->ib_dev, "create_qp: out of memory for the QP's handle");
+		return -ENOMEM;
 	}
 	refcount_set(&qp->h->ref, 1);
 	qp->h->qp = qp;
+	return 0;
+}
 
-	/*
-	 * A user QP's number is reserved here (lookups find nothing) and
-	 * published only once nothing can fail any more: the receive path
-	 * must never find a QP that is about to be freed.
-	 */
-	if (init->qp_type == IB_QPT_GSI) {
-		qpn = SROCE_GSI_QPN;
+/*
+ * A user QP's number is reserved here (lookups find nothing) and
+ * published only once nothing can fail any more: the receive path
+ * must never find a QP that is about to be freed. QP1 is the GSI QP's.
+ */
+static int sroce_qp_reserve_qpn(struct sroce_qp *qp, enum ib_qp_type type, u32 *qpn)
+{
+	int err;
+
+	if (type == IB_QPT_GSI) {
+		*qpn = SROCE_GSI_QPN;
 		err = sroce_gsi_add(qp);
 	} else {
-		err = xa_alloc_cyclic(&sroce_qp_xa, &qpn, NULL,
+		err = xa_alloc_cyclic(&sroce_qp_xa, qpn, NULL,
 				      XA_LIMIT(SROCE_QPN_MIN, SROCE_QPN_MAX),
 				      &sroce_next_qpn, GFP_KERNEL_ACCOUNT);
 	}
-	if (err < 0) {
-		sroce_dbg_dev(ibqp->device, "create_qp: no QP number (%s): error %d",
-			      init->qp_type == IB_QPT_GSI ? "QP1 taken" : "all in use", err);
-		goto err_free_handle;
-	}
-	ibqp->qp_num = qpn;
+	if (err < 0)
+		sroce_dbg_dev(&qp->sdev->ib_dev, "create_qp: no QP number (%s): error %d",
+			      type == IB_QPT_GSI ? "QP1 taken" : "all in use", err);
+	return err;
+}
+
+static void sroce_qp_release_qpn(struct sroce_qp *qp, enum ib_qp_type type, u32 qpn)
+{
+	if (type == IB_QPT_GSI)
+		sroce_gsi_del(qp);
+	else
+		xa_erase(&sroce_qp_xa, qpn);
+}
+
+/*
+ * Tell the consumer what it got: the capabilities in @init->cap and, to
+ * user space, the rings to map (num_entries 0: no ring to post to).
+ */
+static int sroce_qp_respond(struct sroce_qp *qp, struct ib_qp_init_attr *init,
+			    struct ib_udata *udata, u32 qpn)
+{
+	struct sroce_create_qp_resp resp = {};
+	struct ib_qp_cap *cap = &init->cap;
+	int err;
 
 	cap->max_send_wr = qp->has_sq ? qp->sq_entries : 0;
 	cap->max_recv_wr = qp->has_rq ? qp->rq_entries : 0;
-	cap->max_send_sge = ssge;
-	cap->max_recv_sge = qp->has_rq ? rsge : 0;
+	cap->max_send_sge = qp->max_send_sge;
+	cap->max_recv_sge = qp->has_rq ? qp->max_recv_sge : 0;
 	cap->max_inline_data = qp->max_inline;
+	if (!udata)
+		return 0;
+	if (qp->has_sq)
+		sroce_queue_info(qp->sq, &resp.sq);
+	if (qp->has_rq)
+		sroce_queue_info(qp->rq, &resp.rq);
+	resp.qpn = qpn;
+	err = ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
+	if (err)
+		sroce_dbg_qp(qp, "create_qp: response not writable (%d)", err);
+	return err;
+}
 
-	if (udata) {
-		/* else num_entries 0: no ring to post to */
-		if (qp->has_sq)
-			sroce_queue_info(qp->sq, &resp.sq);
-		if (qp->has_rq)
-			sroce_queue_info(qp->rq, &resp.rq);
-		resp.qpn = qpn;
-		err = ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
-		if (err) {
-			sroce_dbg_qp(qp, "create_qp: response not writable (%d)", err);
-			goto err_release_qpn;
-		}
+int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		    struct ib_udata *udata)
+{
+	struct sroce_dev *sdev = sroce_to_dev(ibqp->device);
+	struct sroce_qp *qp = sroce_to_qp(ibqp);
+	u32 qpn;
+	int err;
+
+	err = sroce_qp_check_init(sdev, init, udata);
+	if (err)
+		return err;
+	if (atomic_inc_return(&sdev->qp_count) > SROCE_MAX_QP) {
+		sroce_dbg_dev(ibqp->device, "create_qp: the device has max_qp %d QPs already",
+			      SROCE_MAX_QP);
+		err = -ENOMEM;
+		goto err_uncount;
 	}
+	qp->sdev = sdev;
+	qp->sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
+	sroce_qp_set_sizes(qp, init);
+	err = sroce_qp_create_rings(qp, init, udata);
+	if (err)
+		goto err_uncount;
+	err = sroce_qp_alloc_bufs(qp, init);
+	if (err)
+		goto err_free_bufs;
+	sroce_qp_init_state(qp, init, udata);
+	err = sroce_qp_alloc_handle(qp);
+	if (err)
+		goto err_free_bufs;
+	err = sroce_qp_reserve_qpn(qp, init->qp_type, &qpn);
+	if (err < 0)
+		goto err_free_handle;
+	ibqp->qp_num = qpn;
+	err = sroce_qp_respond(qp, init, udata, qpn);
+	if (err)
+		goto err_release_qpn;
 	if (init->qp_type != IB_QPT_GSI) {
 		/* publish: a reserved entry reads as NULL until this store */
 		err = xa_err(xa_store(&sroce_qp_xa, qpn, qp->h, GFP_KERNEL_ACCOUNT));
@@ -552,17 +625,13 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	return 0;
 
 err_release_qpn:
-	if (init->qp_type == IB_QPT_GSI)
-		sroce_gsi_del(qp);
-	else
-		xa_erase(&sroce_qp_xa, qpn);
+	sroce_qp_release_qpn(qp, init->qp_type, qpn);
 err_free_handle:
 	kfree_rcu(qp->h, rcu);	/* never published, or unpublished just now */
-err_free_shadow:
-	sroce_qp_free_bufs(qp);
-err_destroy_sq:
+err_free_bufs:
+	sroce_qp_free_bufs(qp);	/* the RQ ring too */
 	sroce_queue_destroy(qp->sq);
-err_dec_count:
+err_uncount:
 	atomic_dec(&sdev->qp_count);
 	return err;
 }
@@ -806,17 +875,9 @@ static int sroce_qp_check_rate_limit(struct sroce_qp *qp, enum ib_qp_state next,
 	return 0;
 }
 
-int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
-		    struct ib_udata *udata)
+/* What modify_qp refuses before looking at the QP: unknown mask bits, driver data. */
+static int sroce_qp_check_modify_args(struct sroce_qp *qp, int mask, struct ib_udata *udata)
 {
-	struct sroce_qp *qp = sroce_to_qp(ibqp);
-	int rate_limit = mask & IB_QP_RATE_LIMIT;
-	enum ib_qp_state cur, next;
-	bool may_priv_qkey;
-	int err;
-
-	/* the core's transition table allows it for RAW_PACKET only: ours */
-	mask &= ~IB_QP_RATE_LIMIT;
 	if (mask & ~IB_QP_ATTR_STANDARD_BITS) {
 		sroce_dbg_qp(qp, "modify_qp: attr_mask 0x%x: unsupported bits 0x%x", mask,
 			     mask & ~IB_QP_ATTR_STANDARD_BITS);
@@ -826,46 +887,52 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		sroce_dbg_qp(qp, "modify_qp: %zu bytes of driver data (takes none)", udata->inlen);
 		return -EINVAL;
 	}
-	/* capable() may sleep (audit): ask before taking the locks */
-	may_priv_qkey = !qp->ibqp.uobject ||
-		!((mask & IB_QP_QKEY) && (attr->qkey & SROCE_QKEY_PRIVILEGED)) ||
-		capable(CAP_NET_RAW);
+	return 0;
+}
 
-	spin_lock_bh(&qp->lock);
-	spin_lock_irq(&qp->state_lock);
-	cur = (mask & IB_QP_CUR_STATE) ? attr->cur_qp_state : qp->state;
-	next = (mask & IB_QP_STATE) ? attr->qp_state : cur;
-	err = -EINVAL;
+/* Whether @cur -> @next with @mask is a transition the QP may make now. */
+static int sroce_qp_check_transition(struct sroce_qp *qp, struct ib_qp_attr *attr, int mask,
+				     enum ib_qp_state cur, enum ib_qp_state next,
+				     bool may_priv_qkey)
+{
+	lockdep_assert_held(&qp->state_lock);
+
 	if (cur != qp->state) {
 		sroce_dbg_qp(qp, "modify_qp: cur_qp_state %s but the QP is in %s",
 			     sroce_qp_state_name(cur), sroce_qp_state_name(qp->state));
-		goto out_unlock;
+		return -EINVAL;
 	}
-	if (!ib_modify_qp_is_ok(cur, next, ibqp->qp_type, mask)) {
+	if (!ib_modify_qp_is_ok(cur, next, qp->ibqp.qp_type, mask)) {
 		sroce_dbg_qp(qp,
 			     "modify_qp: %s -> %s with attr_mask 0x%x not allowed for qp_type %d (no such transition, or an attribute missing or not allowed in it)",
 			     sroce_qp_state_name(cur), sroce_qp_state_name(next), mask,
-			     ibqp->qp_type);
-		goto out_unlock;
+			     qp->ibqp.qp_type);
+		return -EINVAL;
 	}
-	err = sroce_qp_check_attr(qp, attr, mask, may_priv_qkey);
+	return sroce_qp_check_attr(qp, attr, mask, may_priv_qkey);
+}
+
+/* IB_QP_AV: the new path, its route cache emptied. */
+static int sroce_qp_apply_av(struct sroce_qp *qp, struct ib_qp_attr *attr)
+{
+	int err;
+
+	lockdep_assert_held(&qp->state_lock);
+
+	err = sroce_qp_set_path(qp, attr);
 	if (err)
-		goto out_unlock;
-	if (rate_limit) {
-		err = sroce_qp_check_rate_limit(qp, next, attr->rate_limit);
-		if (err)
-			goto out_unlock;
-		sroce_dcqcn_set_rate_limit(qp, attr->rate_limit);
-	}
-	if (mask & IB_QP_AV) {
-		err = sroce_qp_set_path(qp, attr);
-		if (err)
-			goto out_unlock;
-		dst_cache_reset(&qp->dst_cache);
-		qp->attr.ah_attr = attr->ah_attr;
-		/* the core's reference is only good for this call */
-		qp->attr.ah_attr.grh.sgid_attr = NULL;
-	}
+		return err;
+	dst_cache_reset(&qp->dst_cache);
+	qp->attr.ah_attr = attr->ah_attr;
+	/* the core's reference is only good for this call */
+	qp->attr.ah_attr.grh.sgid_attr = NULL;
+	return 0;
+}
+
+/* The attributes of @mask that are only stored, checked already. */
+static void sroce_qp_store_attrs(struct sroce_qp *qp, struct ib_qp_attr *attr, int mask)
+{
+	lockdep_assert_held(&qp->state_lock);
 
 	if (mask & IB_QP_ACCESS_FLAGS)
 		qp->attr.qp_access_flags = attr->qp_access_flags;
@@ -898,53 +965,105 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
 		qp->attr.max_dest_rd_atomic = attr->max_dest_rd_atomic;
 	if (mask & (IB_QP_AV | IB_QP_DEST_QPN))
-		qp->path.sport = htons(sroce_udp_sport(ibqp->qp_num,
+		qp->path.sport = htons(sroce_udp_sport(qp->ibqp.qp_num,
 						       qp->attr.dest_qp_num));
+}
 
-	if (mask & IB_QP_STATE) {
-		switch (next) {
-		case IB_QPS_RESET:
-		case IB_QPS_INIT:
-			if (cur == IB_QPS_RESET || next == IB_QPS_RESET)
-				sroce_qp_reset_transport(qp);
-			break;
-		case IB_QPS_RTR:
-			qp->resp.psn = qp->attr.rq_psn;
-			if (cur != IB_QPS_RTR) {
-				sroce_qp_opts_sample(qp, true);
-				/* likewise DCQCN (dcqcn.c) */
-				sroce_dcqcn_start(qp);
-			}
-			break;
-		case IB_QPS_SQD:
-			/*
-			 * The SQ Drained event is the consumer's to ask for:
-			 * without the flag, count it as sent already.
-			 */
-			qp->sq_drained_sent = !((mask & IB_QP_EN_SQD_ASYNC_NOTIFY) &&
-						attr->en_sqd_async_notify);
-			break;
-		case IB_QPS_RTS:
-			if (cur == IB_QPS_RTR) {
-				qp->req.psn = qp->attr.sq_psn;
-				qp->req.una_psn = qp->attr.sq_psn;
-				qp->req.hi_psn = qp->attr.sq_psn;
-				sroce_cwnd_init(&qp->req.cwnd);
-				qp->req.sack_valid = false;
-				qp->req.retry_left = qp->attr.retry_cnt;
-				qp->req.rnr_left = qp->attr.rnr_retry;
-				qp->req.backoff = 0;
-			}
-			break;
-		default:
-			break;
+/* RTR -> RTS: the requester starts at the SQ PSN with a fresh window and retry budget. */
+static void sroce_qp_start_requester(struct sroce_qp *qp)
+{
+	qp->req.psn = qp->attr.sq_psn;
+	qp->req.una_psn = qp->attr.sq_psn;
+	qp->req.hi_psn = qp->attr.sq_psn;
+	sroce_cwnd_init(&qp->req.cwnd);
+	qp->req.sack_valid = false;
+	qp->req.retry_left = qp->attr.retry_cnt;
+	qp->req.rnr_left = qp->attr.rnr_retry;
+	qp->req.backoff = 0;
+}
+
+/* Move the QP from @cur to @next, doing what entering @next means. */
+static void sroce_qp_enter_state(struct sroce_qp *qp, struct ib_qp_attr *attr, int mask,
+				 enum ib_qp_state cur, enum ib_qp_state next)
+{
+	lockdep_assert_held(&qp->lock);
+	lockdep_assert_held(&qp->state_lock);
+
+	switch (next) {
+	case IB_QPS_RESET:
+	case IB_QPS_INIT:
+		if (cur == IB_QPS_RESET || next == IB_QPS_RESET)
+			sroce_qp_reset_transport(qp);
+		break;
+	case IB_QPS_RTR:
+		qp->resp.psn = qp->attr.rq_psn;
+		if (cur != IB_QPS_RTR) {
+			sroce_qp_opts_sample(qp, true);
+			/* likewise DCQCN (dcqcn.c) */
+			sroce_dcqcn_start(qp);
 		}
-		trace_sroce_qp_state(ibqp->qp_num, cur, next);
-		qp->state = next;
-		qp->attr.qp_state = next;
-		qp->attr.cur_qp_state = next;
+		break;
+	case IB_QPS_SQD:
+		/*
+		 * The SQ Drained event is the consumer's to ask for:
+		 * without the flag, count it as sent already.
+		 */
+		qp->sq_drained_sent = !((mask & IB_QP_EN_SQD_ASYNC_NOTIFY) &&
+					attr->en_sqd_async_notify);
+		break;
+	case IB_QPS_RTS:
+		if (cur == IB_QPS_RTR)
+			sroce_qp_start_requester(qp);
+		break;
+	default:
+		break;
 	}
-	err = 0;
+	trace_sroce_qp_state(qp->ibqp.qp_num, cur, next);
+	qp->state = next;
+	qp->attr.qp_state = next;
+	qp->attr.cur_qp_state = next;
+}
+
+int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		    struct ib_udata *udata)
+{
+	struct sroce_qp *qp = sroce_to_qp(ibqp);
+	int rate_limit = mask & IB_QP_RATE_LIMIT;
+	enum ib_qp_state cur, next;
+	bool may_priv_qkey;
+	int err;
+
+	/* the core's transition table allows it for RAW_PACKET only: ours */
+	mask &= ~IB_QP_RATE_LIMIT;
+	err = sroce_qp_check_modify_args(qp, mask, udata);
+	if (err)
+		return err;
+	/* capable() may sleep (audit): ask before taking the locks */
+	may_priv_qkey = !qp->ibqp.uobject ||
+		!((mask & IB_QP_QKEY) && (attr->qkey & SROCE_QKEY_PRIVILEGED)) ||
+		capable(CAP_NET_RAW);
+
+	spin_lock_bh(&qp->lock);
+	spin_lock_irq(&qp->state_lock);
+	cur = (mask & IB_QP_CUR_STATE) ? attr->cur_qp_state : qp->state;
+	next = (mask & IB_QP_STATE) ? attr->qp_state : cur;
+	err = sroce_qp_check_transition(qp, attr, mask, cur, next, may_priv_qkey);
+	if (err)
+		goto out_unlock;
+	if (rate_limit) {
+		err = sroce_qp_check_rate_limit(qp, next, attr->rate_limit);
+		if (err)
+			goto out_unlock;
+		sroce_dcqcn_set_rate_limit(qp, attr->rate_limit);
+	}
+	if (mask & IB_QP_AV) {
+		err = sroce_qp_apply_av(qp, attr);
+		if (err)
+			goto out_unlock;
+	}
+	sroce_qp_store_attrs(qp, attr, mask);
+	if (mask & IB_QP_STATE)
+		sroce_qp_enter_state(qp, attr, mask, cur, next);
 out_unlock:
 	spin_unlock_irq(&qp->state_lock);
 	spin_unlock_bh(&qp->lock);
