@@ -162,13 +162,9 @@ static void sroce_set_rdma_net(struct sroce_dev *sdev, struct net *net)
 	write_pnet(&sdev->ib_dev.coredev.rdma_net, net);
 }
 
-static int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
+/* What rdma link add refuses before looking for a device: not Ethernet, a taken name. */
+static int sroce_newlink_check(const char *ibdev_name, struct net_device *ndev)
 {
-	struct sroce_dev *sdev;
-	struct sroce_udp *udp;
-	bool gone;
-	int err;
-
 	if (ndev->type != ARPHRD_ETHER || ndev->addr_len != ETH_ALEN) {
 		netdev_dbg(ndev,
 			   "rdma link add %s: link type %u, address length %u: not Ethernet\n",
@@ -186,22 +182,29 @@ static int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 		netdev_dbg(ndev, "rdma link add %s: an RDMA device has that name\n", ibdev_name);
 		return -EEXIST;
 	}
+	return 0;
+}
 
-	sroce_reap(false);
+/*
+ * A new device for @ndev, on the device list (one per netdev): from here
+ * on, ib_dealloc_device() unwinds it through dealloc_driver.
+ */
+static struct sroce_dev *sroce_dev_create(const char *ibdev_name, struct net_device *ndev)
+{
+	struct sroce_dev *sdev;
 
 	mutex_lock(&sroce_dev_lock);
 	if (sroce_find_by_ndev(ndev)) {
 		mutex_unlock(&sroce_dev_lock);
 		netdev_dbg(ndev, "rdma link add %s: the netdev has a sroce device already\n",
 			   ibdev_name);
-		return -EEXIST;
+		return ERR_PTR(-EEXIST);
 	}
 	sdev = ib_alloc_device(sroce_dev, ib_dev);
 	if (!sdev) {
 		mutex_unlock(&sroce_dev_lock);
-		return -ENOMEM;
+		return ERR_PTR(-ENOMEM);
 	}
-	/* from here on, ib_dealloc_device() unwinds through dealloc_driver */
 	sdev->ndev = ndev;
 	netdev_hold(ndev, &sdev->ndev_tracker, GFP_KERNEL);
 	sroce_init_ib_dev(sdev);
@@ -210,42 +213,49 @@ static int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 	get_device(&sdev->ib_dev.dev);
 	list_add_tail(&sdev->list, &sroce_dev_list);
 	mutex_unlock(&sroce_dev_lock);
+	return sdev;
+}
+
+/*
+ * What the device needs before it is registered: its statistics, the UDP
+ * socket of its netdev's namespace, the netdev as its port, its namespace.
+ */
+static int sroce_dev_setup(struct sroce_dev *sdev, const char *ibdev_name)
+{
+	struct net_device *ndev = sdev->ndev;
+	struct sroce_udp *udp;
+	int err;
 
 	sdev->stats = alloc_percpu(struct sroce_dev_stats);
-	if (!sdev->stats || percpu_counter_init(&sdev->rxq_bytes, 0, GFP_KERNEL)) {
-		err = -ENOMEM;
-		goto err_dealloc_dev;
-	}
-
+	if (!sdev->stats || percpu_counter_init(&sdev->rxq_bytes, 0, GFP_KERNEL))
+		return -ENOMEM;
 	udp = sroce_udp_get(dev_net(ndev));
 	if (IS_ERR(udp)) {
 		err = PTR_ERR(udp);
 		netdev_dbg(ndev,
 			   "rdma link add %s: UDP port 4791 of the netdev's namespace: error %d%s\n",
 			   ibdev_name, err, err == -EADDRINUSE ? " (rdma_rxe there?)" : "");
-		goto err_dealloc_dev;
+		return err;
 	}
 	sdev->udp = udp;
-
 	err = ib_device_set_netdev(&sdev->ib_dev, ndev, SROCE_PORT);
 	if (err)
-		goto err_dealloc_dev;
+		return err;
 	sroce_set_rdma_net(sdev, dev_net(ndev));
+	return 0;
+}
 
-	err = ib_register_device(&sdev->ib_dev, ibdev_name, NULL);
-	if (err == -ENFILE)
-		err = -EEXIST;	/* the name is taken */
-	if (err) {
-		netdev_dbg(ndev, "rdma link add %s: registering the device: error %d\n",
-			   ibdev_name, err);
-		goto err_dealloc_dev;
-	}
+/*
+ * The netdev may have started unregistering while we registered; the
+ * notifier could not unregister a device that was not registered yet,
+ * so it left us a flag. Return: -ENODEV when it is gone (the device is
+ * queued for unregistering), else 0.
+ */
+static int sroce_dev_check_gone(struct sroce_dev *sdev)
+{
+	struct net_device *ndev = sdev->ndev;
+	bool gone;
 
-	/*
-	 * The netdev may have started unregistering while we registered; the
-	 * notifier could not unregister a device that was not registered yet,
-	 * so it left us a flag.
-	 */
 	rtnl_lock();
 	mutex_lock(&sroce_dev_lock);
 	gone = sdev->ndev_gone || ndev->reg_state != NETREG_REGISTERED;
@@ -256,6 +266,32 @@ static int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 		ib_unregister_device_queued(&sdev->ib_dev);
 	rtnl_unlock();
 	return gone ? -ENODEV : 0;
+}
+
+static int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
+{
+	struct sroce_dev *sdev;
+	int err;
+
+	err = sroce_newlink_check(ibdev_name, ndev);
+	if (err)
+		return err;
+	sroce_reap(false);
+	sdev = sroce_dev_create(ibdev_name, ndev);
+	if (IS_ERR(sdev))
+		return PTR_ERR(sdev);
+	err = sroce_dev_setup(sdev, ibdev_name);
+	if (err)
+		goto err_dealloc_dev;
+	err = ib_register_device(&sdev->ib_dev, ibdev_name, NULL);
+	if (err == -ENFILE)
+		err = -EEXIST;	/* the name is taken */
+	if (err) {
+		netdev_dbg(ndev, "rdma link add %s: registering the device: error %d\n",
+			   ibdev_name, err);
+		goto err_dealloc_dev;
+	}
+	return sroce_dev_check_gone(sdev);
 
 err_dealloc_dev:
 	ib_dealloc_device(&sdev->ib_dev);
