@@ -25,54 +25,53 @@ static u32 sroce_srq_stride(u32 max_sge)
 	return ALIGN(sizeof(struct sroce_recv_wqe) + max_sge * sizeof(struct sroce_sge), 16);
 }
 
-int sroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
-		     struct ib_udata *udata)
+/* What create_srq refuses: a type, sizes or driver data it does not take. */
+static int sroce_srq_check_init(struct ib_device *ibdev, struct ib_srq_init_attr *init,
+				struct ib_udata *udata)
 {
-	struct sroce_dev *sdev = sroce_to_dev(ibsrq->device);
-	struct sroce_srq *srq = sroce_to_srq(ibsrq);
-	struct sroce_create_srq_resp resp = {};
 	struct ib_srq_attr *attr = &init->attr;
-	u32 sge, n;
-	int err;
 
 	/* an XRC SRQ's XRCD and CQ are the core's to check and hold */
 	if (init->srq_type != IB_SRQT_BASIC && init->srq_type != IB_SRQT_XRC) {
-		sroce_dbg_dev(ibsrq->device, "create_srq: srq_type %d not supported",
-			      init->srq_type);
+		sroce_dbg_dev(ibdev, "create_srq: srq_type %d not supported", init->srq_type);
 		return -EOPNOTSUPP;
 	}
 	if (!attr->max_wr || attr->max_wr > SROCE_MAX_SRQ_WR) {
-		sroce_dbg_dev(ibsrq->device, "create_srq: max_wr %u outside 1..max_srq_wr %d",
+		sroce_dbg_dev(ibdev, "create_srq: max_wr %u outside 1..max_srq_wr %d",
 			      attr->max_wr, SROCE_MAX_SRQ_WR);
 		return -EINVAL;
 	}
 	if (attr->max_sge > SROCE_MAX_SGE) {
-		sroce_dbg_dev(ibsrq->device, "create_srq: max_sge %u > max %d", attr->max_sge,
+		sroce_dbg_dev(ibdev, "create_srq: max_sge %u > max %d", attr->max_sge,
 			      SROCE_MAX_SGE);
 		return -EINVAL;
 	}
-	if (udata) {
-		if (udata->inlen && !ib_is_udata_cleared(udata, 0, udata->inlen)) {
-			sroce_dbg_dev(ibsrq->device,
-				      "create_srq: %zu bytes of driver data not zero (takes none)",
-				      udata->inlen);
-			return -EINVAL;
-		}
-		if (udata->outlen < sizeof(resp)) {
-			sroce_dbg_dev(ibsrq->device, "create_srq: response %zu bytes < %zu",
-				      udata->outlen, sizeof(resp));
-			return -EINVAL;
-		}
+	if (!udata)
+		return 0;
+	if (udata->inlen && !ib_is_udata_cleared(udata, 0, udata->inlen)) {
+		sroce_dbg_dev(ibdev, "create_srq: %zu bytes of driver data not zero (takes none)",
+			      udata->inlen);
+		return -EINVAL;
 	}
-	if (atomic_inc_return(&sdev->srq_count) > SROCE_MAX_SRQ) {
-		sroce_dbg_dev(ibsrq->device, "create_srq: the device has max_srq %d SRQs already",
-			      SROCE_MAX_SRQ);
-		err = -ENOMEM;
-		goto err_dec_count;
+	if (udata->outlen < sizeof(struct sroce_create_srq_resp)) {
+		sroce_dbg_dev(ibdev, "create_srq: response %zu bytes < %zu", udata->outlen,
+			      sizeof(struct sroce_create_srq_resp));
+		return -EINVAL;
 	}
+	return 0;
+}
 
-	sge = max(attr->max_sge, 1u);
-	n = roundup_pow_of_two(attr->max_wr);
+/*
+ * The SRQ's ring (mappable when @udata), sized from @init->attr, which
+ * then says what the SRQ got.
+ */
+static int sroce_srq_create_ring(struct sroce_srq *srq, struct ib_srq_attr *attr,
+				 struct ib_udata *udata)
+{
+	u32 sge = max(attr->max_sge, 1u);
+	u32 n = roundup_pow_of_two(attr->max_wr);
+	int err;
+
 	spin_lock_init(&srq->lock);
 	spin_lock_init(&srq->kpost_lock);
 	srq->stride = sroce_srq_stride(sge);
@@ -83,22 +82,44 @@ int sroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	srq->rq = sroce_queue_create(udata, n, srq->stride);
 	if (IS_ERR(srq->rq)) {
 		err = PTR_ERR(srq->rq);
-		sroce_dbg_dev(ibsrq->device, "create_srq: ring of %u x %u bytes: error %d", n,
-			      srq->stride, err);
-		goto err_dec_count;
+		sroce_dbg_dev(srq->ibsrq.device, "create_srq: ring of %u x %u bytes: error %d",
+			      n, srq->stride, err);
+		return err;
 	}
 	attr->max_wr = n;
 	attr->max_sge = sge;
 	attr->srq_limit = 0;
+	return 0;
+}
+
+int sroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
+		     struct ib_udata *udata)
+{
+	struct sroce_dev *sdev = sroce_to_dev(ibsrq->device);
+	struct sroce_srq *srq = sroce_to_srq(ibsrq);
+	struct sroce_create_srq_resp resp = {};
+	int err;
+
+	err = sroce_srq_check_init(ibsrq->device, init, udata);
+	if (err)
+		return err;
+	if (atomic_inc_return(&sdev->srq_count) > SROCE_MAX_SRQ) {
+		sroce_dbg_dev(ibsrq->device, "create_srq: the device has max_srq %d SRQs already",
+			      SROCE_MAX_SRQ);
+		err = -ENOMEM;
+		goto err_uncount;
+	}
+	err = sroce_srq_create_ring(srq, &init->attr, udata);
+	if (err)
+		goto err_uncount;
 	if (init->srq_type == IB_SRQT_XRC) {
 		err = sroce_xrc_srq_reserve(srq);
 		if (err) {
 			sroce_dbg_dev(ibsrq->device,
 				      "create_srq: no XRC SRQ number: error %d", err);
-			goto err_destroy_queue;
+			goto err_destroy_ring;
 		}
 	}
-
 	if (udata) {
 		sroce_queue_info(srq->rq, &resp.ring);
 		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
@@ -114,9 +135,9 @@ int sroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 err_remove_srqn:
 	if (init->srq_type == IB_SRQT_XRC)
 		sroce_xrc_srq_remove(srq);
-err_destroy_queue:
+err_destroy_ring:
 	sroce_queue_destroy(srq->rq);
-err_dec_count:
+err_uncount:
 	atomic_dec(&sdev->srq_count);
 	return err;
 }
