@@ -71,6 +71,83 @@ static struct page *sroce_dmabuf_page(void *va)
 	return is_zone_device_page(page) ? NULL : page;
 }
 
+/*
+ * Whether [@offset, @offset + @length) lies in the buffer, and the fd
+ * grants write access if the MR does: a read-only fd grants nobody,
+ * local or remote, write access.
+ */
+static int sroce_dmabuf_check(struct ib_device *ibdev, struct dma_buf *buf, int fd,
+			      u64 offset, u64 length, bool writable)
+{
+	u64 end;
+
+	if (!length || check_add_overflow(offset, length, &end) || end > buf->size) {
+		sroce_dbg_dev(ibdev,
+			      "reg_dmabuf_mr: offset %llu length %llu: %s (buffer %zu bytes)",
+			      offset, length, !length ? "zero length" : "past the buffer's end",
+			      buf->size);
+		return -EINVAL;
+	}
+	if (writable && !(buf->file->f_mode & FMODE_WRITE)) {
+		sroce_dbg_dev(ibdev, "reg_dmabuf_mr: write access through fd %d opened read-only",
+			      fd);
+		return -EACCES;
+	}
+	return 0;
+}
+
+/* The buffer's kernel mapping, which must be page-aligned RAM the CPU can copy. */
+static int sroce_dmabuf_map(struct ib_device *ibdev, struct sroce_dmabuf *sdb)
+{
+	int err;
+
+	err = sroce_dma_buf_vmap(sdb->buf, &sdb->map);
+	if (err) {
+		sroce_dbg_dev(ibdev, "reg_dmabuf_mr: exporter %s gives no kernel mapping: error %d",
+			      sdb->buf->exp_name, err);
+		/* no kernel mapping offered: not something the CPU can copy */
+		if (err == -EINVAL || err == -ENOSYS || err == -ENOTTY)
+			err = -EOPNOTSUPP;
+		return err;
+	}
+	if (sdb->map.is_iomem || !sdb->map.vaddr || offset_in_page(sdb->map.vaddr)) {
+		sroce_dbg_dev(ibdev,
+			      "reg_dmabuf_mr: exporter %s maps %s, not pages the CPU can copy",
+			      sdb->buf->exp_name, sdb->map.is_iomem ? "I/O memory" :
+			      "no page-aligned kernel address");
+		sroce_dma_buf_vunmap(sdb->buf, &sdb->map);
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+/* The pages of the mapping that cover the range: a new array, or an ERR_PTR. */
+static struct page **sroce_dmabuf_pages(struct ib_device *ibdev, struct sroce_dmabuf *sdb,
+					u64 offset, u64 length, unsigned long *npages)
+{
+	unsigned long i, n;
+	struct page **pg;
+	void *va;
+
+	n = (offset_in_page(offset) + length + PAGE_SIZE - 1) >> PAGE_SHIFT;
+	pg = kvmalloc_array(n, sizeof(*pg), GFP_KERNEL_ACCOUNT);
+	if (!pg)
+		return ERR_PTR(-ENOMEM);
+	va = sdb->map.vaddr + (offset & PAGE_MASK);
+	for (i = 0; i < n; i++, va += PAGE_SIZE) {
+		pg[i] = sroce_dmabuf_page(va);
+		if (!pg[i]) {
+			sroce_dbg_dev(ibdev,
+				      "reg_dmabuf_mr: exporter %s: page %lu of the range is no ordinary RAM",
+				      sdb->buf->exp_name, i);
+			kvfree(pg);
+			return ERR_PTR(-EOPNOTSUPP);
+		}
+	}
+	*npages = n;
+	return pg;
+}
+
 /**
  * sroce_dmabuf_get() - import a dma-buf range for an MR
  * @ibdev: the MR's device (for debug messages)
@@ -95,10 +172,7 @@ struct sroce_dmabuf *sroce_dmabuf_get(struct ib_device *ibdev, int fd, u64 offse
 				      bool writable, struct page ***pages, unsigned long *npages)
 {
 	struct sroce_dmabuf *sdb;
-	unsigned long i, n;
 	struct page **pg;
-	u64 end;
-	void *va;
 	int err;
 
 	sdb = kzalloc(sizeof(*sdb), GFP_KERNEL_ACCOUNT);
@@ -112,62 +186,20 @@ struct sroce_dmabuf *sroce_dmabuf_get(struct ib_device *ibdev, int fd, u64 offse
 		goto err_free;
 	}
 	/* the fd first: a probe with fd -1 and nothing else learns -EBADF */
-	if (!length || check_add_overflow(offset, length, &end) || end > sdb->buf->size) {
-		sroce_dbg_dev(ibdev,
-			      "reg_dmabuf_mr: offset %llu length %llu: %s (buffer %zu bytes)",
-			      offset, length, !length ? "zero length" : "past the buffer's end",
-			      sdb->buf->size);
-		err = -EINVAL;
+	err = sroce_dmabuf_check(ibdev, sdb->buf, fd, offset, length, writable);
+	if (err)
 		goto err_put_buf;
-	}
-	/* a read-only fd grants nobody, local or remote, write access */
-	if (writable && !(sdb->buf->file->f_mode & FMODE_WRITE)) {
-		sroce_dbg_dev(ibdev, "reg_dmabuf_mr: write access through fd %d opened read-only",
-			      fd);
-		err = -EACCES;
+	err = sroce_dmabuf_map(ibdev, sdb);
+	if (err)
 		goto err_put_buf;
-	}
-	err = sroce_dma_buf_vmap(sdb->buf, &sdb->map);
-	if (err) {
-		sroce_dbg_dev(ibdev, "reg_dmabuf_mr: exporter %s gives no kernel mapping: error %d",
-			      sdb->buf->exp_name, err);
-		/* no kernel mapping offered: not something the CPU can copy */
-		if (err == -EINVAL || err == -ENOSYS || err == -ENOTTY)
-			err = -EOPNOTSUPP;
-		goto err_put_buf;
-	}
-	if (sdb->map.is_iomem || !sdb->map.vaddr || offset_in_page(sdb->map.vaddr)) {
-		sroce_dbg_dev(ibdev,
-			      "reg_dmabuf_mr: exporter %s maps %s, not pages the CPU can copy",
-			      sdb->buf->exp_name, sdb->map.is_iomem ? "I/O memory" :
-			      "no page-aligned kernel address");
-		err = -EOPNOTSUPP;
+	pg = sroce_dmabuf_pages(ibdev, sdb, offset, length, npages);
+	if (IS_ERR(pg)) {
+		err = PTR_ERR(pg);
 		goto err_vunmap;
-	}
-
-	n = (offset_in_page(offset) + length + PAGE_SIZE - 1) >> PAGE_SHIFT;
-	pg = kvmalloc_array(n, sizeof(*pg), GFP_KERNEL_ACCOUNT);
-	if (!pg) {
-		err = -ENOMEM;
-		goto err_vunmap;
-	}
-	va = sdb->map.vaddr + (offset & PAGE_MASK);
-	for (i = 0; i < n; i++, va += PAGE_SIZE) {
-		pg[i] = sroce_dmabuf_page(va);
-		if (!pg[i]) {
-			sroce_dbg_dev(ibdev,
-				      "reg_dmabuf_mr: exporter %s: page %lu of the range is no ordinary RAM",
-				      sdb->buf->exp_name, i);
-			err = -EOPNOTSUPP;
-			goto err_free_pages;
-		}
 	}
 	*pages = pg;
-	*npages = n;
 	return sdb;
 
-err_free_pages:
-	kvfree(pg);
 err_vunmap:
 	sroce_dma_buf_vunmap(sdb->buf, &sdb->map);
 err_put_buf:
