@@ -247,6 +247,73 @@ drop_put:
 	return sroce_rcv_finish(qp, skb, why);
 }
 
+/*
+ * A datagram whose transport headers do not parse (@err): a CNP, the one
+ * other packet we know, or dropped (as a bad ICRC if it was not checked).
+ */
+static int sroce_rcv_unparsed(struct net *net, struct sk_buff *skb, const u8 *iph, bool v6,
+			      bool unchecked, int err)
+{
+	if (err == SROCE_PKT_EOPCODE && skb->data[sizeof(struct udphdr)] == SROCE_OP_CNP)
+		return sroce_cnp_rcv(net, skb, iph, v6, unchecked);
+	if (unchecked && !sroce_rcv_icrc_ok(skb, iph, v6)) {
+		sroce_rx_drop(skb, SROCE_DROP_NO_QPN, SROCE_DROP_ICRC);
+		return 0;
+	}
+	net_dbg_ratelimited("sroce: dropped a packet: %s\n", sroce_pkt_strerror(err));
+	sroce_rx_drop(skb, SROCE_DROP_NO_QPN, SROCE_DROP_HDR);
+	return 0;
+}
+
+/* A UD datagram: to a multicast group's QPs, or to the one QP that accepts it. */
+static int sroce_rcv_ud(struct net *net, struct sk_buff *skb, struct sroce_pkt_hdr *hdr,
+			const u8 *iph, bool v6, bool unchecked)
+{
+	struct sroce_qp *qp;
+
+	/* UD never skips the ICRC */
+	if (unchecked && !sroce_rcv_icrc_ok(skb, iph, v6)) {
+		sroce_rx_drop(skb, hdr->bth.dqpn, SROCE_DROP_ICRC);
+		return 0;
+	}
+	if (hdr->bth.dqpn == SROCE_MCAST_QPN)
+		return sroce_mc_rcv(skb, hdr, iph, v6);
+	qp = sroce_ud_accept(net, skb, hdr, iph, v6);
+	return qp ? sroce_rcv_finish(qp, skb, SROCE_DROP_MAX) : 0;
+}
+
+/*
+ * Whether a connected QP takes a packet of @opflags: Return: why it drops
+ * it, or SROCE_DROP_MAX to queue it.
+ */
+static enum sroce_drop sroce_rcv_check_qp(struct sroce_qp *qp, struct sk_buff *skb,
+					  u32 opflags, const u8 *iph, bool v6, bool unchecked)
+{
+	enum ib_qp_state state;
+
+	if (unchecked) {
+		if (READ_ONCE(qp->opt.icrc_skip))
+			sroce_stat_inc(qp->sdev, SROCE_STAT_ICRC_SKIP_RX);
+		else if (!sroce_rcv_icrc_ok(skb, iph, v6))
+			return SROCE_DROP_ICRC;
+	}
+	if (!sroce_rcv_type_ok(qp, opflags))
+		return SROCE_DROP_HDR;
+	state = READ_ONCE(qp->state);
+	if (state == IB_QPS_RESET || state == IB_QPS_INIT || state == IB_QPS_ERR)
+		return SROCE_DROP_QP_STATE;
+	/*
+	 * not from the connected peer: never queued (the transport checks
+	 * again under the QP lock, as modify_qp may change the path)
+	 */
+	if (!sroce_qp_peer_ok(qp, iph, v6))
+		return SROCE_DROP_HDR;
+	/* bounded: a flood waits for no one (the transport drains in order) */
+	if (sroce_rxq_full(qp, skb))
+		return SROCE_DROP_BACKLOG;
+	return SROCE_DROP_MAX;
+}
+
 /**
  * sroce_rcv() - hand a checked RoCEv2 datagram to its QP
  * @net: the namespace it arrived in
@@ -269,44 +336,15 @@ drop_put:
 int sroce_rcv(struct net *net, struct sk_buff *skb, const u8 *iph, bool v6, bool unchecked)
 {
 	struct sroce_pkt_hdr hdr;
-	enum ib_qp_state state;
-	enum sroce_drop why;
 	struct sroce_qp *qp;
 	int err;
 
 	err = sroce_pkt_parse(skb->data + sizeof(struct udphdr),
 			      skb->len - sizeof(struct udphdr), &hdr);
-	if (err) {
-		/* not a transport opcode: a CNP is the one other packet we know */
-		if (err == SROCE_PKT_EOPCODE &&
-		    skb->data[sizeof(struct udphdr)] == SROCE_OP_CNP)
-			return sroce_cnp_rcv(net, skb, iph, v6, unchecked);
-		if (unchecked && !sroce_rcv_icrc_ok(skb, iph, v6)) {
-			sroce_rx_drop(skb, SROCE_DROP_NO_QPN, SROCE_DROP_ICRC);
-			return 0;
-		}
-		net_dbg_ratelimited("sroce: dropped a packet: %s\n",
-				    sroce_pkt_strerror(err));
-		sroce_rx_drop(skb, SROCE_DROP_NO_QPN, SROCE_DROP_HDR);
-		return 0;
-	}
-	/* UD never skips the ICRC */
-	if (unchecked && (hdr.info->flags & SROCE_OPF_UD)) {
-		if (!sroce_rcv_icrc_ok(skb, iph, v6)) {
-			sroce_rx_drop(skb, hdr.bth.dqpn, SROCE_DROP_ICRC);
-			return 0;
-		}
-		unchecked = false;
-	}
-	if ((hdr.info->flags & SROCE_OPF_UD) && hdr.bth.dqpn == SROCE_MCAST_QPN)
-		return sroce_mc_rcv(skb, &hdr, iph, v6);
-	if (hdr.info->flags & SROCE_OPF_UD) {
-		qp = sroce_ud_accept(net, skb, &hdr, iph, v6);
-		if (qp)
-			goto queue;
-		return 0;
-	}
-
+	if (err)
+		return sroce_rcv_unparsed(net, skb, iph, v6, unchecked, err);
+	if (hdr.info->flags & SROCE_OPF_UD)
+		return sroce_rcv_ud(net, skb, &hdr, iph, v6, unchecked);
 	qp = sroce_qp_get_net(net, hdr.bth.dqpn);
 	if (!qp) {
 		sroce_rx_drop(skb, hdr.bth.dqpn,
@@ -314,40 +352,8 @@ int sroce_rcv(struct net *net, struct sk_buff *skb, const u8 *iph, bool v6, bool
 			      SROCE_DROP_ICRC : SROCE_DROP_NO_QP);
 		return 0;
 	}
-	if (unchecked) {
-		if (READ_ONCE(qp->opt.icrc_skip)) {
-			sroce_stat_inc(qp->sdev, SROCE_STAT_ICRC_SKIP_RX);
-		} else if (!sroce_rcv_icrc_ok(skb, iph, v6)) {
-			why = SROCE_DROP_ICRC;
-			goto drop_put;
-		}
-	}
-	if (!sroce_rcv_type_ok(qp, hdr.info->flags)) {
-		why = SROCE_DROP_HDR;
-		goto drop_put;
-	}
-	state = READ_ONCE(qp->state);
-	if (state == IB_QPS_RESET || state == IB_QPS_INIT || state == IB_QPS_ERR) {
-		why = SROCE_DROP_QP_STATE;
-		goto drop_put;
-	}
-	/*
-	 * not from the connected peer: never queued (the transport checks
-	 * again under the QP lock, as modify_qp may change the path)
-	 */
-	if (!sroce_qp_peer_ok(qp, iph, v6)) {
-		why = SROCE_DROP_HDR;
-		goto drop_put;
-	}
-	/* bounded: a flood waits for no one (the transport drains in order) */
-	if (sroce_rxq_full(qp, skb)) {
-		why = SROCE_DROP_BACKLOG;
-		goto drop_put;
-	}
-queue:
-	why = SROCE_DROP_MAX;
-drop_put:
-	return sroce_rcv_finish(qp, skb, why);
+	return sroce_rcv_finish(qp, skb,
+				sroce_rcv_check_qp(qp, skb, hdr.info->flags, iph, v6, unchecked));
 }
 
 /**
