@@ -90,33 +90,15 @@ static struct sroce_qp *sroce_qp_alloc(void)
 	return qp;
 }
 
-struct ibv_qp *sroce_create_qp_ex(struct ibv_context *ibctx,
-				  struct ibv_qp_init_attr_ex *attr)
+/* The QP types create_qp_ex takes, each with what it must not ask: an errno or 0 */
+static int sroce_qp_check_type(struct ibv_context *ibctx,
+			       const struct ibv_qp_init_attr_ex *attr)
 {
-	struct usroce_create_qp_resp resp;
-	struct usroce_create_qp cmd;
-	struct sroce_qp *qp;
-	uint32_t comp_mask;
-	uint32_t room;
-	int ret;
-
-	if (attr->comp_mask & ~SROCE_QP_INIT_ATTR_MASK) {
-		sroce_err(ibctx, "create_qp: comp_mask 0x%x: unsupported bits 0x%x",
-			  attr->comp_mask, attr->comp_mask & ~SROCE_QP_INIT_ATTR_MASK);
-		errno = EOPNOTSUPP;
-		return NULL;
-	}
-	if ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) && attr->create_flags) {
-		sroce_err(ibctx, "create_qp: create_flags 0x%x not supported",
-			  attr->create_flags);
-		errno = EOPNOTSUPP;
-		return NULL;
-	}
 	switch (attr->qp_type) {
 	case IBV_QPT_RC:
 	case IBV_QPT_UC:
 	case IBV_QPT_UD:
-		break;
+		return 0;
 	case IBV_QPT_XRC_SEND:
 		/*
 		 * An XRC INI QP only sends: no RQ, no SRQ (a receive CQ is
@@ -126,77 +108,100 @@ struct ibv_qp *sroce_create_qp_ex(struct ibv_context *ibctx,
 			sroce_err(ibctx, "create_qp: an XRC send QP has no receive side: srq %s, max_recv_wr %u, max_recv_sge %u",
 				  attr->srq ? "set" : "none", attr->cap.max_recv_wr,
 				  attr->cap.max_recv_sge);
-			errno = EINVAL;
-			return NULL;
+			return EINVAL;
 		}
-		break;
+		return 0;
 	case IBV_QPT_XRC_RECV:
 		/* an XRC TGT QP: no queues, nothing to post, no ops to offer */
 		if (!(attr->comp_mask & IBV_QP_INIT_ATTR_XRCD) || !attr->xrcd) {
 			sroce_err(ibctx, "create_qp: an XRC receive QP without an XRC domain");
-			errno = EINVAL;
-			return NULL;
+			return EINVAL;
 		}
 		if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
 			sroce_err(ibctx, "create_qp: send_ops_flags on an XRC receive QP (it has no SQ)");
-			errno = EINVAL;
-			return NULL;
+			return EINVAL;
 		}
-		break;
+		return 0;
 	default:
 		sroce_err(ibctx, "create_qp: qp_type %d not supported (RC, UC, UD, XRC)",
 			  attr->qp_type);
-		errno = EOPNOTSUPP;
-		return NULL;
+		return EOPNOTSUPP;
 	}
-	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
-		ret = sroce_qpx_check(ibctx, attr->qp_type,
-				      attr->send_ops_flags);
-		if (ret) {
-			errno = ret;
-			return NULL;
-		}
-	}
+}
 
-	qp = sroce_qp_alloc();
-	if (!qp)
-		return NULL;
+/* What create_qp_ex refuses before asking the kernel: an errno or 0 */
+static int sroce_qp_check_init(struct ibv_context *ibctx,
+			       const struct ibv_qp_init_attr_ex *attr)
+{
+	int ret;
+
+	if (attr->comp_mask & ~SROCE_QP_INIT_ATTR_MASK) {
+		sroce_err(ibctx, "create_qp: comp_mask 0x%x: unsupported bits 0x%x",
+			  attr->comp_mask, attr->comp_mask & ~SROCE_QP_INIT_ATTR_MASK);
+		return EOPNOTSUPP;
+	}
+	if ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) && attr->create_flags) {
+		sroce_err(ibctx, "create_qp: create_flags 0x%x not supported",
+			  attr->create_flags);
+		return EOPNOTSUPP;
+	}
+	ret = sroce_qp_check_type(ibctx, attr);
+	if (ret)
+		return ret;
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
+		return sroce_qpx_check(ibctx, attr->qp_type, attr->send_ops_flags);
+	return 0;
+}
+
+/* The kernel's create_qp, with create_flags (0, checked) not passed on */
+static int sroce_qp_cmd_create(struct ibv_context *ibctx, struct sroce_qp *qp,
+			       struct ibv_qp_init_attr_ex *attr,
+			       struct usroce_create_qp_resp *resp)
+{
+	struct usroce_create_qp cmd;
+	uint32_t comp_mask;
+	int ret;
 
 	memset(&cmd, 0, sizeof(cmd));
-	memset(&resp, 0, sizeof(resp));
-	/* create_flags is 0 (checked above): nothing for the kernel */
+	memset(resp, 0, sizeof(*resp));
 	comp_mask = attr->comp_mask;
 	attr->comp_mask &= ~IBV_QP_INIT_ATTR_CREATE_FLAGS;
 	ret = ibv_cmd_create_qp_ex(ibctx, &qp->vqp, attr, &cmd.ibv_cmd,
-				   sizeof(cmd), &resp.ibv_resp, sizeof(resp));
+				   sizeof(cmd), &resp->ibv_resp, sizeof(*resp));
 	attr->comp_mask = comp_mask;
-	if (ret) {
+	if (ret)
 		sroce_dbg(ibctx, "create_qp: the kernel refused: %s", strerror(ret));
-		sroce_qp_free(qp);
-		errno = ret;
-		return NULL;
-	}
+	return ret;
+}
 
-	ret = sroce_wq_map(&qp->sq, ibctx->cmd_fd, &resp.sq,
+/* Map the rings the kernel described (an SRQ QP has none for receives) */
+static int sroce_qp_map_rings(struct ibv_context *ibctx, struct sroce_qp *qp,
+			      const struct ibv_qp_init_attr_ex *attr,
+			      const struct usroce_create_qp_resp *resp)
+{
+	int ret;
+
+	ret = sroce_wq_map(&qp->sq, ibctx->cmd_fd, &resp->sq,
 			   sizeof(struct sroce_send_wqe));
-	if (!ret && attr->srq && resp.rq.num_entries)
+	if (!ret && attr->srq && resp->rq.num_entries)
 		ret = EPROTO;	/* an SRQ QP has no RQ ring */
 	if (!ret)
-		ret = sroce_wq_map(&qp->rq, ibctx->cmd_fd, &resp.rq,
+		ret = sroce_wq_map(&qp->rq, ibctx->cmd_fd, &resp->rq,
 				   sizeof(struct sroce_recv_wqe));
-	if (ret) {
+	if (ret)
 		sroce_err(ibctx, "create_qp: mapping the rings the kernel described: %s",
 			  strerror(ret));
-		ibv_cmd_destroy_qp(&qp->vqp.qp);
-		sroce_qp_free(qp);
-		errno = ret;
-		return NULL;
-	}
+	return ret;
+}
 
-	/*
-	 * What a slot can hold bounds what the kernel granted; report the
-	 * effective limits back to the caller.
-	 */
+/*
+ * What a slot can hold bounds what the kernel granted; report the
+ * effective limits back to the caller.
+ */
+static void sroce_qp_set_limits(struct sroce_qp *qp, struct ibv_qp_init_attr_ex *attr)
+{
+	uint32_t room;
+
 	if (qp->sq.ring.map) {
 		room = qp->sq.ring.entry_size - sizeof(struct sroce_send_wqe);
 		qp->sq.max_sge = min_u32(attr->cap.max_send_sge,
@@ -211,9 +216,40 @@ struct ibv_qp *sroce_create_qp_ex(struct ibv_context *ibctx,
 					 room / sizeof(struct sroce_sge));
 		attr->cap.max_recv_sge = qp->rq.max_sge;
 	}
-	if (comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
+}
+
+struct ibv_qp *sroce_create_qp_ex(struct ibv_context *ibctx,
+				  struct ibv_qp_init_attr_ex *attr)
+{
+	struct usroce_create_qp_resp resp;
+	struct sroce_qp *qp;
+	int ret;
+
+	ret = sroce_qp_check_init(ibctx, attr);
+	if (ret) {
+		errno = ret;
+		return NULL;
+	}
+	qp = sroce_qp_alloc();
+	if (!qp)
+		return NULL;
+	ret = sroce_qp_cmd_create(ibctx, qp, attr, &resp);
+	if (ret)
+		goto err_free;
+	ret = sroce_qp_map_rings(ibctx, qp, attr, &resp);
+	if (ret)
+		goto err_destroy;
+	sroce_qp_set_limits(qp, attr);
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
 		sroce_qpx_init(qp, attr->send_ops_flags);
 	return &qp->vqp.qp;
+
+err_destroy:
+	ibv_cmd_destroy_qp(&qp->vqp.qp);
+err_free:
+	sroce_qp_free(qp);
+	errno = ret;
+	return NULL;
 }
 
 struct ibv_qp *sroce_create_qp(struct ibv_pd *pd,
