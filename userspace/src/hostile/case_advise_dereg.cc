@@ -40,6 +40,95 @@ double ms_since(std::chrono::steady_clock::time_point t0)
 		.count();
 }
 
+enum class Round { ok, lost, error };
+
+// A 1 GiB ODP MR of mem (or an implicit one), or nullptr
+ibv_mr *reg_odp(ibv_pd *pd, AnonRegion &mem, bool implicit)
+{
+	ibv_mr *mr = implicit ? ibv_reg_mr(pd, nullptr, SIZE_MAX, kOdpAccess)
+			      : ibv_reg_mr(pd, mem.data(), mem.size(), kOdpAccess);
+	if (!mr)
+		std::printf("reg_mr ODP %s: %s\n", implicit ? "implicit" : "1 GiB",
+			    std::strerror(errno));
+	return mr;
+}
+
+// Dereg returned under a running prefetch: new ODP MRs of the same size
+// take the memory the old one's umem had (the prefetch then writes into
+// theirs, or trips over it). Until the prefetch ends or the round does;
+// returns how many were registered.
+unsigned churn_mrs(ibv_pd *pd, std::chrono::steady_clock::time_point t0, unsigned delay_ms,
+		   const std::atomic<bool> &advise_done)
+{
+	unsigned churn = 0;
+	while (!advise_done && ms_since(t0) < delay_ms + kChurnMs) {
+		AnonRegion other(kMrLen);
+		if (ibv_mr *m2 = ibv_reg_mr(pd, other.data(), other.size(), kOdpAccess)) {
+			churn++;
+			(void)ibv_dereg_mr(m2);
+		}
+	}
+	return churn;
+}
+
+// Round r: a prefetch of a cold 1 GiB ODP MR, the MR deregistered under it
+Round advise_dereg_round(const Device &dev, ibv_pd *pd, unsigned r)
+{
+	const unsigned delay_ms = 1 + (r * 7) % 20;
+	AnonRegion mem(kMrLen);	 // never touched: every page cold
+	if (!mem.valid()) {
+		std::printf("mmap 1 GiB: %s\n", std::strerror(errno));
+		return Round::error;
+	}
+	const bool implicit = dev.odp_implicit && (r & 1);
+	ibv_mr *mr = reg_odp(pd, mem, implicit);
+	if (!mr)
+		return Round::error;
+	ibv_sge sge{reinterpret_cast<std::uintptr_t>(mem.data()),
+		    static_cast<std::uint32_t>(kMrLen), mr->lkey};
+	std::atomic<bool> advise_started{false}, advise_done{false};
+	int advise_rc = -1;
+	double advise_ms = 0;
+	const auto t0 = std::chrono::steady_clock::now();
+	std::thread prefetch([&] {
+		advise_started = true;
+		advise_rc = ibv_advise_mr(pd, IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE,
+					  IBV_ADVISE_MR_FLAG_FLUSH, &sge, 1);
+		advise_ms = ms_since(t0);
+		advise_done = true;
+	});
+	// the end of the round: the range unmapped, so a prefetch still
+	// faulting it in stops (whether dereg waited for it or not)
+	std::thread unmapper([&, region = std::move(mem)]() mutable {
+		std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms + kChurnMs));
+		region = AnonRegion();
+	});
+	// the delay counts from the prefetch's start (a thread may take
+	// milliseconds to get going under emulation)
+	while (!advise_started)
+		std::this_thread::yield();
+	std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+	const double dereg_at = ms_since(t0);
+	const int dereg_rc = ibv_dereg_mr(mr);
+	const double dereg_ms = ms_since(t0);
+	const unsigned churn = churn_mrs(pd, t0, delay_ms, advise_done);
+	prefetch.join();
+	unmapper.join();
+	std::printf("round %u%s: dereg at %.1f ms -> %d (%.1f ms); advise -> %d%s%s "
+		    "(%.1f ms)%s; %u MRs registered meanwhile\n",
+		    r, implicit ? " (implicit MR)" : "", dereg_at, dereg_rc, dereg_ms, advise_rc,
+		    advise_rc ? " " : "", advise_rc ? std::strerror(advise_rc) : "", advise_ms,
+		    advise_ms > dereg_ms ? ", after dereg had returned" : "", churn);
+	// a thread the kernel oopsed in is ended without returning
+	if (!advise_done) {
+		std::printf("round %u: FAILED: the prefetch thread ended inside ibv_advise_mr "
+			    "(killed by a kernel oops?)\n",
+			    r);
+		return Round::lost;
+	}
+	return Round::ok;
+}
+
 int advise_dereg(const Options &o)
 {
 	Device dev;
@@ -56,75 +145,11 @@ int advise_dereg(const Options &o)
 	}
 	unsigned lost = 0;
 	for (unsigned r = 0; r < o.rounds; r++) {
-		const unsigned delay_ms = 1 + (r * 7) % 20;
-		AnonRegion mem(kMrLen);	 // never touched: every page cold
-		if (!mem.valid()) {
-			std::printf("mmap 1 GiB: %s\n", std::strerror(errno));
+		const Round res = advise_dereg_round(dev, pd.get(), r);
+		if (res == Round::error)
 			return 1;
-		}
-		const bool implicit = dev.odp_implicit && (r & 1);
-		ibv_mr *mr = implicit ? ibv_reg_mr(pd.get(), nullptr, SIZE_MAX, kOdpAccess)
-				      : ibv_reg_mr(pd.get(), mem.data(), mem.size(), kOdpAccess);
-		if (!mr) {
-			std::printf("reg_mr ODP %s: %s\n", implicit ? "implicit" : "1 GiB",
-				    std::strerror(errno));
-			return 1;
-		}
-		ibv_sge sge{reinterpret_cast<std::uintptr_t>(mem.data()),
-			    static_cast<std::uint32_t>(kMrLen), mr->lkey};
-		std::atomic<bool> advise_started{false}, advise_done{false};
-		int advise_rc = -1;
-		double advise_ms = 0;
-		const auto t0 = std::chrono::steady_clock::now();
-		std::thread prefetch([&] {
-			advise_started = true;
-			advise_rc = ibv_advise_mr(pd.get(), IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE,
-						  IBV_ADVISE_MR_FLAG_FLUSH, &sge, 1);
-			advise_ms = ms_since(t0);
-			advise_done = true;
-		});
-		// the end of the round: the range unmapped, so a prefetch still
-		// faulting it in stops (whether dereg waited for it or not)
-		std::thread unmapper([&, region = std::move(mem)]() mutable {
-			std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms + kChurnMs));
-			region = AnonRegion();
-		});
-		// the delay counts from the prefetch's start (a thread may take
-		// milliseconds to get going under emulation)
-		while (!advise_started)
-			std::this_thread::yield();
-		std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
-		const double dereg_at = ms_since(t0);
-		const int dereg_rc = ibv_dereg_mr(mr);
-		const double dereg_ms = ms_since(t0);
-		// dereg returned under a running prefetch: new ODP MRs of the same
-		// size take the memory the old one's umem had (the prefetch then
-		// writes into theirs, or trips over it)
-		unsigned churn = 0;
-		while (!advise_done && ms_since(t0) < delay_ms + kChurnMs) {
-			AnonRegion other(kMrLen);
-			if (ibv_mr *m2 =
-				    ibv_reg_mr(pd.get(), other.data(), other.size(), kOdpAccess)) {
-				churn++;
-				(void)ibv_dereg_mr(m2);
-			}
-		}
-		prefetch.join();
-		unmapper.join();
-		std::printf("round %u%s: dereg at %.1f ms -> %d (%.1f ms); advise -> %d%s%s "
-			    "(%.1f ms)%s; %u MRs registered meanwhile\n",
-			    r, implicit ? " (implicit MR)" : "", dereg_at, dereg_rc, dereg_ms,
-			    advise_rc, advise_rc ? " " : "",
-			    advise_rc ? std::strerror(advise_rc) : "", advise_ms,
-			    advise_ms > dereg_ms ? ", after dereg had returned" : "", churn);
-		// a thread the kernel oopsed in is ended without returning
-		if (!advise_done) {
-			std::printf(
-				"round %u: FAILED: the prefetch thread ended inside ibv_advise_mr "
-				"(killed by a kernel oops?)\n",
-				r);
+		if (res == Round::lost)
 			lost++;
-		}
 		std::fflush(stdout);
 	}
 	std::printf("%u rounds finished%s\n", o.rounds,

@@ -28,6 +28,73 @@ namespace {
 constexpr unsigned kWrites = 8;
 constexpr std::size_t kBuf = 64 * 1024;
 
+// kWrites signalled RDMA WRITEs of the 64 bytes at buf to buf + 4 KiB
+bool post_writes(ibv_qp *qp, ibv_sge &sge, const ibv_mr *mr, std::byte *buf)
+{
+	std::vector<ibv_send_wr> wrs(kWrites);
+	for (unsigned i = 0; i < kWrites; i++) {
+		wrs[i].wr_id = i;
+		wrs[i].sg_list = &sge;
+		wrs[i].num_sge = 1;
+		wrs[i].opcode = IBV_WR_RDMA_WRITE;
+		wrs[i].send_flags = IBV_SEND_SIGNALED;
+		wrs[i].wr.rdma.remote_addr = reinterpret_cast<std::uintptr_t>(buf) + 4096;
+		wrs[i].wr.rdma.rkey = mr->rkey;
+		wrs[i].next = i + 1 < kWrites ? &wrs[i + 1] : nullptr;
+	}
+	ibv_send_wr *bad = nullptr;
+	if (ibv_post_send(qp, wrs.data(), &bad)) {
+		std::printf("post_send: %s\n", std::strerror(errno));
+		return false;
+	}
+	return true;
+}
+
+// With all kWrites in flight, the producer moved back to half of them, then
+// the raw doorbell
+bool move_producer_back(const Mapping &sq, ibv_qp *qp)
+{
+	auto prod = ring_word(sq, kProducerOff);
+	const std::uint32_t cons = ring_word(sq, kConsumerOff).load();
+	const std::uint32_t p0 = prod.load();
+	if (p0 - cons != kWrites) {
+		std::printf("expected %u WRs in flight, the ring says producer %u consumer %u\n",
+			    kWrites, p0, cons);
+		return false;
+	}
+	const std::uint32_t back = cons + kWrites / 2;
+	std::printf("producer %u, consumer (completed) %u: producer moved back to %u, doorbell\n",
+		    p0, cons, back);
+	std::fflush(stdout);
+	prod.store(back);
+	const int db = sq_doorbell(qp);
+	std::printf("doorbell returned %d (%s)\n", db, db ? std::strerror(db) : "ok");
+	return true;
+}
+
+// The QP must reach ERR within 10 s; its WRs' completions are counted
+bool expect_err(ibv_qp *qp, ibv_cq *cq)
+{
+	const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+	ibv_qp_state st = qp_state(qp);
+	while (st != IBV_QPS_ERR && std::chrono::steady_clock::now() < deadline) {
+		std::this_thread::sleep_for(std::chrono::milliseconds(50));
+		st = qp_state(qp);
+	}
+	unsigned flushed = 0, other = 0;
+	ibv_wc wc[16];
+	for (int n; (n = ibv_poll_cq(cq, 16, wc)) > 0;)
+		for (int i = 0; i < n; i++)
+			(wc[i].status == IBV_WC_WR_FLUSH_ERR ? flushed : other)++;
+	std::printf("QP state %s; completions: %u flushed, %u other\n", qp_state_name(st), flushed,
+		    other);
+	if (st != IBV_QPS_ERR) {
+		std::printf("FAILED: the QP did not reach ERR within 10 s\n");
+		return false;
+	}
+	return true;
+}
+
 int sq_prod_back(const Options &o)
 {
 	Device dev;
@@ -77,58 +144,13 @@ int sq_prod_back(const Options &o)
 	if (!wait_need_wakeup(*sq, 5))
 		std::printf("note: the SQ never asked for a doorbell after RTS\n");
 
-	std::vector<ibv_send_wr> wrs(kWrites);
-	for (unsigned i = 0; i < kWrites; i++) {
-		wrs[i].wr_id = i;
-		wrs[i].sg_list = &sge;
-		wrs[i].num_sge = 1;
-		wrs[i].opcode = IBV_WR_RDMA_WRITE;
-		wrs[i].send_flags = IBV_SEND_SIGNALED;
-		wrs[i].wr.rdma.remote_addr = reinterpret_cast<std::uintptr_t>(buf.data()) + 4096;
-		wrs[i].wr.rdma.rkey = mr->rkey;
-		wrs[i].next = i + 1 < kWrites ? &wrs[i + 1] : nullptr;
-	}
-	ibv_send_wr *bad = nullptr;
-	if (ibv_post_send(a.qp.get(), wrs.data(), &bad)) {
-		std::printf("post_send: %s\n", std::strerror(errno));
+	if (!post_writes(a.qp.get(), sge, mr.get(), buf.data()))
 		return 1;
-	}
 	// the doorbell ran the send worker in the call: all 8 fetched and sent
 	std::this_thread::sleep_for(std::chrono::milliseconds(200));
-	auto prod = ring_word(*sq, kProducerOff);
-	const std::uint32_t cons = ring_word(*sq, kConsumerOff).load();
-	const std::uint32_t p0 = prod.load();
-	if (p0 - cons != kWrites) {
-		std::printf("expected %u WRs in flight, the ring says producer %u consumer %u\n",
-			    kWrites, p0, cons);
+	if (!move_producer_back(*sq, a.qp.get()))
 		return 1;
-	}
-	const std::uint32_t back = cons + kWrites / 2;
-	std::printf("producer %u, consumer (completed) %u: producer moved back to %u, doorbell\n",
-		    p0, cons, back);
-	std::fflush(stdout);
-	prod.store(back);
-	const int db = sq_doorbell(a.qp.get());
-	std::printf("doorbell returned %d (%s)\n", db, db ? std::strerror(db) : "ok");
-
-	const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-	ibv_qp_state st = qp_state(a.qp.get());
-	while (st != IBV_QPS_ERR && std::chrono::steady_clock::now() < deadline) {
-		std::this_thread::sleep_for(std::chrono::milliseconds(50));
-		st = qp_state(a.qp.get());
-	}
-	unsigned flushed = 0, other = 0;
-	ibv_wc wc[16];
-	for (int n; (n = ibv_poll_cq(cq.get(), 16, wc)) > 0;)
-		for (int i = 0; i < n; i++)
-			(wc[i].status == IBV_WC_WR_FLUSH_ERR ? flushed : other)++;
-	std::printf("QP state %s; completions: %u flushed, %u other\n", qp_state_name(st), flushed,
-		    other);
-	if (st != IBV_QPS_ERR) {
-		std::printf("FAILED: the QP did not reach ERR within 10 s\n");
-		return 1;
-	}
-	return 0;
+	return expect_err(a.qp.get(), cq.get()) ? 0 : 1;
 }
 
 }  // namespace

@@ -45,6 +45,63 @@ private:
 	FuzzShared *shared_ = nullptr;
 };
 
+// What became of the children
+struct Tally {
+	std::map<int, unsigned> deaths;	 // signal -> children
+	unsigned children = 0, stuck = 0, failed = 0;
+};
+
+// Report how child gen (seed, ops operations) ended; false: stop forking
+bool child_ended(const ChildEnd &e, std::uint64_t gen, std::uint64_t seed, std::uint64_t ops,
+		 Tally &t)
+{
+	const auto g = static_cast<unsigned long long>(gen);
+	const auto s = static_cast<unsigned long long>(seed);
+	const auto n = static_cast<unsigned long long>(ops);
+	if (!e.done) {
+		std::printf("child %llu (seed %llu): did not end 30 s after the time bound, "
+			    "not even of SIGKILL: stuck in the kernel after %llu ops\n",
+			    g, s, n);
+		t.stuck++;
+		return false;
+	}
+	if (e.signaled) {
+		t.deaths[e.status]++;
+		std::printf("child %llu (seed %llu): %s after %llu ops%s\n", g, s,
+			    strsignal(e.status), n,
+			    e.status == SIGKILL ? " (killed at the time bound + 30 s)" : "");
+		if (e.status == SIGKILL)
+			t.stuck++;
+	} else if (e.status != 0) {
+		std::printf("child %llu (seed %llu): exit status %d\n", g, s, e.status);
+		t.failed++;
+		if (e.status == 3)
+			return false;  // no device: the next one would not fare better
+	}
+	return true;
+}
+
+void print_summary(const Options &o, const FuzzShared &shared, double secs, const Tally &t)
+{
+	std::string sigs;
+	for (const auto &[sig, n] : t.deaths) {
+		// appended piece by piece: gcc 12's -Wrestrict misfires at -O3
+		// on a chain of std::string operator+ (GCC PR 105329)
+		sigs += ' ';
+		sigs += std::to_string(n);
+		sigs += 'x';
+		sigs += sigabbrev_np(sig);
+	}
+	std::printf(
+		"seed %llu: %llu ops in %.1f s, %u children (died of a signal:%s), "
+		"%llu forks, %llu reopens\n",
+		static_cast<unsigned long long>(o.seed),
+		static_cast<unsigned long long>(std::min<std::uint64_t>(shared.ops.load(), o.ops)),
+		secs, t.children, sigs.empty() ? " none" : sigs.c_str(),
+		static_cast<unsigned long long>(shared.forks.load()),
+		static_cast<unsigned long long>(shared.reopens.load()));
+}
+
 }  // namespace
 
 int fuzz_main(const Options &o)
@@ -58,8 +115,7 @@ int fuzz_main(const Options &o)
 	}
 	const auto t0 = clock::now();
 	const auto deadline = t0 + std::chrono::seconds(o.secs);
-	std::map<int, unsigned> deaths;	 // signal -> children
-	unsigned children = 0, stuck = 0, failed = 0;
+	Tally t;
 	std::uint64_t gen = 0;
 
 	while (shared->ops.load() < o.ops && clock::now() < deadline) {
@@ -74,60 +130,16 @@ int fuzz_main(const Options &o)
 			std::printf("fork: %s\n", std::strerror(errno));
 			return 1;
 		}
-		children++;
+		t.children++;
 		// the child ends by the deadline; beyond that it is stuck
 		const double left = std::chrono::duration<double>(deadline - clock::now()).count();
 		const ChildEnd e = child_wait(pid, left + 30);
-		const std::uint64_t ops = shared->ops.load() - before;
-		if (!e.done) {
-			std::printf(
-				"child %llu (seed %llu): did not end 30 s after the time bound, "
-				"not even of SIGKILL: stuck in the kernel after %llu ops\n",
-				static_cast<unsigned long long>(gen),
-				static_cast<unsigned long long>(run.seed),
-				static_cast<unsigned long long>(ops));
-			stuck++;
+		if (!child_ended(e, gen, run.seed, shared->ops.load() - before, t))
 			break;
-		}
-		if (e.signaled) {
-			deaths[e.status]++;
-			std::printf("child %llu (seed %llu): %s after %llu ops%s\n",
-				    static_cast<unsigned long long>(gen),
-				    static_cast<unsigned long long>(run.seed), strsignal(e.status),
-				    static_cast<unsigned long long>(ops),
-				    e.status == SIGKILL ? " (killed at the time bound + 30 s)"
-							: "");
-			if (e.status == SIGKILL)
-				stuck++;
-		} else if (e.status != 0) {
-			std::printf("child %llu (seed %llu): exit status %d\n",
-				    static_cast<unsigned long long>(gen),
-				    static_cast<unsigned long long>(run.seed), e.status);
-			failed++;
-			if (e.status == 3)
-				break;	// no device: the next one would not fare better
-		}
 		gen++;
 	}
-	const double secs = std::chrono::duration<double>(clock::now() - t0).count();
-	std::string sigs;
-	for (const auto &[sig, n] : deaths) {
-		// appended piece by piece: gcc 12's -Wrestrict misfires at -O3
-		// on a chain of std::string operator+ (GCC PR 105329)
-		sigs += ' ';
-		sigs += std::to_string(n);
-		sigs += 'x';
-		sigs += sigabbrev_np(sig);
-	}
-	std::printf(
-		"seed %llu: %llu ops in %.1f s, %u children (died of a signal:%s), "
-		"%llu forks, %llu reopens\n",
-		static_cast<unsigned long long>(o.seed),
-		static_cast<unsigned long long>(std::min<std::uint64_t>(shared->ops.load(), o.ops)),
-		secs, children, sigs.empty() ? " none" : sigs.c_str(),
-		static_cast<unsigned long long>(shared->forks.load()),
-		static_cast<unsigned long long>(shared->reopens.load()));
-	return stuck || failed ? 1 : 0;
+	print_summary(o, *shared, std::chrono::duration<double>(clock::now() - t0).count(), t);
+	return t.stuck || t.failed ? 1 : 0;
 }
 
 }  // namespace sroce::hostile
