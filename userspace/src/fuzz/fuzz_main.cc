@@ -59,76 +59,72 @@ bool parse_qpns(std::string_view s, std::vector<std::uint32_t> &out)
 	return true;
 }
 
-}  // namespace
-
-int main(int argc, char **argv)
-{
+struct Args {
 	Target t{};
 	std::uint64_t count = 1000000, seed = 1;
 	bool have_src = false, have_dst = false;
+};
 
+// Option a with its value v (the C string cv): whether both are good
+bool parse_option(std::string_view a, const char *cv, std::string_view v, Args &args)
+{
+	Target &t = args.t;
+	if (a == "--src")
+		return args.have_src = inet_pton(AF_INET, cv, &t.src_ip) == 1;
+	if (a == "--dst")
+		return args.have_dst = inet_pton(AF_INET, cv, &t.dst_ip) == 1;
+	if (a == "--qpn")
+		return parse_qpns(v, t.qpns);
+	if (a == "--count")
+		return parse_num(v, args.count);
+	if (a == "--seed")
+		return parse_num(v, args.seed);
+	if (a == "--rkey")
+		return parse_num(v, t.rkey);
+	if (a == "--va")
+		return parse_num(v, t.va);
+	if (a == "--mr-len")
+		return parse_num(v, t.mr_len);
+	if (a == "--srqn")
+		return parse_num(v, t.srqn) && t.srqn < (1u << 24);
+	if (a == "--mtu")
+		return parse_num(v, t.mtu) && (t.mtu == 256 || t.mtu == 512 || t.mtu == 1024 ||
+					       t.mtu == 2048 || t.mtu == 4096);
+	return false;
+}
+
+// The command line into args: -1 to go on, else the exit status
+int parse_args(int argc, char **argv, Args &args)
+{
 	for (int i = 1; i < argc; i++) {
 		const std::string_view a = argv[i];
 		const bool has_val = i + 1 < argc;
-		const std::string_view v = has_val ? argv[i + 1] : "";
-		bool ok = has_val;
 		if (a == "-h" || a == "--help") {
 			usage(stdout);
 			return 0;
-		} else if (a == "--src") {
-			ok = ok && inet_pton(AF_INET, argv[i + 1], &t.src_ip) == 1;
-			have_src = ok;
-		} else if (a == "--dst") {
-			ok = ok && inet_pton(AF_INET, argv[i + 1], &t.dst_ip) == 1;
-			have_dst = ok;
-		} else if (a == "--qpn") {
-			ok = ok && parse_qpns(v, t.qpns);
-		} else if (a == "--count") {
-			ok = ok && parse_num(v, count);
-		} else if (a == "--seed") {
-			ok = ok && parse_num(v, seed);
-		} else if (a == "--rkey") {
-			ok = ok && parse_num(v, t.rkey);
-		} else if (a == "--va") {
-			ok = ok && parse_num(v, t.va);
-		} else if (a == "--mr-len") {
-			ok = ok && parse_num(v, t.mr_len);
-		} else if (a == "--srqn") {
-			ok = ok && parse_num(v, t.srqn) && t.srqn < (1u << 24);
-		} else if (a == "--mtu") {
-			ok = ok && parse_num(v, t.mtu) &&
-			     (t.mtu == 256 || t.mtu == 512 || t.mtu == 1024 || t.mtu == 2048 ||
-			      t.mtu == 4096);
-		} else {
-			ok = false;
 		}
-		if (!ok) {
+		if (!has_val || !parse_option(a, argv[i + 1], argv[i + 1], args)) {
 			std::fprintf(stderr, "sroce-fuzz: bad argument: %s\n", argv[i]);
 			usage(stderr);
 			return 2;
 		}
 		i++;
 	}
-	if (!have_src || !have_dst) {
+	if (!args.have_src || !args.have_dst) {
 		usage(stderr);
 		return 2;
 	}
+	return -1;
+}
 
-	sroce::UniqueFd fd(socket(AF_INET, SOCK_RAW, IPPROTO_RAW));
-	if (fd.get() < 0) {
-		std::perror("sroce-fuzz: raw socket");
-		return 1;
-	}
-	sockaddr_in dst{};
-	dst.sin_family = AF_INET;
-	dst.sin_addr.s_addr = t.dst_ip;
-
+// count frames of gen to dst over fd, kBatch to a sendmmsg()
+void send_frames(int fd, sockaddr_in &dst, FrameGen &gen, std::uint64_t count)
+{
 	constexpr unsigned kBatch = 64;
 	std::vector<std::array<std::uint8_t, FrameGen::kMaxFrame>> bufs(kBatch);
 	std::array<iovec, kBatch> iov{};
 	std::array<mmsghdr, kBatch> msgs{};
 	std::array<std::uint64_t, static_cast<std::size_t>(FrameKind::count)> kinds{};
-	FrameGen gen(t, seed);
 	std::uint64_t sent = 0, failed = 0;  // frames made; refused by our own stack
 
 	while (sent < count) {
@@ -147,7 +143,7 @@ int main(int argc, char **argv)
 		}
 		unsigned done = 0;
 		while (done < n) {
-			const int r = sendmmsg(fd.get(), msgs.data() + done, n - done, 0);
+			const int r = sendmmsg(fd, msgs.data() + done, n - done, 0);
 			if (r > 0) {
 				done += static_cast<unsigned>(r);
 				continue;
@@ -166,5 +162,26 @@ int main(int argc, char **argv)
 		static_cast<unsigned long long>(kinds[1]),
 		static_cast<unsigned long long>(kinds[2]),
 		static_cast<unsigned long long>(kinds[3]), static_cast<unsigned long long>(failed));
+}
+
+}  // namespace
+
+int main(int argc, char **argv)
+{
+	Args args;
+	const int rc = parse_args(argc, argv, args);
+	if (rc >= 0)
+		return rc;
+
+	sroce::UniqueFd fd(socket(AF_INET, SOCK_RAW, IPPROTO_RAW));
+	if (fd.get() < 0) {
+		std::perror("sroce-fuzz: raw socket");
+		return 1;
+	}
+	sockaddr_in dst{};
+	dst.sin_family = AF_INET;
+	dst.sin_addr.s_addr = args.t.dst_ip;
+	FrameGen gen(args.t, args.seed);
+	send_frames(fd.get(), dst, gen, args.count);
 	return 0;
 }

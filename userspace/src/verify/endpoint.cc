@@ -85,6 +85,25 @@ Endpoint::Endpoint(const std::string &device, int gid_index, const EndpointSpec 
 	ibv_device_attr dattr{};
 	if (int rc = ibv_query_device(ctx_.get(), &dattr))
 		throw_errno("ibv_query_device", rc);
+	const int access = check_device(spec, dattr);
+	if (ibv_query_gid(ctx_.get(), kPort, gid_index, &gid_))
+		throw_errno("ibv_query_gid index " + std::to_string(gid_index), errno);
+	static const ibv_gid zero{};
+	if (!std::memcmp(&gid_, &zero, sizeof(gid_)))
+		throw Error("GID index " + std::to_string(gid_index) + " is empty");
+
+	pd_.reset(ibv_alloc_pd(ctx_.get()));
+	if (!pd_)
+		throw_errno("ibv_alloc_pd", errno);
+	create_queues(spec, dattr);
+	register_regions(spec, access);
+	qps_to_init(access);
+}
+
+// Whether the device and its port can do what spec asks; the MR access
+// flags it calls for.
+int Endpoint::check_device(const EndpointSpec &spec, const ibv_device_attr &dattr)
+{
 	ibv_port_attr pattr{};
 	if (int rc = ibv_query_port(ctx_.get(), kPort, &pattr))
 		throw_errno("ibv_query_port", rc);
@@ -123,15 +142,12 @@ Endpoint::Endpoint(const std::string &device, int gid_index, const EndpointSpec 
 				    std::string(ibv_get_device_name(ctx_->device)) +
 				    " does not advertise ATOMIC WRITE");
 	}
-	if (ibv_query_gid(ctx_.get(), kPort, gid_index, &gid_))
-		throw_errno("ibv_query_gid index " + std::to_string(gid_index), errno);
-	static const ibv_gid zero{};
-	if (!std::memcmp(&gid_, &zero, sizeof(gid_)))
-		throw Error("GID index " + std::to_string(gid_index) + " is empty");
+	return access;
+}
 
-	pd_.reset(ibv_alloc_pd(ctx_.get()));
-	if (!pd_)
-		throw_errno("ibv_alloc_pd", errno);
+// The CQs and the QPs, with what the QPs were granted
+void Endpoint::create_queues(const EndpointSpec &spec, const ibv_device_attr &dattr)
+{
 	// per QP: wrs_per_slot send entries and one receive entry per slot;
 	// the CQs hold every completion all QPs can have outstanding
 	const uint32_t sdepth = std::max(kMinQueueDepth, spec.depth * spec.wrs_per_slot);
@@ -163,7 +179,11 @@ Endpoint::Endpoint(const std::string &device, int gid_index, const EndpointSpec 
 		max_sge_ = std::min<uint32_t>(max_sge_, dattr.max_sge_rd);
 	if (!max_sge_)
 		throw Error("the QP has no SGE");
+}
 
+// kNumMrs MRs, each of a batch's worth of buffers
+void Endpoint::register_regions(const EndpointSpec &spec, int access)
+{
 	for (unsigned i = 0; i < kNumMrs; i++) {
 		Region r;
 		r.mem.resize(mr_size(spec.max_size, spec.depth));
@@ -177,7 +197,10 @@ Endpoint::Endpoint(const std::string &device, int gid_index, const EndpointSpec 
 			throw Error("MR buffer not 8-byte aligned");
 		regions_.push_back(std::move(r));
 	}
+}
 
+void Endpoint::qps_to_init(int access)
+{
 	for (auto &qp : qps_) {
 		ibv_qp_attr attr{};
 		attr.qp_state = IBV_QPS_INIT;

@@ -85,6 +85,10 @@ public:
 	uint32_t max_inline() const { return max_inline_; }
 
 private:
+	int check_device(const EndpointSpec &spec, const ibv_device_attr &dattr);
+	void create_queues(const EndpointSpec &spec, const ibv_device_attr &dattr);
+	void register_regions(const EndpointSpec &spec, int access);
+	void qps_to_init(int access);
 	QpPtr create_qp(ibv_qp_init_attr &init, bool atomic_write);
 
 	struct Region {

@@ -166,33 +166,77 @@ Connected server_setup(const Options &o, TcpLink &link)
 	return c;
 }
 
+// The endpoint, connected over link to the peer (the client asks, the server answers)
+Connected setup(const Options &o, Role me, std::optional<TcpLink> &link)
+{
+	if (me == Role::Client) {
+		// the device first: a local problem need not bother the server
+		auto ep = std::make_unique<Endpoint>(o.device, o.gid_index,
+						     spec_of(hello_of(o), Role::Client));
+		link = TcpLink::connect(o.server, o.port, std::chrono::seconds(o.timeout_s));
+		return client_setup(o, std::move(ep), *link);
+	}
+	link = TcpLink::accept_one(o.port);
+	return server_setup(o, *link);
+}
+
+// What the plans are made of: the hello's, and what both ends can do
+PlanParams plan_params(const Connected &c, const PeerInfo &mine)
+{
+	PlanParams pp;
+	pp.seed = c.hello.seed;
+	pp.ops = c.hello.ops;
+	pp.max_size = c.hello.max_size;
+	pp.min_size = c.hello.min_size;
+	pp.max_sge = std::min(mine.max_sge, c.peer.max_sge);
+	pp.mtu = c.hello.mtu ? c.hello.mtu : std::min(mine.active_mtu, c.peer.active_mtu);
+	pp.initiators = static_cast<Initiators>(c.hello.initiators);
+	return pp;
+}
+
+// The collectives run (--nccl): the bytes it moved
+uint64_t run_nccl_session(const Options &o, Connected &c, Session &session, Role me,
+			  const PlanParams &pp)
+{
+	NcclParams np;
+	np.seed = pp.seed;
+	np.iterations = c.hello.iterations;
+	np.max_size = pp.max_size;
+	np.min_size = pp.min_size;
+	np.mtu = pp.mtu;
+	np.depth = c.hello.depth;
+	np.qps = c.hello.qps;
+	np.ar_threshold = c.hello.ar_threshold;
+	np.senders = pp.initiators;
+	return run_nccl(*c.ep, session, me, c.peer, np, std::chrono::seconds(c.hello.timeout_s),
+			o.verbose);
+}
+
+// The planned transfers, a batch of --depth at a time: the bytes they moved
+uint64_t run_plans(const Connected &c, Session &session, const PlanParams &pp)
+{
+	uint64_t bytes = 0;
+	for (uint32_t i = 0; i < c.hello.iterations; i += c.hello.depth) {
+		std::vector<Plan> batch;
+		for (uint32_t k = 0; k < c.hello.depth && i + k < c.hello.iterations; k++) {
+			batch.push_back(make_plan(pp, i + k));
+			place_in_slot(batch.back(), k, pp.max_size);
+		}
+		session.run(batch);
+		for (const Plan &p : batch)
+			bytes += p.size;
+	}
+	return bytes;
+}
+
 int run(const Options &o)
 {
 	Role me = o.server.empty() ? Role::Server : Role::Client;
 	std::optional<TcpLink> link;
 	try {
-		Connected c;
-		if (me == Role::Client) {
-			// the device first: a local problem need not bother the server
-			auto ep = std::make_unique<Endpoint>(o.device, o.gid_index,
-							     spec_of(hello_of(o), Role::Client));
-			link = TcpLink::connect(o.server, o.port,
-						std::chrono::seconds(o.timeout_s));
-			c = client_setup(o, std::move(ep), *link);
-		} else {
-			link = TcpLink::accept_one(o.port);
-			c = server_setup(o, *link);
-		}
+		Connected c = setup(o, me, link);
 		PeerInfo mine = c.ep->info();
-
-		PlanParams pp;
-		pp.seed = c.hello.seed;
-		pp.ops = c.hello.ops;
-		pp.max_size = c.hello.max_size;
-		pp.min_size = c.hello.min_size;
-		pp.max_sge = std::min(mine.max_sge, c.peer.max_sge);
-		pp.mtu = c.hello.mtu ? c.hello.mtu : std::min(mine.active_mtu, c.peer.active_mtu);
-		pp.initiators = static_cast<Initiators>(c.hello.initiators);
+		const PlanParams pp = plan_params(c, mine);
 		c.ep->connect(c.peer, pp.mtu, c.hello.retry);
 		if (o.verbose)
 			std::cout << "sroce-verify: " << role_name(me) << " qpn " << mine.qpns[0]
@@ -206,31 +250,8 @@ int run(const Options &o)
 		// the client's --timeout holds for both sides
 		Session session(*c.ep, *link, me, c.peer, std::chrono::seconds(c.hello.timeout_s),
 				o.verbose);
-		uint64_t bytes = 0;
-		if (c.hello.nccl) {
-			NcclParams np;
-			np.seed = pp.seed;
-			np.iterations = c.hello.iterations;
-			np.max_size = pp.max_size;
-			np.min_size = pp.min_size;
-			np.mtu = pp.mtu;
-			np.depth = c.hello.depth;
-			np.qps = c.hello.qps;
-			np.ar_threshold = c.hello.ar_threshold;
-			np.senders = pp.initiators;
-			bytes = run_nccl(*c.ep, session, me, c.peer, np,
-					 std::chrono::seconds(c.hello.timeout_s), o.verbose);
-		}
-		for (uint32_t i = 0; !c.hello.nccl && i < c.hello.iterations; i += c.hello.depth) {
-			std::vector<Plan> batch;
-			for (uint32_t k = 0; k < c.hello.depth && i + k < c.hello.iterations; k++) {
-				batch.push_back(make_plan(pp, i + k));
-				place_in_slot(batch.back(), k, pp.max_size);
-			}
-			session.run(batch);
-			for (const Plan &p : batch)
-				bytes += p.size;
-		}
+		const uint64_t bytes = c.hello.nccl ? run_nccl_session(o, c, session, me, pp)
+						    : run_plans(c, session, pp);
 		session.finish(c.hello.iterations);
 		std::cout << "sroce-verify: " << c.hello.iterations << " transfers, " << bytes
 			  << " bytes, all verified" << std::endl;
