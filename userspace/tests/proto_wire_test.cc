@@ -341,6 +341,108 @@ TEST(Opcode, ExactlyTheIbtaSet)
 	}
 }
 
+// The header length the flags fl call for
+unsigned hdr_len_of(std::uint32_t fl)
+{
+	unsigned len = SROCE_HDR_BTH_LEN;
+	len += (fl & SROCE_OPF_RETH) ? SROCE_HDR_RETH_LEN : 0;
+	len += (fl & SROCE_OPF_AETH) ? SROCE_HDR_AETH_LEN : 0;
+	len += (fl & SROCE_OPF_IMMDT) ? SROCE_HDR_IMMDT_LEN : 0;
+	len += (fl & SROCE_OPF_IETH) ? SROCE_HDR_IETH_LEN : 0;
+	len += (fl & SROCE_OPF_ATMETH) ? SROCE_HDR_ATMETH_LEN : 0;
+	len += (fl & SROCE_OPF_ATMACK) ? SROCE_HDR_ATMACK_LEN : 0;
+	len += (fl & SROCE_OPF_DETH) ? SROCE_HDR_DETH_LEN : 0;
+	len += (fl & SROCE_OPF_FETH) ? SROCE_HDR_FETH_LEN : 0;
+	len += (fl & SROCE_OPF_XRCETH) ? SROCE_HDR_XRCETH_LEN : 0;
+	return len;
+}
+
+// An opcode's transport: its prefix, its name's and its flags agree
+void expect_transport(unsigned op, const sroce_opcode_info *info)
+{
+	const std::uint32_t fl = info->flags;
+	const unsigned prefix = op & SROCE_OP_TRANSPORT_MASK;
+	const std::string name = info->name;
+	if (fl & SROCE_OPF_RC) {
+		EXPECT_EQ(prefix, SROCE_OP_PREFIX_RC);
+		EXPECT_EQ(name.substr(0, 3), "RC ");
+	} else if (fl & SROCE_OPF_XRC) {
+		EXPECT_EQ(prefix, SROCE_OP_PREFIX_XRC);
+		EXPECT_EQ(name.substr(0, 4), "XRC ");
+	} else if (fl & SROCE_OPF_UC) {
+		EXPECT_EQ(prefix, SROCE_OP_PREFIX_UC);
+		EXPECT_EQ(name.substr(0, 3), "UC ");
+		EXPECT_TRUE(fl & SROCE_OPF_REQ);
+	} else {
+		EXPECT_EQ(prefix, SROCE_OP_PREFIX_UD);
+		EXPECT_EQ(name.substr(0, 3), "UD ");
+		EXPECT_TRUE(fl & SROCE_OPF_DETH);
+		EXPECT_TRUE(fl & SROCE_OPF_ONLY);
+	}
+	EXPECT_EQ((fl & SROCE_OPF_DETH) != 0, (fl & SROCE_OPF_UD) != 0);
+	// every XRC request, and nothing else, names its XRC SRQ
+	EXPECT_EQ((fl & SROCE_OPF_XRCETH) != 0, (fl & SROCE_OPF_XRC) && (fl & SROCE_OPF_REQ));
+}
+
+// Every request and READ response names its operation, which decides
+// whether it is acknowledged and carries a payload
+void expect_operation(std::uint32_t fl)
+{
+	if (fl & (SROCE_OPF_REQ | SROCE_OPF_RESP)) {
+		EXPECT_EQ(popcount(fl & SROCE_OPF_OPERATION), 1u);
+	}
+	EXPECT_EQ((fl & SROCE_OPF_NEEDS_ACK) != 0,
+		  (fl & SROCE_OPF_RELIABLE) && (fl & SROCE_OPF_REQ));
+	EXPECT_EQ((fl & SROCE_OPF_PAYLOAD) != 0,
+		  (fl & (SROCE_OPF_SEND | SROCE_OPF_WRITE | SROCE_OPF_ATOMIC_WRITE)) ||
+			  (fl & SROCE_OPF_RESP));
+	EXPECT_EQ((fl & SROCE_OPF_FETH) != 0, (fl & SROCE_OPF_FLUSH) != 0);
+	if (fl & (SROCE_OPF_FLUSH | SROCE_OPF_ATOMIC_WRITE)) {
+		EXPECT_TRUE((fl & SROCE_OPF_RC) && (fl & SROCE_OPF_ONLY) && (fl & SROCE_OPF_RETH));
+	}
+	if (fl & SROCE_OPF_RESP) {
+		EXPECT_TRUE(fl & SROCE_OPF_READ);
+	}
+}
+
+// Extension headers sit where IBTA puts them
+void expect_ext_headers(const sroce_opcode_info *info)
+{
+	const std::uint32_t fl = info->flags;
+	if (fl & SROCE_OPF_RETH) {
+		EXPECT_TRUE(fl & SROCE_OPF_START);
+	}
+	if (fl & (SROCE_OPF_IMMDT | SROCE_OPF_IETH)) {
+		EXPECT_TRUE(fl & SROCE_OPF_END);
+	}
+	EXPECT_FALSE((fl & SROCE_OPF_IMMDT) && (fl & SROCE_OPF_IETH));
+	if (fl & SROCE_OPF_IETH) {
+		EXPECT_TRUE((fl & SROCE_OPF_RELIABLE) && (fl & SROCE_OPF_SEND));
+	}
+	if ((fl & SROCE_OPF_WRITE) && (fl & SROCE_OPF_START)) {
+		EXPECT_TRUE(fl & SROCE_OPF_RETH);
+	}
+	if (fl & SROCE_OPF_AETH) {
+		EXPECT_TRUE((fl & SROCE_OPF_ACK) ||
+			    ((fl & SROCE_OPF_RESP) && !(fl & SROCE_OPF_MIDDLE)));
+	}
+	if (fl & (SROCE_OPF_ACK | SROCE_OPF_RESP)) {
+		EXPECT_TRUE(fl & SROCE_OPF_RELIABLE);
+	}
+	if (fl & SROCE_OPF_ACK) {
+		EXPECT_TRUE(fl & SROCE_OPF_AETH);
+	}
+	EXPECT_EQ((fl & SROCE_OPF_ATMETH) != 0, (fl & SROCE_OPF_ATOMIC) && (fl & SROCE_OPF_REQ));
+	EXPECT_EQ((fl & SROCE_OPF_ATMACK) != 0, (fl & SROCE_OPF_ATOMIC) && (fl & SROCE_OPF_ACK));
+	if (fl & SROCE_OPF_MIDDLE) {
+		EXPECT_EQ(info->hdr_len,
+			  SROCE_HDR_BTH_LEN + ((fl & SROCE_OPF_XRCETH) ? SROCE_HDR_XRCETH_LEN : 0));
+	}
+	if ((fl & SROCE_OPF_READ) && (fl & SROCE_OPF_REQ)) {
+		EXPECT_TRUE((fl & SROCE_OPF_RETH) && !(fl & SROCE_OPF_PAYLOAD));
+	}
+}
+
 TEST(Opcode, Invariants)
 {
 	for (unsigned op = 0; op < 256; op++) {
@@ -350,17 +452,7 @@ TEST(Opcode, Invariants)
 		const std::uint32_t fl = info->flags;
 		SCOPED_TRACE(info->name);
 
-		unsigned len = SROCE_HDR_BTH_LEN;
-		len += (fl & SROCE_OPF_RETH) ? SROCE_HDR_RETH_LEN : 0;
-		len += (fl & SROCE_OPF_AETH) ? SROCE_HDR_AETH_LEN : 0;
-		len += (fl & SROCE_OPF_IMMDT) ? SROCE_HDR_IMMDT_LEN : 0;
-		len += (fl & SROCE_OPF_IETH) ? SROCE_HDR_IETH_LEN : 0;
-		len += (fl & SROCE_OPF_ATMETH) ? SROCE_HDR_ATMETH_LEN : 0;
-		len += (fl & SROCE_OPF_ATMACK) ? SROCE_HDR_ATMACK_LEN : 0;
-		len += (fl & SROCE_OPF_DETH) ? SROCE_HDR_DETH_LEN : 0;
-		len += (fl & SROCE_OPF_FETH) ? SROCE_HDR_FETH_LEN : 0;
-		len += (fl & SROCE_OPF_XRCETH) ? SROCE_HDR_XRCETH_LEN : 0;
-		EXPECT_EQ(info->hdr_len, len);
+		EXPECT_EQ(info->hdr_len, hdr_len_of(fl));
 		EXPECT_LE(info->hdr_len, SROCE_HDR_MAX_LEN);
 
 		ASSERT_NE(info->name, nullptr);
@@ -369,83 +461,9 @@ TEST(Opcode, Invariants)
 		EXPECT_EQ(popcount(fl & SROCE_OPF_POSITION), 1u);
 		EXPECT_LE(popcount(fl & SROCE_OPF_OPERATION), 1u);
 
-		const unsigned prefix = op & SROCE_OP_TRANSPORT_MASK;
-		const std::string name = info->name;
-		if (fl & SROCE_OPF_RC) {
-			EXPECT_EQ(prefix, SROCE_OP_PREFIX_RC);
-			EXPECT_EQ(name.substr(0, 3), "RC ");
-		} else if (fl & SROCE_OPF_XRC) {
-			EXPECT_EQ(prefix, SROCE_OP_PREFIX_XRC);
-			EXPECT_EQ(name.substr(0, 4), "XRC ");
-		} else if (fl & SROCE_OPF_UC) {
-			EXPECT_EQ(prefix, SROCE_OP_PREFIX_UC);
-			EXPECT_EQ(name.substr(0, 3), "UC ");
-			EXPECT_TRUE(fl & SROCE_OPF_REQ);
-		} else {
-			EXPECT_EQ(prefix, SROCE_OP_PREFIX_UD);
-			EXPECT_EQ(name.substr(0, 3), "UD ");
-			EXPECT_TRUE(fl & SROCE_OPF_DETH);
-			EXPECT_TRUE(fl & SROCE_OPF_ONLY);
-		}
-		EXPECT_EQ((fl & SROCE_OPF_DETH) != 0, (fl & SROCE_OPF_UD) != 0);
-		// every XRC request, and nothing else, names its XRC SRQ
-		EXPECT_EQ((fl & SROCE_OPF_XRCETH) != 0,
-			  (fl & SROCE_OPF_XRC) && (fl & SROCE_OPF_REQ));
-
-		// Every request and READ response names its operation.
-		if (fl & (SROCE_OPF_REQ | SROCE_OPF_RESP)) {
-			EXPECT_EQ(popcount(fl & SROCE_OPF_OPERATION), 1u);
-		}
-		EXPECT_EQ((fl & SROCE_OPF_NEEDS_ACK) != 0,
-			  (fl & SROCE_OPF_RELIABLE) && (fl & SROCE_OPF_REQ));
-		EXPECT_EQ((fl & SROCE_OPF_PAYLOAD) != 0,
-			  (fl & (SROCE_OPF_SEND | SROCE_OPF_WRITE | SROCE_OPF_ATOMIC_WRITE)) ||
-				  (fl & SROCE_OPF_RESP));
-		EXPECT_EQ((fl & SROCE_OPF_FETH) != 0, (fl & SROCE_OPF_FLUSH) != 0);
-		if (fl & (SROCE_OPF_FLUSH | SROCE_OPF_ATOMIC_WRITE)) {
-			EXPECT_TRUE((fl & SROCE_OPF_RC) && (fl & SROCE_OPF_ONLY) &&
-				    (fl & SROCE_OPF_RETH));
-		}
-		if (fl & SROCE_OPF_RESP) {
-			EXPECT_TRUE(fl & SROCE_OPF_READ);
-		}
-
-		// Extension headers sit where IBTA puts them.
-		if (fl & SROCE_OPF_RETH) {
-			EXPECT_TRUE(fl & SROCE_OPF_START);
-		}
-		if (fl & (SROCE_OPF_IMMDT | SROCE_OPF_IETH)) {
-			EXPECT_TRUE(fl & SROCE_OPF_END);
-		}
-		EXPECT_FALSE((fl & SROCE_OPF_IMMDT) && (fl & SROCE_OPF_IETH));
-		if (fl & SROCE_OPF_IETH) {
-			EXPECT_TRUE((fl & SROCE_OPF_RELIABLE) && (fl & SROCE_OPF_SEND));
-		}
-		if ((fl & SROCE_OPF_WRITE) && (fl & SROCE_OPF_START)) {
-			EXPECT_TRUE(fl & SROCE_OPF_RETH);
-		}
-		if (fl & SROCE_OPF_AETH) {
-			EXPECT_TRUE((fl & SROCE_OPF_ACK) ||
-				    ((fl & SROCE_OPF_RESP) && !(fl & SROCE_OPF_MIDDLE)));
-		}
-		if (fl & (SROCE_OPF_ACK | SROCE_OPF_RESP)) {
-			EXPECT_TRUE(fl & SROCE_OPF_RELIABLE);
-		}
-		if (fl & SROCE_OPF_ACK) {
-			EXPECT_TRUE(fl & SROCE_OPF_AETH);
-		}
-		EXPECT_EQ((fl & SROCE_OPF_ATMETH) != 0,
-			  (fl & SROCE_OPF_ATOMIC) && (fl & SROCE_OPF_REQ));
-		EXPECT_EQ((fl & SROCE_OPF_ATMACK) != 0,
-			  (fl & SROCE_OPF_ATOMIC) && (fl & SROCE_OPF_ACK));
-		if (fl & SROCE_OPF_MIDDLE) {
-			EXPECT_EQ(info->hdr_len,
-				  SROCE_HDR_BTH_LEN +
-					  ((fl & SROCE_OPF_XRCETH) ? SROCE_HDR_XRCETH_LEN : 0));
-		}
-		if ((fl & SROCE_OPF_READ) && (fl & SROCE_OPF_REQ)) {
-			EXPECT_TRUE((fl & SROCE_OPF_RETH) && !(fl & SROCE_OPF_PAYLOAD));
-		}
+		expect_transport(op, info);
+		expect_operation(fl);
+		expect_ext_headers(info);
 	}
 }
 
@@ -874,6 +892,81 @@ TEST(Build, Errors)
 	EXPECT_EQ(sroce_pkt_build_hdrs(buf, 40, &h), 40);
 }
 
+// Random values in every field of a header of opcode op (pad 0)
+sroce_pkt_hdr random_hdr(std::mt19937_64 &rng, unsigned op)
+{
+	sroce_pkt_hdr in{};
+	in.bth.opcode = static_cast<std::uint8_t>(op);
+	in.bth.se = rng() & 1;
+	in.bth.mig = rng() & 1;
+	in.bth.pkey = static_cast<std::uint16_t>(rng());
+	in.bth.fecn = rng() & 1;
+	in.bth.becn = rng() & 1;
+	in.bth.dqpn = rng() & SROCE_QPN_MASK;
+	in.bth.ack_req = rng() & 1;
+	in.bth.psn = rng() & SROCE_PSN_MASK;
+	in.reth = {rng(), static_cast<std::uint32_t>(rng()), static_cast<std::uint32_t>(rng())};
+	in.aeth = {sroce_aeth_syn_rnr(static_cast<std::uint8_t>(rng())),
+		   static_cast<std::uint32_t>(rng() & SROCE_AETH_MSN_MASK)};
+	in.atmeth = {rng(), static_cast<std::uint32_t>(rng()), rng(), rng()};
+	in.atmack = rng();
+	in.immdt = static_cast<std::uint32_t>(rng());
+	in.ieth_rkey = static_cast<std::uint32_t>(rng());
+	in.deth = {static_cast<std::uint32_t>(rng()),
+		   static_cast<std::uint32_t>(rng() & SROCE_QPN_MASK)};
+	in.feth = static_cast<std::uint32_t>(rng()) & (SROCE_FETH_SEL_MASK | SROCE_FETH_PLT_MASK);
+	in.xrc_srqn = static_cast<std::uint32_t>(rng() & SROCE_QPN_MASK);
+	return in;
+}
+
+// out, parsed from what in built, has every field of in its flags fl carry
+void expect_same_fields(const sroce_pkt_hdr &in, const sroce_pkt_hdr &out, std::uint32_t fl)
+{
+	EXPECT_EQ(out.bth.se, in.bth.se);
+	EXPECT_EQ(out.bth.mig, in.bth.mig);
+	EXPECT_EQ(out.bth.pad, in.bth.pad);
+	EXPECT_EQ(out.bth.pkey, in.bth.pkey);
+	EXPECT_EQ(out.bth.fecn, in.bth.fecn);
+	EXPECT_EQ(out.bth.becn, in.bth.becn);
+	EXPECT_EQ(out.bth.dqpn, in.bth.dqpn);
+	EXPECT_EQ(out.bth.ack_req, in.bth.ack_req);
+	EXPECT_EQ(out.bth.psn, in.bth.psn);
+	if (fl & SROCE_OPF_RETH) {
+		EXPECT_EQ(out.reth.va, in.reth.va);
+		EXPECT_EQ(out.reth.rkey, in.reth.rkey);
+		EXPECT_EQ(out.reth.dma_len, in.reth.dma_len);
+	}
+	if (fl & SROCE_OPF_AETH) {
+		EXPECT_EQ(out.aeth.syndrome, in.aeth.syndrome);
+		EXPECT_EQ(out.aeth.msn, in.aeth.msn);
+	}
+	if (fl & SROCE_OPF_ATMETH) {
+		EXPECT_EQ(out.atmeth.va, in.atmeth.va);
+		EXPECT_EQ(out.atmeth.rkey, in.atmeth.rkey);
+		EXPECT_EQ(out.atmeth.swap_add, in.atmeth.swap_add);
+		EXPECT_EQ(out.atmeth.compare, in.atmeth.compare);
+	}
+	if (fl & SROCE_OPF_ATMACK) {
+		EXPECT_EQ(out.atmack, in.atmack);
+	}
+	if (fl & SROCE_OPF_IMMDT) {
+		EXPECT_EQ(out.immdt, in.immdt);
+	}
+	if (fl & SROCE_OPF_IETH) {
+		EXPECT_EQ(out.ieth_rkey, in.ieth_rkey);
+	}
+	if (fl & SROCE_OPF_DETH) {
+		EXPECT_EQ(out.deth.qkey, in.deth.qkey);
+		EXPECT_EQ(out.deth.src_qpn, in.deth.src_qpn);
+	}
+	if (fl & SROCE_OPF_XRCETH) {
+		EXPECT_EQ(out.xrc_srqn, in.xrc_srqn);
+	}
+	if (fl & SROCE_OPF_FETH) {
+		EXPECT_EQ(out.feth, in.feth);
+	}
+}
+
 // Every opcode: random field values survive build -> parse unchanged.
 TEST(Build, RoundTripEveryOpcode)
 {
@@ -884,30 +977,7 @@ TEST(Build, RoundTripEveryOpcode)
 			continue;
 		SCOPED_TRACE(info->name);
 		for (int iter = 0; iter < 50; iter++) {
-			sroce_pkt_hdr in{};
-			in.bth.opcode = static_cast<std::uint8_t>(op);
-			in.bth.se = rng() & 1;
-			in.bth.mig = rng() & 1;
-			in.bth.pkey = static_cast<std::uint16_t>(rng());
-			in.bth.fecn = rng() & 1;
-			in.bth.becn = rng() & 1;
-			in.bth.dqpn = rng() & SROCE_QPN_MASK;
-			in.bth.ack_req = rng() & 1;
-			in.bth.psn = rng() & SROCE_PSN_MASK;
-			in.reth = {rng(), static_cast<std::uint32_t>(rng()),
-				   static_cast<std::uint32_t>(rng())};
-			in.aeth = {sroce_aeth_syn_rnr(static_cast<std::uint8_t>(rng())),
-				   static_cast<std::uint32_t>(rng() & SROCE_AETH_MSN_MASK)};
-			in.atmeth = {rng(), static_cast<std::uint32_t>(rng()), rng(), rng()};
-			in.atmack = rng();
-			in.immdt = static_cast<std::uint32_t>(rng());
-			in.ieth_rkey = static_cast<std::uint32_t>(rng());
-			in.deth = {static_cast<std::uint32_t>(rng()),
-				   static_cast<std::uint32_t>(rng() & SROCE_QPN_MASK)};
-			in.feth = static_cast<std::uint32_t>(rng()) &
-				  (SROCE_FETH_SEL_MASK | SROCE_FETH_PLT_MASK);
-			in.xrc_srqn = static_cast<std::uint32_t>(rng() & SROCE_QPN_MASK);
-
+			sroce_pkt_hdr in = random_hdr(rng, op);
 			std::uint32_t payload = 0;
 			if (info->flags & (SROCE_OPF_FIRST | SROCE_OPF_MIDDLE))
 				payload = 256;
@@ -922,50 +992,7 @@ TEST(Build, RoundTripEveryOpcode)
 			EXPECT_EQ(out.info, info);
 			EXPECT_EQ(out.hdr_len, info->hdr_len);
 			EXPECT_EQ(out.payload_len, payload);
-			EXPECT_EQ(out.bth.se, in.bth.se);
-			EXPECT_EQ(out.bth.mig, in.bth.mig);
-			EXPECT_EQ(out.bth.pad, in.bth.pad);
-			EXPECT_EQ(out.bth.pkey, in.bth.pkey);
-			EXPECT_EQ(out.bth.fecn, in.bth.fecn);
-			EXPECT_EQ(out.bth.becn, in.bth.becn);
-			EXPECT_EQ(out.bth.dqpn, in.bth.dqpn);
-			EXPECT_EQ(out.bth.ack_req, in.bth.ack_req);
-			EXPECT_EQ(out.bth.psn, in.bth.psn);
-			const std::uint32_t fl = info->flags;
-			if (fl & SROCE_OPF_RETH) {
-				EXPECT_EQ(out.reth.va, in.reth.va);
-				EXPECT_EQ(out.reth.rkey, in.reth.rkey);
-				EXPECT_EQ(out.reth.dma_len, in.reth.dma_len);
-			}
-			if (fl & SROCE_OPF_AETH) {
-				EXPECT_EQ(out.aeth.syndrome, in.aeth.syndrome);
-				EXPECT_EQ(out.aeth.msn, in.aeth.msn);
-			}
-			if (fl & SROCE_OPF_ATMETH) {
-				EXPECT_EQ(out.atmeth.va, in.atmeth.va);
-				EXPECT_EQ(out.atmeth.rkey, in.atmeth.rkey);
-				EXPECT_EQ(out.atmeth.swap_add, in.atmeth.swap_add);
-				EXPECT_EQ(out.atmeth.compare, in.atmeth.compare);
-			}
-			if (fl & SROCE_OPF_ATMACK) {
-				EXPECT_EQ(out.atmack, in.atmack);
-			}
-			if (fl & SROCE_OPF_IMMDT) {
-				EXPECT_EQ(out.immdt, in.immdt);
-			}
-			if (fl & SROCE_OPF_IETH) {
-				EXPECT_EQ(out.ieth_rkey, in.ieth_rkey);
-			}
-			if (fl & SROCE_OPF_DETH) {
-				EXPECT_EQ(out.deth.qkey, in.deth.qkey);
-				EXPECT_EQ(out.deth.src_qpn, in.deth.src_qpn);
-			}
-			if (fl & SROCE_OPF_XRCETH) {
-				EXPECT_EQ(out.xrc_srqn, in.xrc_srqn);
-			}
-			if (fl & SROCE_OPF_FETH) {
-				EXPECT_EQ(out.feth, in.feth);
-			}
+			expect_same_fields(in, out, info->flags);
 			// and re-encoding gives the same bytes
 			Bytes again(info->hdr_len);
 			ASSERT_EQ(sroce_pkt_build_hdrs(again.data(), again.size(), &out),
