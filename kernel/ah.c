@@ -192,6 +192,8 @@ err_free_info:
  * PD's UD QPs are sent first, as a NIC has read their address at the
  * doorbell (sroce_ud_send_posted_pd()). WQEs that still name the id and
  * are sent after this fail their lookup and complete in error.
+ *
+ * Return: 0.
  */
 int sroce_destroy_ah(struct ib_ah *ibah, u32 flags)
 {

@@ -18,5 +18,4 @@ int sroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 		    struct ib_udata *udata);
 int sroce_destroy_ah(struct ib_ah *ibah, u32 flags);
 
-
 #endif /* SROCE_AH_H */

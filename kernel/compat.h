@@ -113,7 +113,7 @@ static inline void sroce_vm_flags_set(struct vm_area_struct *vma, vm_flags_t fla
 #define SROCE_QP_ACCESS_FLUSH_IGNORED	0
 #else
 #define SROCE_HAVE_FLUSH		0
-#define SROCE_DEVICE_ATOMIC_WRITE	(1ULL << 40)
+#define SROCE_DEVICE_ATOMIC_WRITE	BIT_ULL(40)
 #define SROCE_DEVICE_FLUSH_GLOBAL	0ULL
 #define SROCE_ACCESS_FLUSH_GLOBAL	0
 #define SROCE_ACCESS_FLUSH_PERSISTENT	0

@@ -130,6 +130,7 @@ static u32 sroce_cq_consumer(struct sroce_cq *cq)
 {
 	lockdep_assert_held(&cq->lock);
 
+	/* acquire: the CQEs user space consumed are read before we reuse them */
 	return cq->user ? smp_load_acquire(&cq->queue->hdr->consumer) :
 			  cq->queue->cons;
 }

@@ -20,15 +20,16 @@ struct sroce_queue;
  *	CQ is in error, IB_EVENT_CQ_ERR was raised, posts fail
  * @overflows: completions lost to the overflow (for resource dumps)
  * @user: the ring is mmapped by user space (polled there, not by poll_cq)
+ * @timestamp: stamp CQEs (IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION)
  */
 struct sroce_cq {
 	struct ib_cq ibcq;
-	spinlock_t lock;
+	spinlock_t lock;	/* serialises the producers (see @lock) */
 	struct sroce_queue *queue;
 	u8 notify;
 	bool overflow;
 	bool user;
-	bool timestamp;		/* stamp CQEs (TIMESTAMP_COMPLETION) */
+	bool timestamp;
 	u32 overflows;
 };
 

@@ -5,7 +5,6 @@
 #ifndef SROCE_DEBUGFS_H
 #define SROCE_DEBUGFS_H
 
-
 void sroce_debugfs_init(void);
 void sroce_debugfs_exit(void);
 

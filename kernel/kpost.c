@@ -44,6 +44,7 @@ static_assert((int)IB_WR_REG_MR == SROCE_WR_REG_MR);
 /* A free slot of a kernel SQ/RQ, or NULL when the ring is full. */
 static void *sroce_kpost_slot(struct sroce_queue *q)
 {
+	/* acquire: the slots consumed are read before we overwrite them */
 	if (q->prod - smp_load_acquire(&q->hdr->consumer) >= q->num_entries)
 		return NULL;
 	return sroce_queue_at(q, q->prod);
@@ -52,6 +53,7 @@ static void *sroce_kpost_slot(struct sroce_queue *q)
 static void sroce_kpost_publish(struct sroce_queue *q)
 {
 	q->prod++;
+	/* release: the WQE is visible before the index that publishes it */
 	smp_store_release(&q->hdr->producer, q->prod);
 }
 
@@ -199,10 +201,11 @@ static void sroce_kpost_write_send(struct sroce_qp *qp, struct sroce_send_wqe *w
  * @wr: the chain
  * @bad_wr: the first WR not posted, on error
  *
- * Context: any. Return: 0; -EINVAL for a QP in RESET/INIT or a malformed
- * WR (unsupported opcode or flag, too many SGEs, too much inline data, a
- * UD WR without an AH of this device); -ENOMEM when the SQ is full. WRs
- * before *@bad_wr are posted.
+ * Context: any.
+ * Return: 0; -EINVAL for a QP in RESET/INIT or a malformed WR (unsupported
+ * opcode or flag, too many SGEs, too much inline data, a UD WR without an
+ * AH of this device); -ENOMEM when the SQ is full. WRs before *@bad_wr are
+ * posted.
  */
 int sroce_kpost_send(struct sroce_qp *qp, const struct ib_send_wr *wr,
 		     const struct ib_send_wr **bad_wr)
@@ -251,8 +254,9 @@ int sroce_kpost_send(struct sroce_qp *qp, const struct ib_send_wr *wr,
  * @wr: the chain
  * @bad_wr: the first WR not posted, on error
  *
- * Context: any. Return: 0; -EINVAL in RESET or for too many SGEs;
- * -ENOMEM when the RQ is full.
+ * Context: any.
+ * Return: 0; -EINVAL in RESET or for too many SGEs; -ENOMEM when the RQ is
+ * full.
  */
 int sroce_kpost_recv(struct sroce_qp *qp, const struct ib_recv_wr *wr,
 		     const struct ib_recv_wr **bad_wr)

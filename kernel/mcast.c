@@ -213,8 +213,9 @@ int sroce_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 	if (!a) {
 		sroce_dbg_qp(sroce_to_qp(ibqp), "detach_mcast: %pI6: not attached", gid->raw);
 		err = -EINVAL;
-	} else if (!--a->refs)
+	} else if (!--a->refs) {
 		sroce_mc_remove(a);
+	}
 	mutex_unlock(&sroce_mc_mutex);
 	return err;
 }
@@ -246,7 +247,8 @@ void sroce_mc_qp_gone(struct sroce_qp *qp)
  * @qps: filled with referenced QPs (sroce_qp_put() each)
  * @max: room in @qps
  *
- * Context: softirq. Return: the number of QPs.
+ * Context: softirq.
+ * Return: the number of QPs.
  */
 int sroce_mc_get_qps(const struct net_device *ndev, const union ib_gid *mgid,
 		     struct sroce_qp **qps, int max)

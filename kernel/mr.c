@@ -745,8 +745,9 @@ static struct sroce_mr *sroce_frmr_get(struct sroce_dev *sdev, struct ib_pd *pd,
  * A registration over a valid one replaces it (as if invalidated first:
  * the old registration's holders fail from now on).
  *
- * Context: transport (BH disabled). Return: 0, or -EINVAL (no such FR
- * MR of @pd, nothing mapped, bad access flags).
+ * Context: transport (BH disabled).
+ * Return: 0, or -EINVAL (no such FR MR of @pd, nothing mapped, bad access
+ * flags).
  */
 int sroce_mr_fast_reg(struct sroce_dev *sdev, struct ib_pd *pd, u32 key, int access)
 {
@@ -789,7 +790,8 @@ int sroce_mr_fast_reg(struct sroce_dev *sdev, struct ib_pd *pd, u32 key, int acc
  * No copy under the old registration runs once this returns: copies hold
  * the read side of mr->lock and check the generation.
  *
- * Context: transport (BH disabled). Return: 0, or -EINVAL.
+ * Context: transport (BH disabled).
+ * Return: 0, or -EINVAL.
  */
 int sroce_mr_invalidate(struct sroce_dev *sdev, struct ib_pd *pd, u32 key)
 {

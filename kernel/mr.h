@@ -46,6 +46,7 @@
  *	DMA: DMA addresses are kernel virtual addresses)
  * @npbl: FR: pages mapped
  * @max_pbl: FR: entries in @pbl
+ * @odp: with odp.umem set, an ODP MR (odp.c)
  */
 struct sroce_mr {
 	struct ib_mr ibmr;
@@ -69,7 +70,7 @@ struct sroce_mr {
 	u64 *pbl;
 	u32 npbl;
 	u32 max_pbl;
-	struct sroce_odp odp;	/* odp.umem set: an ODP MR (odp.c) */
+	struct sroce_odp odp;
 };
 
 static inline struct sroce_mr *sroce_to_mr(struct ib_mr *ibmr)

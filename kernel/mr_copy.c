@@ -293,7 +293,7 @@ static bool sroce_mr_pages_shareable(const struct sroce_mr *mr)
  * outlive a deregistration (which only unpins them) until the packet is
  * freed. The data is read when the packet is, as a NIC's DMA reads it;
  * callers use this only where the verbs' semantics allow it (the send
- * buffer of an RC request completes on its acknowledgement, which comes
+ * buffer of an RC request completes on its acknowledgment, which comes
  * after the responder placed the data).
  *
  * Context: any; does not sleep.

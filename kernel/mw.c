@@ -42,7 +42,7 @@
  */
 struct sroce_win {
 	struct rcu_head rcu;
-	spinlock_t lock;
+	spinlock_t lock;	/* bind and invalidation against lookups */
 	bool dead;
 	enum ib_mw_type type;
 	struct ib_pd *pd;
@@ -158,7 +158,8 @@ static struct sroce_mr *sroce_win_unbind(struct sroce_win *win)
  * @ibmw: the MW
  *
  * Never waits for a transfer through the window: one already under way
- * holds its own MR reference. Return: 0.
+ * holds its own MR reference.
+ * Return: 0.
  */
 int sroce_dealloc_mw(struct ib_mw *ibmw)
 {
@@ -229,8 +230,8 @@ static bool sroce_win_bind_ok(const struct sroce_win *win, const struct ib_qp *i
  * current rkey, and a type 2 window must be invalid (unbound) to be bound
  * (sroce_win_bind_ok()). A type 1 window bound with length 0 is unbound.
  *
- * Context: transport (BH disabled). Return: 0 or -EINVAL (the bind
- * completes with IB_WC_MW_BIND_ERR).
+ * Context: transport (BH disabled).
+ * Return: 0 or -EINVAL (the bind completes with IB_WC_MW_BIND_ERR).
  */
 int sroce_mw_bind(struct sroce_dev *sdev, struct ib_qp *ibqp, const struct sroce_bind *b)
 {
@@ -313,7 +314,8 @@ int sroce_mw_bind(struct sroce_dev *sdev, struct ib_qp *ibqp, const struct sroce
  *	window is invalidated only through the QP it is bound to
  * @key: the window's current rkey
  *
- * Context: transport (BH disabled). Return: 0 or -EINVAL.
+ * Context: transport (BH disabled).
+ * Return: 0 or -EINVAL.
  */
 static int sroce_mw_invalidate(struct sroce_dev *sdev, struct ib_pd *pd, u32 qpn,
 			       u32 key)
@@ -425,6 +427,9 @@ int sroce_key_invalidate(struct sroce_dev *sdev, struct ib_pd *pd, u32 qpn, u32 
  * @iova: first byte accessed
  * @len: bytes accessed
  * @gen: set to the MR's generation, for sroce_mr_copy()
+ *
+ * Return: as sroce_mr_lookup(): the MR, to be released with sroce_mr_put(),
+ * or an ERR_PTR.
  */
 struct sroce_mr *sroce_rkey_lookup(struct sroce_dev *sdev, u32 key, struct ib_pd *pd,
 				   u32 qpn, int need_access, u64 iova, u64 len, u32 *gen)

@@ -21,6 +21,14 @@ struct ib_umem_odp;
 struct uverbs_attr_bundle;
 enum ib_uverbs_advise_mr_advice;
 
+/* the missed ranges an MR's fault work takes at once */
+#define SROCE_ODP_PENDING	4
+
+struct sroce_odp_range {
+	u64 start;
+	u64 end;
+};
+
 /**
  * struct sroce_odp - the ODP part of an MR
  * @umem: the core's ODP umem (also the MR's umem); of an implicit MR the
@@ -62,19 +70,11 @@ enum ib_uverbs_advise_mr_advice;
  * @faults: transfers that missed a page and queued the fault work
  * @fault_errs: fault work runs that could not map their range
  */
-/* the missed ranges an MR's fault work takes at once */
-#define SROCE_ODP_PENDING	4
-
-struct sroce_odp_range {
-	u64 start;
-	u64 end;
-};
-
 struct sroce_odp {
 	struct ib_umem_odp *umem;
 	bool implicit;
 	struct xarray children;
-	struct mutex child_lock;
+	struct mutex child_lock;	/* @nchildren, publishing a child */
 	unsigned long nchildren;
 	struct work_struct fault_work;
 	refcount_t users;
@@ -82,7 +82,7 @@ struct sroce_odp {
 	u64 runs;
 	u64 done;
 	bool stopped;
-	spinlock_t lock;
+	spinlock_t lock;	/* @pending, the bad range, the counts, @runs */
 	struct sroce_odp_range pending[SROCE_ODP_PENDING];
 	unsigned int npending;
 	u64 bad_start;

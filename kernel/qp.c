@@ -46,7 +46,8 @@ static u32 sroce_next_qpn;
  * @net: namespace of the socket the packet arrived on
  * @qpn: BTH destination QP
  *
- * Any context. Return: the QP with a reference, or NULL.
+ * Any context.
+ * Return: the QP with a reference, or NULL.
  */
 struct sroce_qp *sroce_qp_get_net(struct net *net, u32 qpn)
 {
@@ -119,6 +120,9 @@ struct ib_qp *sroce_qp_from_qpn(struct sroce_dev *sdev, u32 qpn)
  * is read word by word, so a modify_qp changing it meanwhile may make the
  * answer stale but never reads torn words; the transport checks again
  * under the lock.
+ *
+ * Return: true when @iph's IP version and source address are those of the
+ * QP's path (its destination).
  */
 bool sroce_qp_peer_ok(struct sroce_qp *qp, const u8 *iph, bool v6)
 {

@@ -178,22 +178,20 @@ struct sroce_req {
  * struct sroce_dcqcn - a connected QP's DCQCN state and pacer (dcqcn.c), under qp->lock
  * @on: sampled from the device at RTR; written under qp->lock, read
  *	without it by the receive path (READ_ONCE)
- * @limited: reaction point: @rc is below the line rate and the pacer runs
  * @cfg: the device's parameters at RTR
- * @rc: current rate, kbit/s
- * @rt: target rate, kbit/s
- * @alpha: congestion estimate, 1.0 = SROCE_DCQCN_ONE
- * @t_count: rate timer events since the last cut
- * @b_count: byte counter events since the last cut
- * @bytes: bytes sent since the last byte counter event
- * @t_alpha: ns, the last alpha update (a cut or K without CNP)
- * @t_rate: ns, the last rate timer event (or cut)
+ * @rp: the reaction point (proto/sroce_dcqcn.h): limited (rc is below the
+ *	line rate and the pacer runs); rc, the current rate, and rt, the
+ *	target rate, in kbit/s; alpha, the congestion estimate (1.0 =
+ *	SROCE_DCQCN_ONE); t_count and b_count, the rate timer and byte
+ *	counter events since the last cut; bytes, sent since the last byte
+ *	counter event; t_alpha, ns, the last alpha update (a cut or K
+ *	without CNP); t_rate, ns, the last rate timer event (or cut)
  * @tokens: pacer credit in bytes x 8e6 (kbit/s x ns), at most a burst
  * @t_tokens: ns, the last refill
  * @np_last: ns, the last CNP this QP sent (notification point)
  * @pace: runs the QP again when the pacer has credit for a packet
  * @rl: the QP's rate limit (IB_QP_RATE_LIMIT), kbit/s, 0 for none; the
- *	pacer holds the QP to the lower of it and @rc (when @limited)
+ *	pacer holds the QP to the lower of it and @rp.rc (when @rp.limited)
  */
 struct sroce_dcqcn {
 	bool on;
@@ -368,7 +366,7 @@ struct sroce_qp {
 	struct sroce_txb {
 		struct sk_buff *head, *tail;	/* the head holds the route */
 		u32 n;			/* packets in it */
-		u32 seg;		/* the head's UDP payload length: every one but the last's */
+		u32 seg;		/* UDP payload of the head, as of every one but the last */
 		u32 last;		/* the last one's */
 		u16 id0;		/* the head's IP ID */
 		bool on;		/* collecting (sroce_txb_begin() .. sroce_txb_end()) */

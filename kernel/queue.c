@@ -207,6 +207,7 @@ void sroce_queue_carry(struct sroce_queue *nq, const struct sroce_queue *oq, u32
 	nq->cons = cons;
 	nq->prod = prod;
 	nq->hdr->consumer = cons;
+	/* release: the entries copied are visible before the index */
 	smp_store_release(&nq->hdr->producer, prod);
 }
 

@@ -76,6 +76,8 @@ void sroce_mmap_free(struct rdma_user_mmap_entry *rdma_entry);
  * sroce_queue_at() - address of entry @idx
  * @q: the ring
  * @idx: free-running index; masked here, so any value is safe
+ *
+ * Return: the entry's address in the ring.
  */
 static inline void *sroce_queue_at(const struct sroce_queue *q, u32 idx)
 {
@@ -99,6 +101,7 @@ static inline void *sroce_queue_at(const struct sroce_queue *q, u32 idx)
  */
 static inline int sroce_queue_avail(const struct sroce_queue *q)
 {
+	/* acquire: the entries are read after the index that published them */
 	u32 n = smp_load_acquire(&q->hdr->producer) - q->cons;
 
 	return n > q->num_entries ? -EOVERFLOW : (int)n;
@@ -115,6 +118,7 @@ static inline int sroce_queue_avail(const struct sroce_queue *q)
 static inline void sroce_queue_consumed(struct sroce_queue *q, u32 n)
 {
 	q->cons += n;
+	/* release: our reads of the entries before the slots' reuse */
 	smp_store_release(&q->hdr->consumer, q->cons);
 }
 
@@ -131,6 +135,7 @@ static inline void sroce_queue_consumed(struct sroce_queue *q, u32 n)
  */
 static inline int sroce_queue_free(const struct sroce_queue *q)
 {
+	/* acquire: the consumer's reads of the slots before we overwrite them */
 	u32 used = q->prod - smp_load_acquire(&q->hdr->consumer);
 
 	return used > q->num_entries ? -EOVERFLOW : (int)(q->num_entries - used);
@@ -172,6 +177,7 @@ static inline void *sroce_queue_producer_at(const struct sroce_queue *q)
 static inline void sroce_queue_produce(struct sroce_queue *q)
 {
 	q->prod++;
+	/* release: the entry is visible before the index */
 	smp_store_release(&q->hdr->producer, q->prod);
 }
 

@@ -70,7 +70,8 @@ static void sroce_rx_drop(struct sk_buff *skb, u32 qpn, enum sroce_drop why)
  * @v6: @iph is IPv6
  *
  * Each QP checks the packet as a unicast one (sroce_ud_check()) and gets a
- * clone. Context: softirq. Return: 0.
+ * clone. Context: softirq.
+ * Return: 0.
  */
 static int sroce_mc_rcv(struct sk_buff *skb, const struct sroce_pkt_hdr *hdr,
 			const u8 *iph, bool v6)
@@ -213,7 +214,8 @@ static int sroce_rcv_finish(struct sroce_qp *qp, struct sk_buff *skb, enum sroce
  * QP's peer. The rest is queued to its QP, whose transport checks the
  * sender's address again and cuts the rate (sroce_dcqcn_cnp_rx()).
  *
- * Context: softirq, or BH disabled. Return: 0, the skb is consumed.
+ * Context: softirq, or BH disabled.
+ * Return: 0, the skb is consumed.
  */
 static int sroce_cnp_rcv(struct net *net, struct sk_buff *skb, const u8 *iph, bool v6,
 			 bool unchecked)
@@ -331,7 +333,8 @@ static enum sroce_drop sroce_rcv_check_qp(struct sroce_qp *qp, struct sk_buff *s
  * transport right here unless another context is running it. Every
  * failure is counted and the packet dropped.
  *
- * Context: softirq, or BH disabled. Return: 0, the skb is consumed.
+ * Context: softirq, or BH disabled.
+ * Return: 0, the skb is consumed.
  */
 int sroce_rcv(struct net *net, struct sk_buff *skb, const u8 *iph, bool v6, bool unchecked)
 {

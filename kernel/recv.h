@@ -44,7 +44,9 @@ enum sroce_drop {
 	SROCE_DROP_REASONS(SROCE_DROP_ENUM_, SROCE_DROP_ENUM_)
 	SROCE_DROP_MAX
 };
+
 #undef SROCE_DROP_ENUM_
+
 extern atomic64_t sroce_rx_drops[SROCE_DROP_MAX];
 void sroce_drop_count(enum sroce_drop why, u32 qpn);
 /* sroce_drop_count()'s @qpn when the destination QP is not known */

@@ -74,15 +74,17 @@ static inline void sroce_place(void *dst, const void *src, size_t n)
 		sroce_copy(d, s, i);
 		smp_wmb();	/* the body is visible before the tail */
 	}
+	/* release: each store of the tail is ordered after the ones before it */
 	for (; i < n && !IS_ALIGNED((uintptr_t)(d + i), sizeof(w)); i++)
-		smp_store_release(&d[i], s[i]);
+		smp_store_release(&d[i], s[i]);	/* in order, see above */
 	for (; i + sizeof(w) <= n; i += sizeof(w)) {
 		memcpy(&w, s + i, sizeof(w));
-		smp_store_release((unsigned long *)(d + i), w);
+		smp_store_release((unsigned long *)(d + i), w);	/* in order */
 	}
 	for (; i < n; i++)
-		smp_store_release(&d[i], s[i]);
+		smp_store_release(&d[i], s[i]);	/* in order, see above */
 }
+
 #include "sroce_proto.h"
 #include "sroce_dcqcn.h"
 #include "sroce-abi.h"
@@ -155,12 +157,19 @@ struct sroce_dev_stats {
  *	reference on @ib_dev.dev until the entry is reaped
  * @ndev: the netdev carrying our RoCEv2 traffic, held by @ndev_tracker;
  *	NULL once released
+ * @ndev_tracker: the reference tracker of our hold on @ndev
  * @udp: the UDP 4791 socket(s) of @ndev's network namespace, or NULL
  * @dead: dealloc_driver ran: only the list reference remains
  * @ndev_gone: the netdev began unregistering while we were registering
  * @last_port_state: the port state last reported with an ib_event
  * @last_mbps: the link speed last seen (0 until registered), for
  *	IB_EVENT_DEVICE_SPEED_CHANGE
+ * @stats: per-CPU packet and drop counters (a locked increment per packet
+ *	showed in the 64 B profile)
+ * @rxq_bytes: skb->truesize queued to all its QPs' rxq (sched.c), the
+ *	rx_backlog_dev_kb bound
+ * @qp_count: QPs allocated, at most SROCE_MAX_QP
+ * @pd_count: PDs allocated, at most SROCE_MAX_PD
  * @cq_count: CQs allocated, at most SROCE_MAX_CQ
  * @srq_count: SRQs allocated, at most SROCE_MAX_SRQ
  * @mr_xa: MRs by key index (key >> 8); lookups under RCU

@@ -331,8 +331,9 @@ int sroce_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
  * @wr: the chain
  * @bad_wr: the first WR not posted, on error
  *
- * Context: any. Return: 0; -EINVAL for too many SGEs (or a user SRQ,
- * whose provider posts into the ring itself); -ENOMEM when the ring is full.
+ * Context: any.
+ * Return: 0; -EINVAL for too many SGEs (or a user SRQ, whose provider
+ * posts into the ring itself); -ENOMEM when the ring is full.
  */
 int sroce_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 			const struct ib_recv_wr **bad_wr)
@@ -367,6 +368,7 @@ int sroce_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 		w = sroce_queue_at(q, q->prod);
 		sroce_recv_wqe_fill(w, wr);
 		q->prod++;
+		/* release: the WQE is visible before the index that publishes it */
 		smp_store_release(&q->hdr->producer, q->prod);
 	}
 	spin_unlock_irqrestore(&srq->kpost_lock, flags);

@@ -11,7 +11,6 @@
 #include <linux/spinlock.h>
 #include <rdma/ib_verbs.h>
 
-
 struct sroce_queue;
 struct sroce_dev;
 
@@ -35,8 +34,8 @@ struct sroce_dev;
 struct sroce_srq {
 	struct ib_srq ibsrq;
 	struct sroce_queue *rq;
-	spinlock_t lock;
-	spinlock_t kpost_lock;
+	spinlock_t lock;	/* the consumer side of @rq, and @limit */
+	spinlock_t kpost_lock;	/* a kernel SRQ's producer side */
 	u32 stride;
 	u32 max_sge;
 	u32 max_wr;

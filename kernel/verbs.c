@@ -37,6 +37,8 @@
  * @sdev: the device
  *
  * The port is ACTIVE while the netdev is up with carrier, DOWN otherwise.
+ *
+ * Return: IB_PORT_ACTIVE or IB_PORT_DOWN.
  */
 enum ib_port_state sroce_port_state(struct sroce_dev *sdev)
 {

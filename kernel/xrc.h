@@ -8,7 +8,6 @@
 
 #include <rdma/ib_verbs.h>
 
-
 struct sroce_dev;
 struct sroce_qp;
 struct sroce_srq;
