@@ -5,7 +5,7 @@
 . "$(dirname "$0")/lib.sh"
 
 udp4791() { ss -Hlun "sport = :4791" 2>/dev/null | wc -l; }
-no_sroce_devs() { ! ls /sys/class/infiniband/ 2>/dev/null | grep -q '^sroce'; }
+no_sroce_devs() { ! compgen -G '/sys/class/infiniband/sroce*' > /dev/null; }
 autoload() {
 	rmmod sroce 2>/dev/null
 	! grep -qw '^sroce' /proc/modules &&

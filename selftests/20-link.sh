@@ -23,7 +23,7 @@ name_taken_refused() {
 lo_refused() { ! rdma link add sroce9 type sroce netdev lo 2>/dev/null; }
 missing_netdev_refused() { ! rdma link add sroce9 type sroce netdev nosuch0 2>/dev/null; }
 shows() { rdma link show "$1/1" | grep -q "netdev $2"; }
-three_devices() { [ "$(ls $sys | grep -c '^sroce')" -eq 3 ]; }
+three_devices() { [ "$(compgen -G "$sys/sroce*" | wc -l)" -eq 3 ]; }
 delete_one() {
 	rdma link delete sroce2 && [ ! -e $sys/sroce2 ] && [ -e $sys/sroce1 ]
 }

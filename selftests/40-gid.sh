@@ -20,8 +20,8 @@ gids() {
 	done
 }
 # wait up to 3 s for the GID table (updated from a work item) to match
-has_gid() { local n; for n in $(seq 30); do gids | grep -q "^$1 " && return 0; sleep 0.1; done; return 1; }
-lacks_gid() { local n; for n in $(seq 30); do gids | grep -q "^$1 " || return 0; sleep 0.1; done; return 1; }
+has_gid() { for _ in $(seq 30); do gids | grep -q "^$1 " && return 0; sleep 0.1; done; return 1; }
+lacks_gid() { for _ in $(seq 30); do gids | grep -q "^$1 " || return 0; sleep 0.1; done; return 1; }
 all_v2() { ! gids | grep -v 'RoCE v2$' | grep -q .; }
 lladdr_gid() {
 	local m; IFS=: read -r -a m < /sys/class/net/sgid0/address

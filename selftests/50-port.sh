@@ -12,12 +12,12 @@ cleanup() {
 }
 trap cleanup EXIT
 
-state_is() { local n; for n in $(seq 30); do grep -q "$1" "$port/state" && return 0; sleep 0.1; done; return 1; }
+state_is() { for _ in $(seq 30); do grep -q "$1" "$port/state" && return 0; sleep 0.1; done; return 1; }
 active_mtu() { ibv_devinfo -d sroce0 | awk '/active_mtu:/ {print $2; exit}'; }
 mtu_maps() { ip link set sprt0 mtu "$1" && [ "$(active_mtu)" = "$2" ]; }
 have_provider() { ls "$SROCE_TOP"/build/provider/libsroce-rdmav*.so >/dev/null 2>&1; }
 events_seen() {
-	local n; for n in $(seq 30); do
+	for _ in $(seq 30); do
 		grep -q PORT_ERR "$evlog" && grep -q PORT_ACTIVE "$evlog" && return 0; sleep 0.1
 	done; cat "$evlog" >&2; return 1
 }

@@ -11,7 +11,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-gone() { local n; for n in $(seq 50); do [ ! -e "$sys/$1" ] && return 0; sleep 0.1; done; return 1; }
+gone() { for _ in $(seq 50); do [ ! -e "$sys/$1" ] && return 0; sleep 0.1; done; return 1; }
 # netdev unregistration waits for every reference: it must finish promptly
 del_completes() { timeout 20 ip link del "$1"; }
 ns_socket() { ip netns exec srm ss -Hlun 'sport = :4791' | grep -q 4791; }

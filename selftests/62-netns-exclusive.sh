@@ -23,7 +23,6 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/bounded.sh"
 
-here=$(cd "$(dirname "$0")" && pwd)
 LOG=/tmp/62-netns.$$
 cleanup() {
 	bg_kill_all

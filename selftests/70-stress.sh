@@ -11,8 +11,7 @@ trap cleanup EXIT
 # kmalloc + ib objects in KiB, after letting RCU-freed objects go
 slab_kb() { sync; sleep 1; echo 2 > /proc/sys/vm/drop_caches; awk '/^Slab:/ {print $2}' /proc/meminfo; }
 cycles() {
-	local i
-	for i in $(seq "$1"); do
+	for _ in $(seq "$1"); do
 		rdma link add sroce0 type sroce netdev sst0 || return 1
 		rdma link delete sroce0 || return 1
 	done

@@ -32,8 +32,8 @@ CASES=(probe write read local send atomic refused readonly lifetime inflight)
 vgem=0
 grep -qw '^vgem' /proc/modules || vgem_loaded=1
 if timeout 60 modprobe vgem 2>/dev/null; then
-	for n in $(seq 50); do
-		ls /sys/class/drm/card*/device 2>/dev/null | grep -q . && break
+	for _ in $(seq 50); do
+		compgen -G '/sys/class/drm/card*/device' > /dev/null && break
 		sleep 0.1
 	done
 	vgem=1

@@ -30,7 +30,7 @@ xrc_stop() {
 # xsrq NCLIENTS ARGS...: server in the peer namespace (sroce9), NCLIENTS
 # clients at once in the init namespace (sroce8); all must succeed
 xsrq() {
-	local nc=$1 s rc=0 i n out
+	local nc=$1 s rc=0 i out
 	shift
 	out=$(mktemp -d)
 	timeout 120 ip netns exec srpeer ibv_xsrq_pingpong -d sroce9 -g 1 -c "$nc" "$@" \

@@ -96,9 +96,9 @@ held() {
 # gap is the last packet on the wire, nothing comes to NAK it
 tail_drop() { fault_rule peer "@th,64,8 0x07 numgen inc mod 5 == 2"; }
 
-VARGS=(-m 1024 -n 40 --depth 8 --max-size 64K --ops write,send,read --timeout 30)
+VARGS=(-m 1024 -n 40 --depth 8 --max-size 64K --ops 'write,send,read' --timeout 30)
 # what selective repeat covers: SEND and WRITE
-SRARGS=(-m 1024 -n 40 --depth 8 --max-size 64K --ops write,send --timeout 30)
+SRARGS=(-m 1024 -n 40 --depth 8 --max-size 64K --ops 'write,send' --timeout 30)
 
 ktap_header 16
 dmesg_mark

@@ -65,7 +65,7 @@ verify() {
 	sed 's/^/server: /' "$SERVER_LOG"
 	return $rc
 }
-VARGS=(-m 1024 -n 60 --depth 8 --max-size 256K --ops write,send,read --timeout 60)
+VARGS=(-m 1024 -n 60 --depth 8 --max-size 256K --ops 'write,send,read' --timeout 60)
 
 ktap_header 11
 dmesg_mark

@@ -84,7 +84,7 @@ ktap_diag "rx drops counted: $((d1 - d0)); counter deltas:" \
 	ktap_fail "drops counted" "only $((d1 - d0)) of $COUNT"
 
 trap '' PIPE	# the targets may have died: fail below, do not die here
-echo done >&3
+echo 'done' >&3
 exec 3>&-
 trap - PIPE
 wait "$tpid"

@@ -35,9 +35,9 @@ traffic_start() {
 		> /tmp/td-cli.$$ 2>&1 &
 	pids+=($!)
 	# traffic flows: the peer's transmitted packet counter moves
-	local a b n
+	local a b
 	a=$(port_counter sroce8 tx_pkts)
-	for n in $(seq 30); do
+	for _ in $(seq 30); do
 		sleep 0.5
 		b=$(port_counter sroce8 tx_pkts)
 		[ -n "$a" ] && [ -n "$b" ] && [ "$b" -gt $((a + 100)) ] && return 0
@@ -61,9 +61,9 @@ alive() {
 	done
 }
 traffic_stop() {
-	local p q n ok=0
+	local p q ok=0
 	for p in "${pids[@]}"; do kill -KILL -- -"$p" 2>/dev/null; done
-	for n in $(seq 50); do
+	for _ in $(seq 50); do
 		ok=1
 		for p in "${pids[@]}"; do [ -n "$(alive "$p")" ] && ok=0; done
 		[ "$ok" = 1 ] && break
@@ -94,8 +94,7 @@ timed() {
 
 # gone DEV: the RDMA device disappears within $LIMIT s
 gone() {
-	local n
-	for n in $(seq $((LIMIT * 10))); do
+	for _ in $(seq $((LIMIT * 10))); do
 		rdma link show "$1/1" >/dev/null 2>&1 || return 0
 		sleep 0.1
 	done

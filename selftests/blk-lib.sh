@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2154  # $scale, $T: set by the script sourcing this
 # A SCSI disk over RDMA on a RAM disk, checked byte for byte: shared by
 # 97-srp.sh and 97-iser.sh (sourced after lib.sh and bounded.sh). The
 # script defines find_dev (its SCSI disk), $T (a scratch directory) and

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 # sid-lib.sh: for a script that runs Debian sid's userland (rdma-core 65,
 # build/sid-root, made by scripts/sid-root: in make check, or make
 # sid-root) chrooted: skips the script when
@@ -31,6 +32,7 @@ mount -t proc proc "$SID/proc" && mount --rbind /sys "$SID/sys" &&
 # timeout can run them)
 SENV=(/usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8)
 SID_RUN=(chroot "$SID" "${SENV[@]}")
+# shellcheck disable=SC2034  # SIDPEER: for the scripts sourcing this file
 SIDPEER=(ip netns exec srpeer sh -c 'r=$1; shift; mount -t sysfs sysfs "$r/sys" &&
 	exec chroot "$r" "$@"' sh "$SID" "${SENV[@]}")
 sid() { "${SID_RUN[@]}" "$@"; }
