@@ -25,6 +25,7 @@
 #include <net/dst_cache.h>
 
 #include "sroce.h"
+#include "cntr.h"
 #include "sroce_wire.h"
 #include "sroce_psn.h"
 #include "sroce_sr.h"

@@ -15,6 +15,7 @@
 #include <rdma/ib_mad.h>
 
 #include "sroce.h"
+#include "cntr.h"
 #include "qp.h"
 #include "queue.h"
 #include "srq.h"
