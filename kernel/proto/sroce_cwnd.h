@@ -138,7 +138,10 @@ static inline bool sroce_cwnd_queueing(const struct sroce_cwnd *c)
 }
 
 /**
- * sroce_cwnd_sent() - a new packet @psn asking for an ACK leaves at @now (ns)
+ * sroce_cwnd_sent() - a new packet asking for an ACK leaves
+ * @c: the window
+ * @psn: its PSN
+ * @now: ns
  *
  * Times it unless another one is being timed.
  */
@@ -282,6 +285,7 @@ static inline bool sroce_cwnd_loss(struct sroce_cwnd *c, bool timeout, u32 hi)
 
 /**
  * sroce_cwnd_rto_us() - the resend timer the measured RTT gives
+ * @c: the window
  *
  * Return: the smoothed RTT plus four deviations, at least
  * SROCE_CWND_RTO_MIN_US, doubled per resend without progress; 0 before
