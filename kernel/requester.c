@@ -407,7 +407,7 @@ static int sroce_req_send_one(struct sroce_qp *qp)
 		last = off + payload == sw->length;
 		hdr.bth.opcode = sroce_req_opcode(wqe, first, last);
 		hdr.bth.se = last && (wqe->send_flags & SROCE_SEND_SOLICITED);
-		hdr.bth.ack_req = last || sroce_cwnd_ack_req(&req->cwnd, req->psn, req->una_psn);
+		hdr.bth.ack_req = sroce_cwnd_ack_req(&req->cwnd, req->psn, req->una_psn, last);
 		if (sroce_qp_is_uc(qp)) {
 			/* IBTA: the UC opcodes are the RC ones plus 0x20 */
 			hdr.bth.opcode += SROCE_OP_UC_SEND_FIRST - SROCE_OP_RC_SEND_FIRST;

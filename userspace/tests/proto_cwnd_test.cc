@@ -57,11 +57,39 @@ TEST(Cwnd, StartsInSlowStartWithTheUsualAckInterval)
 	EXPECT_EQ(c.ack_mask, SROCE_CWND_ACK_MAX - 1);
 	EXPECT_TRUE(sroce_cwnd_open(&c, 100 + SROCE_CWND_MAX - 1, 100));
 	EXPECT_FALSE(sroce_cwnd_open(&c, 100 + SROCE_CWND_MAX, 100));
-	EXPECT_TRUE(sroce_cwnd_ack_req(&c, 100, 100));
-	EXPECT_FALSE(sroce_cwnd_ack_req(&c, 101, 100));
-	EXPECT_TRUE(sroce_cwnd_ack_req(&c, 164, 100));
-	// the packet that fills the window asks too
-	EXPECT_TRUE(sroce_cwnd_ack_req(&c, 100 + SROCE_CWND_MAX - 1, 100));
+	// the first packet asks (no ACK on its way), then every 64th
+	EXPECT_TRUE(sroce_cwnd_ack_req(&c, 100, 100, false));
+	EXPECT_FALSE(sroce_cwnd_ack_req(&c, 101, 100, false));
+	EXPECT_FALSE(sroce_cwnd_ack_req(&c, 163, 100, false));
+	EXPECT_TRUE(sroce_cwnd_ack_req(&c, 164, 100, false));
+	// the last packet of a message always asks
+	EXPECT_TRUE(sroce_cwnd_ack_req(&c, 165, 100, true));
+	EXPECT_FALSE(sroce_cwnd_ack_req(&c, 166, 100, false));
+}
+
+TEST(Cwnd, AFullWindowAsksOnlyWhenNoAckIsComing)
+{
+	sroce_cwnd c = fresh();
+	sroce_cwnd_set(&c, 64);	 // every 4th asks
+	for (std::uint32_t p = 0; p < 64; p++)
+		EXPECT_EQ(sroce_cwnd_ack_req(&c, p, 0, false), p % 4 == 0) << p;
+	// the window is full; ACKs let one packet go at a time, each at the
+	// window's edge: only every 4th asks, the others wait for the ACKs
+	// already on their way (60's)
+	EXPECT_TRUE(sroce_cwnd_ack_req(&c, 64, 1, false));
+	EXPECT_FALSE(sroce_cwnd_ack_req(&c, 65, 2, false));
+	EXPECT_FALSE(sroce_cwnd_ack_req(&c, 66, 3, false));
+	EXPECT_FALSE(sroce_cwnd_ack_req(&c, 67, 4, false));
+	EXPECT_TRUE(sroce_cwnd_ack_req(&c, 68, 5, false));
+	// everything asked for is acknowledged: the next packet asks at once
+	sroce_cwnd d = fresh();
+	sroce_cwnd_set(&d, 64);
+	EXPECT_TRUE(sroce_cwnd_ack_req(&d, 10, 10, false));
+	EXPECT_FALSE(sroce_cwnd_ack_req(&d, 11, 10, false));
+	EXPECT_TRUE(sroce_cwnd_ack_req(&d, 12, 12, false));
+	// after a go-back the resent packets ask afresh
+	sroce_cwnd_resend(&d);
+	EXPECT_TRUE(sroce_cwnd_ack_req(&d, 11, 11, false));
 }
 
 TEST(Cwnd, TimesOnePacketAtATimeAndNeverAResend)
@@ -256,8 +284,10 @@ TEST(Cwnd, WrapsWithThePsnSpace)
 	sroce_cwnd_set(&c, SROCE_CWND_MAX);
 	EXPECT_TRUE(sroce_cwnd_open(&c, sroce_psn_add(start, SROCE_CWND_MAX - 1), start));
 	EXPECT_FALSE(sroce_cwnd_open(&c, sroce_psn_add(start, SROCE_CWND_MAX), start));
-	EXPECT_TRUE(sroce_cwnd_ack_req(&c, sroce_psn_add(start, 64), start));
-	EXPECT_FALSE(sroce_cwnd_ack_req(&c, sroce_psn_add(start, 65), start));
+	EXPECT_TRUE(sroce_cwnd_ack_req(&c, start, start, false));
+	EXPECT_FALSE(sroce_cwnd_ack_req(&c, sroce_psn_add(start, 63), start, false));
+	EXPECT_TRUE(sroce_cwnd_ack_req(&c, sroce_psn_add(start, 64), start, false));
+	EXPECT_FALSE(sroce_cwnd_ack_req(&c, sroce_psn_add(start, 65), start, false));
 	// a PSN before the oldest unacknowledged one (a resend) is inside
 	EXPECT_TRUE(sroce_cwnd_open(&c, sroce_psn_add(start, SROCE_PSN_MASK), start));
 	// timing and the episode's end across the wrap
