@@ -28,6 +28,11 @@
 #                           1 on timeout, with the nodes missing on stderr
 #   cluster_wait S CMD...   run CMD every 0.2 s until it succeeds, for up
 #                           to S seconds (not scaled); 1 on timeout
+#   cluster_kill_node I [S] have qemu/cluster kill node I's QEMU (SIGKILL:
+#                           the machine vanishes, no shutdown, no FIN, no
+#                           link down); waits up to S seconds (default 30,
+#                           times the scale) until the host did; 1 if it
+#                           did not. Node I's end is no failure of the run
 
 [ ! -r /usr/lib/bash/sleep ] || enable -f /usr/lib/bash/sleep sleep 2>/dev/null
 
@@ -86,4 +91,12 @@ cluster_barrier() {
 	for ((i = 0; i < SROCE_NODES; i++)); do [ -e "$d/$name.$i" ] || miss+=" $i"; done
 	echo "cluster_barrier $name: node(s)$miss did not arrive within ${secs}s" >&2
 	return 1
+}
+
+cluster_kill_node() {
+	local d=$SROCE_CLUSTER_DIR
+	mkdir -p "$d/ctl" &&
+	echo "$SROCE_NODE" > "$d/ctl/.kill.$1" && mv -f "$d/ctl/.kill.$1" "$d/ctl/kill.$1" || return 1
+	cluster_wait $((${2:-30} * CL_SCALE)) test -e "$d/node$1.killed" &&
+		! grep -qx none "$d/node$1.killed"
 }
