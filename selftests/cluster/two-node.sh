@@ -46,6 +46,8 @@ top=${here%/selftests/*}
 . "$top/qemu/cluster-lib.sh"
 # shellcheck source=selftests/lib.sh
 . "$top/selftests/lib.sh"
+# shellcheck source=selftests/cluster/lib.sh
+. "$here/lib.sh"
 
 [ "$SROCE_NODES" -eq 2 ] || { echo "two-node.sh: needs 2 nodes, not $SROCE_NODES" >&2; exit 1; }
 me=$SROCE_NODE
@@ -55,78 +57,6 @@ S=$CL_SCALE
 dev=$SROCE_NODE_DEV
 VERIFY=$top/build/userspace/sroce-verify
 gid() { cluster_gid "$dev" "$SROCE_NODE_ADDR"; }
-
-# listening PORT: a TCP listener on PORT (the out-of-band exchange of
-# ibv_*_pingpong, perftest and sroce-verify)
-listening() { ss -Hltn | grep -q ":$1 "; }
-cm_listening() { rdma res show cm_id 2>/dev/null | grep -q LISTEN; }
-
-# pair NAME SERVER WAIT -- SERVER_CMD... -- CLIENT_CMD...: node SERVER
-# starts SERVER_CMD, waits for WAIT (a command: it is listening) and says
-# so; the other node then runs CLIENT_CMD (@PEER@ in it: the server's
-# address). Each side's status and output go to $D/NAME.NODE.{rc,out}.
-pair() {
-	local name=$1 srv=$2 waitc=$3 s rc a
-	local -a scmd=() ccmd=()
-	shift 4
-	while [ $# -gt 0 ] && [ "$1" != -- ]; do scmd+=("$1"); shift; done
-	shift
-	for a in "$@"; do ccmd+=("${a//@PEER@/$(cluster_addr "$srv")}"); done
-	if [ "$me" = "$srv" ]; then
-		"${scmd[@]}" > "$D/$name.$me.out" 2>&1 &
-		s=$!
-		if cluster_wait $((60 * S)) eval "$waitc"; then
-			cluster_put "$name.ready" 1
-		else
-			echo "not listening after $((60 * S))s" >> "$D/$name.$me.out"
-			cluster_put "$name.ready" 0
-		fi
-		wait "$s"; rc=$?
-	else
-		if [ "$(cluster_get "$name.ready" 300)" = 1 ]; then
-			"${ccmd[@]}" > "$D/$name.$me.out" 2>&1
-			rc=$?
-		else
-			echo "the server did not start" > "$D/$name.$me.out"
-			rc=1
-		fi
-	fi
-	# what the caller wants in the output too, before the status says done
-	[ -z "${PAIR_POST:-}" ] || "$PAIR_POST" >> "$D/$name.$me.out" 2>&1
-	echo "$rc" > "$D/$name.$me.rc.tmp" && mv "$D/$name.$me.rc.tmp" "$D/$name.$me.rc"
-}
-
-# report NAME TITLE [LOCAL_ONLY]: on node 0, the check's result line from
-# both nodes' status (node 1's waited for), both outputs as diagnostics
-report() {
-	local name=$1 title=$2 r0 r1 n
-	[ "$me" = 0 ] || return 0
-	read -r r0 < "$D/$name.0.rc" 2>/dev/null || r0=none
-	if cluster_wait $((360 * S)) test -e "$D/$name.1.rc"; then
-		read -r r1 < "$D/$name.1.rc" || r1=none
-	else
-		r1=none
-	fi
-	for n in 0 1; do
-		[ -s "$D/$name.$n.out" ] || continue
-		echo "# node $n:"
-		tail -n 25 "$D/$name.$n.out" | sed 's/^/#   /'
-	done
-	if [ "$r0" = 0 ] && [ "$r1" = 0 ]; then
-		ktap_ok "$title"
-	else
-		ktap_fail "$title" "node 0 exit $r0, node 1 exit $r1"
-	fi
-}
-
-# both NAME CMD...: CMD on both nodes (its own side of a check)
-both() {
-	local name=$1 rc
-	shift
-	"$@" > "$D/$name.$me.out" 2>&1
-	rc=$?
-	echo "$rc" > "$D/$name.$me.rc.tmp" && mv "$D/$name.$me.rc.tmp" "$D/$name.$me.rc"
-}
 
 t_pp=$((60 * S)) t_bw=$((150 * S))
 pp() {	# pp NAME SERVER
@@ -233,17 +163,6 @@ rxe_up() {
 
 [ "$me" = 1 ] || ktap_header "${#CHECKS[@]}"
 dmesg_mark
-title() { local c; for c in "${CHECKS[@]}"; do [ "${c%%:*}" = "$1" ] && echo "${c#*:}"; done; }
-step() {	# step NAME FUNC ARGS...: one check on this node, then its result
-	local name=$1
-	shift
-	cluster_barrier "$name" 600 || { echo "barrier $name failed" > "$D/$name.$me.out"; echo 1 > "$D/$name.$me.rc"; }
-	[ -e "$D/$name.$me.rc" ] || "$@"
-	# a function that failed before pair/both wrote a status
-	[ -e "$D/$name.$me.rc" ] || echo 1 > "$D/$name.$me.rc"
-	report "$name" "$(title "$name")"
-}
-
 step devices both devices devices_ok
 step pp01 pp pp01 0
 step pp10 pp pp10 1
