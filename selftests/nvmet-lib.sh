@@ -15,7 +15,8 @@
 #                         whatever device holds 192.0.2.1)
 #   nvmf_target_down      disconnected, port and subsystem removed, nvme
 #                         and brd modules unloaded
-#   nvmf_port_add         port 1 on 192.0.2.1:4420, the subsystem linked
+#   nvmf_port_add         port 1 on $NVMF_ADDR (default 192.0.2.1):4420,
+#                         the subsystem linked
 #   nvmf_port_del         the subsystem unlinked from port 1, port removed
 #   nvmf_connect [ARG..]  nvme connect (ARGs added), then the block device
 #   nvmf_find_dev         our namespace's block device (/dev/nvmeXnY)
@@ -31,6 +32,8 @@
 # The namespace holds 32 MiB: nvmf_data's TAG * MIB + MIB <= 32.
 
 NVMF_CFG=/sys/kernel/config/nvmet
+# the target's address (selftests/cluster/nvmeof.sh: node 0's on the L2)
+NVMF_ADDR=${NVMF_ADDR:-192.0.2.1}
 NVMF_NQN=nqn.2026-11.org.sroce:selftest
 NVMF_RD_MIB=${NVMF_RD_MIB:-32}
 NVMF_PORT=$NVMF_CFG/ports/1
@@ -50,7 +53,7 @@ nvmf_port_add() {
 	mkdir "$NVMF_PORT" &&
 	echo rdma > "$NVMF_PORT/addr_trtype" &&
 	echo ipv4 > "$NVMF_PORT/addr_adrfam" &&
-	echo 192.0.2.1 > "$NVMF_PORT/addr_traddr" &&
+	echo "$NVMF_ADDR" > "$NVMF_PORT/addr_traddr" &&
 	echo 4420 > "$NVMF_PORT/addr_trsvcid" &&
 	ln -s "$NVMF_CFG/subsystems/$NVMF_NQN" "$NVMF_PORT/subsystems/$NVMF_NQN"
 }
@@ -121,7 +124,7 @@ nvmf_ctrl() {
 
 # (ktap_result runs its command in a subshell: every step finds the device)
 nvmf_connect() {
-	bounded 60 nvme connect -t rdma -a 192.0.2.1 -s 4420 -n "$NVMF_NQN" \
+	bounded 60 nvme connect -t rdma -a "$NVMF_ADDR" -s 4420 -n "$NVMF_NQN" \
 		-q "$NVMF_NQN:host" "$@" || return 1
 	for _ in $(seq 150); do
 		nvmf_find_dev > /dev/null && return 0
