@@ -11,6 +11,8 @@
 #   - node 1's eth0 down for 3 s and up again in the middle of a
 #     sroce-verify run whose QPs wait long enough (local ACK timeout 20,
 #     4.3 s, retry 7): byte-exact all the same
+#   - both nodes' egress reordered by netem (a quarter of the packets
+#     sent at once, the rest 5 ms late): sroce-verify byte-exact
 #   - node 1's sroce module reloaded (rdma link delete while its process
 #     still holds both connections: the core disassociates it; rmmod,
 #     modprobe, rdma link add) while node 0 streams RDMA WRITEs to it on
@@ -38,6 +40,7 @@ CHECKS=(
 	"mtu9000_verify:path MTU 4096 over the 9000-byte wire: sroce-verify byte-exact, node 1 -> node 0"
 	"mtu1500:eth0 MTU back to 1500: active MTU 1024, ibv_rc_pingpong --chk"
 	"flap_verify:node 1's eth0 down for 3 s mid-transfer: sroce-verify byte-exact (timeout 20, retry 7)"
+	"reorder_verify:netem reorders a quarter of both nodes' egress (the rest 5 ms late): sroce-verify byte-exact"
 	"reload_stream:node 1's sroce reloaded under node 0's WRITE stream: an error completion, the rest flushed, QP in ERR"
 	"reload_new:after the reload a new connection works: 200 WRITEs, ibv_rc_pingpong --chk"
 	"reload_idle:a connection idle across the reload: its next WRITE ends in error, QP in ERR; pingpong --chk goes on"
@@ -70,7 +73,7 @@ gid() { cluster_gid "$dev" "$SROCE_NODE_ADDR"; }
 t_pp=$((60 * S))
 
 counters() {
-	echo "$dev: $(rdma statistic show link "$dev/1" | grep -oE '(tx_pkts|retx_pkts|rto_retransmits|local_ack_timeouts|seq_naks_sent|rx_drop_[a-z_]+|completer_retry_err) [0-9]+' | tr '\n' ' ')"
+	echo "$dev: $(rdma statistic show link "$dev/1" | grep -oE '\b(tx_pkts|retx_pkts|rto_retransmits|local_ack_timeouts|seq_naks_sent|rx_drop_[a-z_]+|completer_retry_err) [0-9]+' | tr '\n' ' ')"
 }
 pp() {	# pp NAME SERVER: ibv_rc_pingpong --chk, 4 KiB
 	local g
@@ -158,6 +161,25 @@ flap_verify() {
 		timeout $((300 * S)) "$VERIFY" -d "$dev" -g "$g" --seed 23 -n 120 --max-size 256K \
 			--qp-timeout 20 --retry-cnt 7 --timeout $((90 * S)) @PEER@
 }
+
+# reorder: netem on both nodes' eth0, then sroce-verify; the counters
+# of what the reordering cost as diagnostics
+reorder_verify() {
+	local g
+	g=$(gid) || return 1
+	if ! tc qdisc replace dev eth0 root netem delay 5ms reorder 25% 50%; then
+		echo "tc netem failed" > "$D/reorder_verify.$me.out"
+		status reorder_verify 1
+		return
+	fi
+	cluster_barrier reorder-netem 60 || { tc qdisc del dev eth0 root; return; }
+	PAIR_POST=reorder_post pair reorder_verify 0 "listening 18515" -- \
+		timeout $((200 * S)) "$VERIFY" -d "$dev" -g "$g" -- \
+		timeout $((200 * S)) "$VERIFY" -d "$dev" -g "$g" --seed 25 -n 150 --max-size 128K \
+			--depth 4 --timeout $((30 * S)) @PEER@
+	tc qdisc del dev eth0 root
+}
+reorder_post() { counters; tc -s qdisc show dev eth0 | head -n 3; }
 
 # stream_ended OUT [STATUS]: an rc_stream.py result with an error completion (of
 # STATUS if given), every WRITE after it flushed, the QP in ERR
@@ -291,6 +313,7 @@ step mtu9000 both mtu9000 set_mtu 9000 4096
 step mtu9000_verify mtu_verify
 step mtu1500 mtu1500
 step flap_verify flap_verify
+step reorder_verify reorder_verify
 step reload_stream both reload_stream reload_stream
 step reload_new reload_new
 step reload_idle reload_idle
