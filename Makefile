@@ -4,14 +4,12 @@
 #   make run                 boot the VM, create sroce0, show it
 #   make check               host unit tests + VM selftests on every kernel
 #                            (6.1, 6.12 and newest; KERNELS="6.1 6.12" for two)
-#                            + the two-node cluster selftests (6.1 <-> newest:
-#                            interop, faults, NVMe-oF)
+#                            + the cluster selftests (6.1 <-> newest:
+#                            interop, faults, NVMe-oF; three-node MPI)
 #   make cluster [N=2] [KERNELS="6.1 newest"] [IMPL="sroce rxe"] [CMD=...]
 #                            N VMs on one virtual L2, one kernel and RDMA
 #                            device each; runs CMD on every node (default: a
 #                            demo, devices and ibv_rc_pingpong between them)
-#   make cluster-check-full  the cluster selftests plus the three-node MPI job
-#                            (opt-in: Open MPI, mpi4py training, 3 VMs)
 #   make bench               sroce vs rdma_rxe vs TCP on every kernel (build/bench)
 #   make sparse              module under sparse (C=2) for every kernel
 #   make format-check        C++ sources match userspace/.clang-format
@@ -48,7 +46,7 @@ MODSRC := $(TOP)/kernel
 MODFILES := $(MODSRC)/Kbuild $(wildcard $(MODSRC)/*.c $(MODSRC)/*.h $(MODSRC)/*.sh $(MODSRC)/proto/*.c $(MODSRC)/proto/*.h $(MODSRC)/uapi/*.h)
 JOBS ?= $(shell nproc)
 
-.PHONY: cluster cluster-check-full all deps module module-host modules provider sid-root userspace run check check-debug check-clients-rxe check-blktests bench sparse format-check install deb check-deb clean help
+.PHONY: cluster all deps module module-host modules provider sid-root userspace run check check-debug check-clients-rxe check-blktests bench sparse format-check install deb check-deb clean help
 
 all: deps module provider userspace
 
@@ -172,14 +170,6 @@ cluster: deps
 	@$(MAKE) --no-print-directory $(foreach k,$(sort $(CLUSTER_KERNELS)),module-$(k)) provider userspace
 	qemu/cluster --nodes $(N) --kernels "$(CLUSTER_KERNELS)" --impl "$(IMPL)" $(CLUSTER_ARGS) \
 		$(if $(value CMD),-- sh -c "$$SROCE_CLUSTER_CMD")
-
-# Opt-in: every cross-machine selftest (selftests/cluster/run --full):
-# make check's two-node, faults and nvmeof clusters, plus the three-node
-# MPI job (mpi.sh, too slow for make check's budget under TCG). KERNELS as
-# for make cluster (node order, the last repeated).
-cluster-check-full: deps
-	@$(MAKE) --no-print-directory $(foreach k,$(sort $(CLUSTER_KERNELS)),module-$(k)) provider userspace
-	selftests/cluster/run --kernels "$(CLUSTER_KERNELS)" --full
 
 check: deps
 	@$(MAKE) --no-print-directory modules provider userspace

@@ -3,8 +3,8 @@
 # cluster-nodes: 3
 #
 # selftests/cluster/mpi.sh - a distributed MPI job on three machines: the
-# three VMs of a qemu/cluster (selftests/cluster/run --full, make
-# cluster-check-full), sroce on each. mpirun on node 0 starts one rank per
+# three VMs of a qemu/cluster (selftests/cluster/run, make check), sroce
+# on each. mpirun on node 0 starts one rank per
 # node: Open MPI's daemons on nodes 1 and 2 are started through
 # selftests/cluster/mpi-rsh (--mca plm_rsh_agent; the nodes run no sshd),
 # which hands the command to this script's rsh_serve on that node through
