@@ -24,8 +24,10 @@
 #   - node 1 killed mid-stream (qemu/cluster SIGKILLs its QEMU: no
 #     shutdown, no link down, the peer simply vanishes): node 0's QP
 #     (local ACK timeout 14, retry 3) ends with IBV_WC_RETRY_EXC_ERR, the
-#     rest flushed, QP in ERR; then rdma link delete and rmmod sroce
-#     complete on node 0
+#     rest flushed, QP in ERR; node 0's NVMe-oF host, reading from a
+#     target on node 1 (ctrl-loss-tmo 8 s), sees its reads fail and its
+#     controller removed, nothing stuck; then rdma link delete and rmmod
+#     sroce complete on node 0
 # The connections of the reload and kill cases are rc_stream.py's (their
 # QP numbers exchanged through the run directory, so nothing but RoCE goes
 # between the nodes once connected). Pass and fail are counts and states;
@@ -44,7 +46,9 @@ CHECKS=(
 	"reload_stream:node 1's sroce reloaded under node 0's WRITE stream: an error completion, the rest flushed, QP in ERR"
 	"reload_new:after the reload a new connection works: 200 WRITEs, ibv_rc_pingpong --chk"
 	"reload_idle:a connection idle across the reload: its next WRITE ends in error, QP in ERR; pingpong --chk goes on"
+	"nvme_up:node 0 connects to an NVMe-oF target on node 1 (ctrl-loss-tmo 8 s), reads from it"
 	"kill_retry:node 1 killed mid-stream (QEMU SIGKILL): node 0's QP ends IBV_WC_RETRY_EXC_ERR (timeout 14, retry 3), QP in ERR"
+	"kill_nvme:node 0's NVMe-oF host after the kill: its reads fail, the controller goes, nothing left in D state"
 	"kill_teardown:node 0 after the kill: rdma link delete sroce0 and rmmod sroce complete"
 )
 if [ "${1:-}" = --list ]; then
@@ -58,8 +62,14 @@ top=${here%/selftests/*}
 . "$top/qemu/cluster-lib.sh"
 # shellcheck source=selftests/lib.sh
 . "$top/selftests/lib.sh"
+# shellcheck source=selftests/bounded.sh
+. "$top/selftests/bounded.sh"
 # shellcheck source=selftests/cluster/lib.sh
 . "$here/lib.sh"
+# the NVMe-oF target of the kill case is node 1's
+NVMF_ADDR=$(cluster_addr 1)
+# shellcheck source=selftests/nvmet-lib.sh
+. "$top/selftests/nvmet-lib.sh"
 
 [ "$SROCE_NODES" -eq 2 ] || { echo "faults.sh: needs 2 nodes, not $SROCE_NODES" >&2; exit 1; }
 me=$SROCE_NODE
@@ -296,6 +306,54 @@ kill_retry() {
 	stream_ended "$K.out" IBV_WC_RETRY_EXC_ERR || rc=1
 	return "$rc"
 }
+# nvme_up: node 1 exports a RAM disk, node 0 connects (keep-alive 5 s,
+# reconnects every 2 s for 8 s once the target is gone) and reads it;
+# a read loop then runs until the target's death fails it
+nvme_up() {
+	local d
+	mkdir -p "$NVMF_T" || return 1
+	if [ "$me" = 1 ]; then
+		nvmf_target_up && cat "$NVMF_PORT/addr_traddr"
+		d=$?
+		cluster_put nvme.target "$d"
+		return "$d"
+	fi
+	# the target listens before the host connects
+	[ "$(cluster_get nvme.target 120)" = 0 ] || { echo "node 1's target did not come up"; return 1; }
+	modprobe nvme-rdma && nvmf_connect --keep-alive-tmo=5 --reconnect-delay=2 --ctrl-loss-tmo=8 || return 1
+	d=$(nvmf_find_dev) || return 1
+	bounded $((60 * S)) dd if="$d" of=/dev/null bs=64k count=64 iflag=direct || return 1
+	echo "$d: 4 MiB read"
+	# shellcheck disable=SC2016  # expanded by sh
+	timeout $((600 * S)) sh -c 'while dd if="$1" of=/dev/null bs=64k iflag=direct status=none; do :; done' \
+		sh "$d" > "$NVMF_T/loop" 2>&1 &
+	echo $! > "$NVMF_T/loop.pid"
+}
+# kill_nvme: the read loop ended (a read failed), the controller is gone
+# (ctrl-loss-tmo) or nvme disconnect removes it, no task in D state
+gone() { ! kill -0 "$1" 2> /dev/null; }
+no_ctrl() { ! nvmf_ctrl > /dev/null; }
+kill_nvme() {
+	local p rc=0
+	read -r p < "$NVMF_T/loop.pid" || return 1
+	if cluster_wait $((120 * S)) gone "$p"; then
+		echo "the read loop ended: $(tail -n 1 "$NVMF_T/loop")"
+	else
+		echo "the read loop still runs 120 s after the kill"
+		rc=1
+	fi
+	if cluster_wait $((60 * S)) no_ctrl; then
+		echo "the controller is gone"
+	else
+		echo "the controller is still there: $(cat "$(nvmf_ctrl)/state" 2>/dev/null)"
+		nvmf_disconnect || rc=1
+	fi
+	if ps -eo stat,pid,wchan:32,args | awk '$1 ~ /^D/' | grep .; then
+		echo "tasks in D state (above)"
+		rc=1
+	fi
+	return "$rc"
+}
 kill_teardown() {
 	local t0=$SECONDS
 	timeout 60 rdma link delete "$dev" || { echo "rdma link delete $dev: failed or hung (exit $?)"; return 1; }
@@ -317,6 +375,7 @@ step reorder_verify reorder_verify
 step reload_stream both reload_stream reload_stream
 step reload_new reload_new
 step reload_idle reload_idle
+step nvme_up both nvme_up nvme_up
 # node 1's last check: it waits to be killed
 cluster_barrier kill_retry 600
 if [ "$me" = 1 ]; then
@@ -324,5 +383,6 @@ if [ "$me" = 1 ]; then
 	exit 1
 fi
 step0 kill_retry kill_retry
+step0 kill_nvme kill_nvme
 step0 kill_teardown kill_teardown
 ktap_finish
