@@ -330,16 +330,20 @@ nvme_up() {
 	echo $! > "$NVMF_T/loop.pid"
 }
 # kill_nvme: the read loop ended (a read failed), the controller is gone
-# (ctrl-loss-tmo) or nvme disconnect removes it, no task in D state
+# (ctrl-loss-tmo) or nvme disconnect removes it, no task in D state. The
+# host notices within two keep-alives (10 s); a reconnect attempt made
+# while the dead node's neighbour entry still resolves waits for the CM
+# to give up its REQ retries (a minute or two: 105 s seen), the later
+# ones fail in seconds, so the loop gets 300 s
 gone() { ! kill -0 "$1" 2> /dev/null; }
 no_ctrl() { ! nvmf_ctrl > /dev/null; }
 kill_nvme() {
-	local p rc=0
+	local p rc=0 t0=$SECONDS
 	read -r p < "$NVMF_T/loop.pid" || return 1
-	if cluster_wait $((120 * S)) gone "$p"; then
-		echo "the read loop ended: $(tail -n 1 "$NVMF_T/loop")"
+	if cluster_wait $((300 * S)) gone "$p"; then
+		echo "the read loop ended, $((SECONDS - t0)) s into this check: $(tail -n 1 "$NVMF_T/loop")"
 	else
-		echo "the read loop still runs 120 s after the kill"
+		echo "the read loop still runs $((300 * S)) s into this check"
 		rc=1
 	fi
 	if cluster_wait $((60 * S)) no_ctrl; then
