@@ -362,85 +362,81 @@ static u32 sroce_ud_mtu(struct sroce_qp *qp)
 	return mtu ? ib_mtu_enum_to_int((enum ib_mtu)mtu) : 0;
 }
 
-/**
- * sroce_ud_send_one() - copy, check and send SQ entry @idx
- * @qp: the QP
- * @idx: ring index (the SQ head)
- * @status: the completion status for the entry
- *
- * Return: 0, or -EAGAIN if the entry gathers from an ODP page that is not
- * present: nothing was sent, the page's fault is queued and the caller
- * waits for it (sroce_odp_wait()) and sends the entry again.
+/*
+ * Check the copied SQ entry @wqe of ring index @idx: a SEND (with or
+ * without immediate) of at most the port's MTU, through an AH of the QP's
+ * PD, whose path lands in @path. Return: its completion status.
  */
-static int sroce_ud_send_one(struct sroce_qp *qp, u32 idx, enum ib_wc_status *status)
+static enum ib_wc_status sroce_ud_check_wqe(struct sroce_qp *qp, u32 idx,
+					    struct sroce_send_wqe *wqe,
+					    struct sroce_path *path, u64 *len)
 {
-	struct sroce_send_wqe *wqe = sroce_shadow(qp, idx);
-	struct sroce_swqe *sw = sroce_swqe(qp, idx);
-	struct sroce_pkt_hdr hdr = {};
-	struct sroce_path path;
-	struct sk_buff *skb;
-	u32 qkey, dqpn;
-	int hlen, err;
-	u64 len;
-
-	/* copy before validating: user space may change the ring at any time */
-	memcpy(wqe, sroce_queue_at(qp->sq, idx), qp->sq_stride);
-	memset(sw, 0, sizeof(*sw));
+	enum ib_wc_status status;
 
 	if (wqe->opcode != IB_UVERBS_WR_SEND &&
 	    wqe->opcode != IB_UVERBS_WR_SEND_WITH_IMM) {
 		sroce_dbg_qp_rl(qp, "SQ entry %u: opcode %u on a UD QP (SEND only)", idx,
 				wqe->opcode);
-		*status = IB_WC_LOC_QP_OP_ERR;
-		return 0;
+		return IB_WC_LOC_QP_OP_ERR;
 	}
-	*status = sroce_wqe_len(qp, wqe, &len);
-	if (*status != IB_WC_SUCCESS)
-		return 0;
-	if (len > sroce_ud_mtu(qp)) {
+	status = sroce_wqe_len(qp, wqe, len);
+	if (status != IB_WC_SUCCESS)
+		return status;
+	if (*len > sroce_ud_mtu(qp)) {
 		sroce_dbg_qp_rl(qp, "SQ entry %u: datagram of %llu bytes > the port MTU %u", idx,
-				len, sroce_ud_mtu(qp));
-		*status = IB_WC_LOC_LEN_ERR;
-		return 0;
+				*len, sroce_ud_mtu(qp));
+		return IB_WC_LOC_LEN_ERR;
 	}
-	sw->length = len;
-
-	if (!sroce_ah_path(qp->sdev, qp->ibqp.pd, wqe->wr.ud.ah, &path)) {
+	if (!sroce_ah_path(qp->sdev, qp->ibqp.pd, wqe->wr.ud.ah, path)) {
 		sroce_dbg_qp_rl(qp, "SQ entry %u: AH id %u names no AH of the QP's PD", idx,
 				wqe->wr.ud.ah);
-		*status = IB_WC_LOC_QP_OP_ERR;
-		return 0;
+		return IB_WC_LOC_QP_OP_ERR;
 	}
-	dqpn = wqe->wr.ud.remote_qpn & SROCE_QPN_MASK;
+	return IB_WC_SUCCESS;
+}
+
+/* The BTH, DETH and immediate of the datagram @wqe of @len bytes. */
+static void sroce_ud_fill_hdr(struct sroce_qp *qp, const struct sroce_send_wqe *wqe,
+			      u64 len, struct sroce_pkt_hdr *hdr)
+{
+	u32 qkey = wqe->wr.ud.remote_qkey;
+
 	/* a Q_Key with the high bit set means the QP's own (IBTA 10.2.4) */
-	qkey = wqe->wr.ud.remote_qkey;
 	if (qkey & SROCE_QKEY_PRIVILEGED)
 		qkey = qp->attr.qkey;
-
-	hdr.bth.opcode = wqe->opcode == IB_UVERBS_WR_SEND_WITH_IMM ?
+	hdr->bth.opcode = wqe->opcode == IB_UVERBS_WR_SEND_WITH_IMM ?
 		SROCE_OP_UD_SEND_ONLY_IMM : SROCE_OP_UD_SEND_ONLY;
-	hdr.bth.se = !!(wqe->send_flags & SROCE_SEND_SOLICITED);
-	hdr.bth.pkey = SROCE_DEFAULT_PKEY;
-	hdr.bth.dqpn = dqpn;
-	hdr.bth.psn = qp->req.psn;
-	hdr.bth.pad = sroce_pad_len(len);
-	hdr.deth.qkey = qkey;
-	hdr.deth.src_qpn = qp->ibqp.qp_num;
-	hdr.immdt = be32_to_cpu(wqe->ex);
-	hdr.info = sroce_opcode(hdr.bth.opcode);
+	hdr->bth.se = !!(wqe->send_flags & SROCE_SEND_SOLICITED);
+	hdr->bth.pkey = SROCE_DEFAULT_PKEY;
+	hdr->bth.dqpn = wqe->wr.ud.remote_qpn & SROCE_QPN_MASK;
+	hdr->bth.psn = qp->req.psn;
+	hdr->bth.pad = sroce_pad_len(len);
+	hdr->deth.qkey = qkey;
+	hdr->deth.src_qpn = qp->ibqp.qp_num;
+	hdr->immdt = be32_to_cpu(wqe->ex);
+	hdr->info = sroce_opcode(hdr->bth.opcode);
+}
 
-	/* the packet's path: only this worker reads a UD QP's qp->path */
-	path.sport = htons(sroce_udp_sport(qp->ibqp.qp_num, dqpn));
-	qp->path = path;
-	skb = sroce_pkt_alloc(qp, hdr.info->hdr_len + len);
+/*
+ * Build and send the datagram of SQ entry @idx. Return: 0 (sent, or lost
+ * for want of memory, as on the wire), -EAGAIN (an ODP page of the gather
+ * list is being faulted in: nothing sent) or -EINVAL with @status set.
+ */
+static int sroce_ud_xmit_wqe(struct sroce_qp *qp, u32 idx,
+			     const struct sroce_send_wqe *wqe,
+			     const struct sroce_pkt_hdr *hdr, u64 len,
+			     enum ib_wc_status *status)
+{
+	struct sk_buff *skb;
+	int err;
+
+	skb = sroce_pkt_alloc(qp, hdr->info->hdr_len + len);
 	if (!skb)
-		goto sent;	/* lost, as on the wire */
-	hlen = sroce_pkt_build_hdrs(skb_put(skb, hdr.info->hdr_len),
-				    hdr.info->hdr_len, &hdr);
-	if (hlen < 0) {
-		kfree_skb(skb);
+		return 0;	/* lost, as on the wire */
+	if (sroce_pkt_build_hdrs(skb_put(skb, hdr->info->hdr_len),
+				 hdr->info->hdr_len, hdr) < 0) {
 		*status = IB_WC_LOC_QP_OP_ERR;
-		return 0;
+		goto free_skb;
 	}
 	if (wqe->send_flags & SROCE_SEND_INLINE) {
 		skb_put_data(skb, wqe + 1, len);
@@ -457,12 +453,54 @@ static int sroce_ud_send_one(struct sroce_qp *qp, u32 idx, enum ib_wc_status *st
 		sroce_dbg_qp_rl(qp,
 				"SQ entry %u: its local memory (lkey, range, rights) refused: error %d",
 				idx, err);
-		kfree_skb(skb);
 		*status = IB_WC_LOC_PROT_ERR;
-		return 0;
+		goto free_skb;
 	}
 	sroce_pkt_xmit(qp, skb, len);
-sent:
+	return 0;
+
+free_skb:
+	kfree_skb(skb);
+	return -EINVAL;
+}
+
+/**
+ * sroce_ud_send_one() - copy, check and send SQ entry @idx
+ * @qp: the QP
+ * @idx: ring index (the SQ head)
+ * @status: the completion status for the entry
+ *
+ * Return: 0, or -EAGAIN if the entry gathers from an ODP page that is not
+ * present: nothing was sent, the page's fault is queued and the caller
+ * waits for it (sroce_odp_wait()) and sends the entry again.
+ */
+static int sroce_ud_send_one(struct sroce_qp *qp, u32 idx, enum ib_wc_status *status)
+{
+	struct sroce_send_wqe *wqe = sroce_shadow(qp, idx);
+	struct sroce_swqe *sw = sroce_swqe(qp, idx);
+	struct sroce_pkt_hdr hdr = {};
+	struct sroce_path path;
+	u64 len;
+	int err;
+
+	/* copy before validating: user space may change the ring at any time */
+	memcpy(wqe, sroce_queue_at(qp->sq, idx), qp->sq_stride);
+	memset(sw, 0, sizeof(*sw));
+
+	*status = sroce_ud_check_wqe(qp, idx, wqe, &path, &len);
+	if (*status != IB_WC_SUCCESS)
+		return 0;
+	sw->length = len;
+	sroce_ud_fill_hdr(qp, wqe, len, &hdr);
+
+	/* the packet's path: only this worker reads a UD QP's qp->path */
+	path.sport = htons(sroce_udp_sport(qp->ibqp.qp_num, hdr.bth.dqpn));
+	qp->path = path;
+	err = sroce_ud_xmit_wqe(qp, idx, wqe, &hdr, len, status);
+	if (err == -EAGAIN)
+		return err;
+	if (err)
+		return 0;
 	qp->req.psn = sroce_psn_inc(qp->req.psn);
 	return 0;
 }
