@@ -52,8 +52,11 @@ require_cmd nft tc ib_read_bw ibv_rc_pingpong > /dev/null ||
 # 7 retries, so an honest retry exhaustion takes 8 timeouts in a row
 # without progress (~2 s), far longer than a TCG hiccup. A completion that
 # takes more than 20 s is a hang: go-back-N after a lost READ response
-# resends whole READs, slow under TCG, but not that slow.
-QP=(--qp-timeout 16 --retry-cnt 7 --timeout 20 --depth 8)
+# resends whole READs, slow under TCG, but not that slow. The hang bounds
+# of this script (not the QP's retry settings) are multiplied by the
+# run's time scale, 4 on the KASAN kernel of make check-debug.
+SCALE=${SROCE_TIMEOUT_SCALE:-1}
+QP=(--qp-timeout 16 --retry-cnt 7 --timeout $((20 * SCALE)) --depth 8)
 
 # loss CLASS RATE ALLOW SERVER_NS SDEV CDEV SIP ARGS...: one case of the
 # matrix; exit 4 when no packet of the class was dropped (vacuous). The
@@ -130,16 +133,21 @@ netem_dup() {
 # ib_read_bw -s 1 MiB -o 16 at MTU 1024 (the field report): must finish
 read_bw() {
 	local s c rc
-	bg_start s 60 "$LOG.s" ip netns exec srpeer ib_read_bw -d sroce9 -x 1 -F -s 1048576 -o 16 -n 20 -m 1024
-	wait_listening peer 18515 "$s"
-	bg_start c 55 "$LOG.c" ib_read_bw -d sroce8 -x 1 -F -s 1048576 -o 16 -n 20 -m 1024 192.0.2.2
+	bg_start s $((60 * SCALE)) "$LOG.s" ip netns exec srpeer ib_read_bw -d sroce9 -x 1 -F -s 1048576 -o 16 -n 20 -m 1024
+	if ! wait_listening peer 18515 "$s"; then
+		bg_kill_all
+		tail -n 3 "$LOG.s"
+		echo "the ib_read_bw server never listened"
+		return 1
+	fi
+	bg_start c $((55 * SCALE)) "$LOG.c" ib_read_bw -d sroce8 -x 1 -F -s 1048576 -o 16 -n 20 -m 1024 192.0.2.2
 	bg_wait_both "$c" "$s" "ib_read_bw client" "ib_read_bw server"
 	tail -n 3 "$LOG.c" "$LOG.s"
 	rc=$BG_RC_A
 	[ "$rc" -ne 0 ] || rc=$BG_RC_B
 	case $rc in
 	0) return 0 ;;
-	124) echo "hang: ib_read_bw -o 16 did not finish within 55 s (client $BG_RC_A, server $BG_RC_B)" ;;
+	124) echo "hang: ib_read_bw -o 16 did not finish within $((55 * SCALE)) s (client $BG_RC_A, server $BG_RC_B)" ;;
 	125) echo "ib_read_bw stuck in the kernel" ;;
 	*) echo "ib_read_bw failed (client $BG_RC_A, server $BG_RC_B):" \
 		"$(grep -h -m1 'Failed status' "$LOG.c" "$LOG.s" | head -n 1)" ;;
@@ -155,9 +163,15 @@ pingpong_loss() {
 	local s c rc src out
 	tc qdisc add dev srA root netem loss 10% &&
 	in_peer tc qdisc add dev srB root netem loss 10% || return 1
-	bg_start s 90 "$LOG.s" ip netns exec srpeer ibv_rc_pingpong -d sroce9 -g 1 --chk -s 65536 -n 10 -m 1024
-	wait_listening peer 18515 "$s"
-	bg_start c 85 "$LOG.c" ibv_rc_pingpong -d sroce8 -g 1 --chk -s 65536 -n 10 -m 1024 192.0.2.2
+	bg_start s $((90 * SCALE)) "$LOG.s" ip netns exec srpeer ibv_rc_pingpong -d sroce9 -g 1 --chk -s 65536 -n 10 -m 1024
+	if ! wait_listening peer 18515 "$s"; then
+		bg_kill_all
+		tc qdisc del dev srA root; in_peer tc qdisc del dev srB root
+		tail -n 3 "$LOG.s"
+		echo "the ibv_rc_pingpong server never listened"
+		return 1
+	fi
+	bg_start c $((85 * SCALE)) "$LOG.c" ibv_rc_pingpong -d sroce8 -g 1 --chk -s 65536 -n 10 -m 1024 192.0.2.2
 	# one side's retry exhaustion leaves the other waiting: it is killed
 	# 10 s later
 	bg_wait_both "$c" "$s" "ibv_rc_pingpong client" "ibv_rc_pingpong server"
@@ -171,7 +185,7 @@ pingpong_loss() {
 		return 1
 	fi
 	if [ "$rc" -eq 124 ] || [ "$src" -eq 124 ]; then
-		echo "hang: ibv_rc_pingpong did not finish within 85 s (client $rc, server $src)"
+		echo "hang: ibv_rc_pingpong did not finish within $((85 * SCALE)) s (client $rc, server $src)"
 		return 1
 	fi
 	if grep -q 'transport retry counter exceeded' <<< "$out"; then

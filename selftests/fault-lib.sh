@@ -52,7 +52,8 @@
 
 FAULT_TABLE=sroce_fault
 VERIFY=${SROCE_TOP:-$(dirname "${BASH_SOURCE[0]}")/..}/build/userspace/sroce-verify
-VERIFY_SECS=${VERIFY_SECS:-90}		# bound of one sroce-verify process
+# bound of one sroce-verify process; scaled on a debug kernel (run --timeout-scale)
+VERIFY_SECS=${VERIFY_SECS:-$((90 * ${SROCE_TIMEOUT_SCALE:-1}))}
 # its verdict: printed, it only has to tear down and exit
 VERIFY_LAST='all verified|FAILED:|the peer failed'
 # the runs accepted with IBV_WC_RETRY_EXC_ERR (ALLOW=retry), one per line
