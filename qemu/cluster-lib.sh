@@ -13,6 +13,9 @@
 #   SROCE_NODE_IMPL     sroce, rxe or none: what this node's device is
 #   SROCE_NODE_DEV      this node's RDMA device on eth0 (sroce0, rxe0, "")
 #   SROCE_NODE_ADDR     this node's IPv4 address on the cluster L2
+#   SROCE_NODE_NETDEV   the interface carrying it and the RDMA device:
+#                       eth0, or bond0 with qemu/cluster --paths P > 1
+#   SROCE_NODE_SLAVES   that interface's NICs: "eth0", or "eth0 eth1 .."
 #   SROCE_TIMEOUT_SCALE multiplier for every time limit (default 1)
 #
 # Helpers:
