@@ -51,35 +51,16 @@ CHECKS=(
 	"kill_nvme:node 0's NVMe-oF host after the kill: its reads fail, the controller goes, nothing left in D state"
 	"kill_teardown:node 0 after the kill: rdma link delete sroce0 and rmmod sroce complete"
 )
-if [ "${1:-}" = --list ]; then
-	for c in "${CHECKS[@]}"; do echo "${c#*:}"; done
-	exit 0
-fi
-
 here=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
-top=${here%/selftests/*}
-# shellcheck source=qemu/cluster-lib.sh
-. "$top/qemu/cluster-lib.sh"
-# shellcheck source=selftests/lib.sh
-. "$top/selftests/lib.sh"
-# shellcheck source=selftests/bounded.sh
-. "$top/selftests/bounded.sh"
 # shellcheck source=selftests/cluster/lib.sh
 . "$here/lib.sh"
+cluster_script_init faults 2 "$@"
 # the NVMe-oF target of the kill case is node 1's
 NVMF_ADDR=$(cluster_addr 1)
 # shellcheck source=selftests/nvmet-lib.sh
 . "$top/selftests/nvmet-lib.sh"
 
-[ "$SROCE_NODES" -eq 2 ] || { echo "faults.sh: needs 2 nodes, not $SROCE_NODES" >&2; exit 1; }
-me=$SROCE_NODE
-D=$SROCE_CLUSTER_DIR/faults
-mkdir -p "$D"
-S=$CL_SCALE
-dev=$SROCE_NODE_DEV
-VERIFY=$top/build/userspace/sroce-verify
 STREAM=$here/rc_stream.py
-gid() { cluster_gid "$dev" "$SROCE_NODE_ADDR"; }
 t_pp=$((60 * S))
 
 counters() {

@@ -1,13 +1,21 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash disable=SC2154  # me, D, S, CHECKS: the script's
 #
-# selftests/cluster/lib.sh - the two-node check structure shared by the
-# scripts of selftests/cluster (sourced after qemu/cluster-lib.sh and
-# selftests/lib.sh). The script sets me (its node), D (a directory of the
-# run dir for the checks' files), S (the time scale) and CHECKS ("NAME:
-# title" per check, in order); each check leaves NAME.NODE.rc and
-# NAME.NODE.out in D on each node taking part.
+# selftests/cluster/lib.sh - the opening and the two-node check structure
+# shared by the scripts of selftests/cluster. Sourced first thing after
+# CHECKS ("NAME:title" per check, in order); it sources qemu/cluster-lib.sh,
+# selftests/lib.sh and selftests/bounded.sh itself. Each check leaves
+# NAME.NODE.rc and NAME.NODE.out in D on each node taking part.
 #
+#   cluster_script_init NAME NODES "$@"
+#                         the script's opening: with --list (on the host)
+#                         print CHECKS' titles and exit 0; else exit 1
+#                         unless the cluster has NODES nodes (N+: at least
+#                         N), and set top (the checkout), me (this node),
+#                         D ($SROCE_CLUSTER_DIR/NAME, created), S (the
+#                         time scale), dev (the RDMA device), VERIFY
+#                         (sroce-verify)
+#   gid                   dev's RoCE v2 GID index for this node's address
 #   listening PORT        a TCP listener on PORT
 #   cm_listening          an rdma_cm listener
 #   pair NAME SERVER WAIT -- SCMD.. -- CCMD..
@@ -21,6 +29,38 @@
 #                         status not waited for: node 1 may be gone);
 #                         node 1 does nothing
 #   status NAME RC        write this node's status of check NAME
+
+cl_here=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
+top=${cl_here%/selftests/*}
+# shellcheck source=qemu/cluster-lib.sh
+. "$top/qemu/cluster-lib.sh"
+# shellcheck source=selftests/lib.sh
+. "$top/selftests/lib.sh"
+# shellcheck source=selftests/bounded.sh
+. "$top/selftests/bounded.sh"
+
+cluster_script_init() {
+	local name=$1 want=$2 c
+	shift 2
+	if [ "${1:-}" = --list ]; then
+		for c in "${CHECKS[@]}"; do echo "${c#*:}"; done
+		exit 0
+	fi
+	case $want in
+	*+) [ "$SROCE_NODES" -ge "${want%+}" ] ||
+		{ echo "$name.sh: needs ${want%+} nodes or more, not $SROCE_NODES" >&2; exit 1; } ;;
+	*) [ "$SROCE_NODES" -eq "$want" ] ||
+		{ echo "$name.sh: needs $want nodes, not $SROCE_NODES" >&2; exit 1; } ;;
+	esac
+	me=$SROCE_NODE
+	D=$SROCE_CLUSTER_DIR/$name
+	mkdir -p "$D" || exit 1
+	S=$CL_SCALE
+	dev=$SROCE_NODE_DEV
+	# shellcheck disable=SC2034  # the scripts' (as me, D, S, dev)
+	VERIFY=$top/build/userspace/sroce-verify
+}
+gid() { cluster_gid "$dev" "$SROCE_NODE_ADDR"; }
 
 # listening PORT: a TCP listener on PORT (the out-of-band exchange of
 # ibv_*_pingpong, perftest and sroce-verify)

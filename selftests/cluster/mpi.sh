@@ -35,27 +35,12 @@ CHECKS=(
 	"train:data-parallel training on 3 nodes equals the single-process run (1e-9), same weights on every rank"
 	"traffic:every node's sroce0 sent packets during the MPI jobs"
 )
-if [ "${1:-}" = --list ]; then
-	for c in "${CHECKS[@]}"; do echo "${c#*:}"; done
-	exit 0
-fi
-
 here=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
-top=${here%/selftests/*}
-# shellcheck source=qemu/cluster-lib.sh
-. "$top/qemu/cluster-lib.sh"
-# shellcheck source=selftests/lib.sh
-. "$top/selftests/lib.sh"
 # shellcheck source=selftests/cluster/lib.sh
 . "$here/lib.sh"
+cluster_script_init mpi 2+ "$@"
 
-[ "$SROCE_NODES" -ge 2 ] || { echo "mpi.sh: needs 2 nodes or more, not $SROCE_NODES" >&2; exit 1; }
-me=$SROCE_NODE
 N=$SROCE_NODES
-D=$SROCE_CLUSTER_DIR/mpi
-mkdir -p "$D"
-S=$CL_SCALE
-dev=$SROCE_NODE_DEV
 BIN=$top/build/userspace/mpi_pingpong
 export UCX_TLS=rc_v UCX_NET_DEVICES=$dev:1 UCX_WARN_UNUSED_ENV_VARS=n
 

@@ -24,30 +24,14 @@ CHECKS=(
 	"fio_mixed:fio 4K random reads and writes mixed, iodepth 16, crc32c verified"
 	"disconnect:node 1 disconnects, node 0 takes the target down"
 )
-if [ "${1:-}" = --list ]; then
-	for c in "${CHECKS[@]}"; do echo "${c#*:}"; done
-	exit 0
-fi
-
 here=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
-top=${here%/selftests/*}
-# shellcheck source=qemu/cluster-lib.sh
-. "$top/qemu/cluster-lib.sh"
-# shellcheck source=selftests/lib.sh
-. "$top/selftests/lib.sh"
-# shellcheck source=selftests/bounded.sh
-. "$top/selftests/bounded.sh"
 # shellcheck source=selftests/cluster/lib.sh
 . "$here/lib.sh"
+cluster_script_init nvmeof 2 "$@"
 NVMF_ADDR=$(cluster_addr 0)
 # shellcheck source=selftests/nvmet-lib.sh
 . "$top/selftests/nvmet-lib.sh"
 
-[ "$SROCE_NODES" -eq 2 ] || { echo "nvmeof.sh: needs 2 nodes, not $SROCE_NODES" >&2; exit 1; }
-me=$SROCE_NODE
-D=$SROCE_CLUSTER_DIR/nvmeof
-mkdir -p "$D"
-S=$CL_SCALE
 trap 'bg_kill_all; nvmf_target_down 2> /dev/null; rm -rf "$NVMF_T"' EXIT
 
 target() {

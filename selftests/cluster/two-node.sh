@@ -35,28 +35,10 @@ CHECKS=(
 	"rxe_verify:sroce-verify byte-exact, sroce node 0 <-> rxe node 1"
 	"rxe_lossy_verify:1 % loss on both wires (netem): sroce-verify byte-exact, sroce node 0 <-> rxe node 1"
 )
-if [ "${1:-}" = --list ]; then
-	for c in "${CHECKS[@]}"; do echo "${c#*:}"; done
-	exit 0
-fi
-
 here=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
-top=${here%/selftests/*}
-# shellcheck source=qemu/cluster-lib.sh
-. "$top/qemu/cluster-lib.sh"
-# shellcheck source=selftests/lib.sh
-. "$top/selftests/lib.sh"
 # shellcheck source=selftests/cluster/lib.sh
 . "$here/lib.sh"
-
-[ "$SROCE_NODES" -eq 2 ] || { echo "two-node.sh: needs 2 nodes, not $SROCE_NODES" >&2; exit 1; }
-me=$SROCE_NODE
-D=$SROCE_CLUSTER_DIR/two-node
-mkdir -p "$D"
-S=$CL_SCALE
-dev=$SROCE_NODE_DEV
-VERIFY=$top/build/userspace/sroce-verify
-gid() { cluster_gid "$dev" "$SROCE_NODE_ADDR"; }
+cluster_script_init two-node 2 "$@"
 
 t_pp=$((60 * S)) t_bw=$((150 * S))
 pp() {	# pp NAME SERVER
