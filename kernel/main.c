@@ -209,6 +209,7 @@ static struct sroce_dev *sroce_dev_create(const char *ibdev_name, struct net_dev
 	netdev_hold(ndev, &sdev->ndev_tracker, GFP_KERNEL);
 	sroce_init_ib_dev(sdev);
 	sroce_dcqcn_dev_init(sdev);
+	sdev->ar_paths = SROCE_AR_PATHS_DEFAULT;
 	sdev->last_port_state = sroce_port_state(sdev);
 	get_device(&sdev->ib_dev.dev);
 	list_add_tail(&sdev->list, &sroce_dev_list);

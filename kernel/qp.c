@@ -806,8 +806,8 @@ static u32 sroce_queue_discard(struct sroce_queue *q)
  * @qp: the QP, entering RTR (@rtr) or reset
  * @rtr: sample them from the device; false clears them
  *
- * ICRC skip (connected QPs), selective repeat (RC) and the transmit burst
- * stay as they were at RTR, whatever the device's knobs do later; whether
+ * ICRC skip (connected QPs), selective repeat (RC), adaptive routing (RC,
+ * with its path count) and the transmit burst stay as they were at RTR, whatever the device's knobs do later; whether
  * the peer takes part is learnt from its packets (sroce_qp_icrc_learn()).
  */
 static void sroce_qp_opts_sample(struct sroce_qp *qp, bool rtr)
@@ -821,6 +821,11 @@ static void sroce_qp_opts_sample(struct sroce_qp *qp, bool rtr)
 	qp->opt.selrep = rtr && type == IB_QPT_RC && READ_ONCE(sdev->sr);
 	qp->opt.selrep_peer = false;
 	qp->opt.tx_gso = rtr && READ_ONCE(sdev->tx_gso);
+	qp->opt.ar = rtr && type == IB_QPT_RC && READ_ONCE(sdev->ar);
+	qp->opt.ar_peer = false;
+	qp->opt.ar_paths = clamp_t(u32, READ_ONCE(sdev->ar_paths), SROCE_AR_PATHS_MIN,
+				   SROCE_AR_PATHS_MAX);
+	qp->opt.ar_next = 0;
 }
 
 /* Forget all transport state: RESET, or a fresh INIT. */

@@ -359,6 +359,10 @@ struct sroce_qp {
 		bool selrep;	/* RC: sdev->sr (selective repeat offered) */
 		bool selrep_peer;	/* the peer offers it too: selective repeat on */
 		bool tx_gso;	/* sdev->tx_gso (xmit.c) */
+		bool ar;	/* RC: sdev->ar, adaptive routing mode (requester.c) */
+		bool ar_peer;	/* the peer's requests carry SROCE_BTH_AR (sr.c) */
+		u8 ar_paths;	/* RC with @ar: sdev->ar_paths, source ports sprayed over */
+		u8 ar_next;	/* the path of the next request packet */
 	} opt;
 	/*
 	 * the transmit burst (xmit.c, sroce_txb_*()): packets of this QP held

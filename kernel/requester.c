@@ -333,6 +333,59 @@ static void sroce_req_sent(struct sroce_qp *qp, bool ack_req, u32 payload)
 }
 
 /**
+ * sroce_req_data_hdr() - the header of the next SEND or WRITE packet
+ * @qp: the QP
+ * @wqe: its SQ entry (a SEND or RDMA WRITE, with or without extras)
+ * @sw: the entry's transport state
+ * @off: the packet's offset into the message
+ * @hdr: filled in
+ *
+ * A packet of at most one path MTU; FIRST/MIDDLE/LAST, and the RETH in the
+ * FIRST of a WRITE. An RC QP in adaptive routing mode (qp->opt.ar) sends
+ * each WRITE packet as a WRITE ONLY of its own, whose RETH names that
+ * packet's bytes (the address advanced by @off, the same rkey, the DMA
+ * length its payload), the last one a WRITE ONLY WITH IMMEDIATE for a
+ * WRITE with immediate: valid IBTA packets any responder executes in
+ * order, and one that takes them out of order places each at once
+ * (sr.c). SENDs stay FIRST/MIDDLE/LAST.
+ *
+ * Return: the payload length.
+ */
+static u32 sroce_req_data_hdr(struct sroce_qp *qp, const struct sroce_send_wqe *wqe,
+			      struct sroce_swqe *sw, u32 off, struct sroce_pkt_hdr *hdr)
+{
+	struct sroce_req *req = &qp->req;
+	u32 payload = min(qp->mtu, sw->length - off);
+	bool last = off + payload == sw->length;
+	bool write = wqe->opcode == IB_UVERBS_WR_RDMA_WRITE ||
+		     wqe->opcode == IB_UVERBS_WR_RDMA_WRITE_WITH_IMM;
+	bool ar = write && qp->opt.ar;
+
+	if (ar)
+		hdr->bth.opcode = last ? sroce_req_opcode(wqe, true, true) :
+			SROCE_OP_RC_WRITE_ONLY;
+	else
+		hdr->bth.opcode = sroce_req_opcode(wqe, off == 0, last);
+	hdr->bth.se = last && (wqe->send_flags & SROCE_SEND_SOLICITED);
+	hdr->bth.ack_req = sroce_cwnd_ack_req(&req->cwnd, req->psn, req->una_psn, last);
+	if (sroce_qp_is_uc(qp)) {
+		/* IBTA: the UC opcodes are the RC ones plus 0x20 */
+		hdr->bth.opcode += SROCE_OP_UC_SEND_FIRST - SROCE_OP_RC_SEND_FIRST;
+		hdr->bth.ack_req = false;
+	}
+	if (write && (off == 0 || ar)) {
+		hdr->reth.va = wqe->wr.rdma.remote_addr + off;
+		hdr->reth.rkey = wqe->wr.rdma.rkey;
+		hdr->reth.dma_len = ar ? payload : sw->length;
+	}
+	hdr->immdt = be32_to_cpu(wqe->ex);
+	hdr->ieth_rkey = (__force u32)wqe->ex;
+	if (last)
+		sw->last_psn = req->psn;
+	return payload;
+}
+
+/**
  * sroce_req_send_one() - send the next request packet of entry send_idx
  * @qp: the QP
  *
@@ -349,8 +402,9 @@ static int sroce_req_send_one(struct sroce_qp *qp)
 	enum sroce_pkt_mode mode;
 	struct sk_buff *skb;
 	u32 payload, off = req->send_off;
-	bool first = off == 0, last;
+	bool first = off == 0, last, ar;
 	int hlen, err;
+	u8 *bth;
 
 	hdr.bth.pkey = 0xffff;
 	hdr.bth.dqpn = qp->attr.dest_qp_num;
@@ -403,26 +457,8 @@ static int sroce_req_send_one(struct sroce_qp *qp)
 		sw->last_psn = req->psn;
 		last = true;
 	} else {
-		payload = min(qp->mtu, sw->length - off);
+		payload = sroce_req_data_hdr(qp, wqe, sw, off, &hdr);
 		last = off + payload == sw->length;
-		hdr.bth.opcode = sroce_req_opcode(wqe, first, last);
-		hdr.bth.se = last && (wqe->send_flags & SROCE_SEND_SOLICITED);
-		hdr.bth.ack_req = sroce_cwnd_ack_req(&req->cwnd, req->psn, req->una_psn, last);
-		if (sroce_qp_is_uc(qp)) {
-			/* IBTA: the UC opcodes are the RC ones plus 0x20 */
-			hdr.bth.opcode += SROCE_OP_UC_SEND_FIRST - SROCE_OP_RC_SEND_FIRST;
-			hdr.bth.ack_req = false;
-		}
-		if (first && (wqe->opcode == IB_UVERBS_WR_RDMA_WRITE ||
-			      wqe->opcode == IB_UVERBS_WR_RDMA_WRITE_WITH_IMM)) {
-			hdr.reth.va = wqe->wr.rdma.remote_addr;
-			hdr.reth.rkey = wqe->wr.rdma.rkey;
-			hdr.reth.dma_len = sw->length;
-		}
-		hdr.immdt = be32_to_cpu(wqe->ex);
-		hdr.ieth_rkey = (__force u32)wqe->ex;
-		if (last)
-			sw->last_psn = req->psn;
 	}
 	if (sroce_qp_is_xrc(qp)) {
 		/* IBTA: the XRC opcodes are the RC ones with prefix 101b */
@@ -439,12 +475,16 @@ static int sroce_req_send_one(struct sroce_qp *qp)
 			      (mode == SROCE_PKT_LINEAR ? payload : 0));
 	if (!skb)
 		return 0;	/* like a lost packet: the retry timer recovers */
-	hlen = sroce_pkt_build_hdrs(skb_put(skb, hdr.info->hdr_len),
-				    hdr.info->hdr_len, &hdr);
+	bth = skb_put(skb, hdr.info->hdr_len);
+	hlen = sroce_pkt_build_hdrs(bth, hdr.info->hdr_len, &hdr);
 	if (hlen < 0) {
 		kfree_skb(skb);
 		return -EINVAL;
 	}
+	/* adaptive routing: SEND and WRITE packets are marked and sprayed */
+	ar = qp->opt.ar && (hdr.info->flags & (SROCE_OPF_SEND | SROCE_OPF_WRITE));
+	if (ar)
+		bth[SROCE_BTH_RESV8A_OFF] |= SROCE_BTH_AR;
 	err = payload ? sroce_req_payload(qp, wqe, off, skb, payload, mode) : 0;
 	if (err) {
 		kfree_skb(skb);
@@ -454,7 +494,7 @@ static int sroce_req_send_one(struct sroce_qp *qp)
 			sroce_odp_wait(qp);	/* an ODP page is faulted in */
 		return err;
 	}
-	sroce_pkt_xmit(qp, skb, payload);
+	sroce_pkt_xmit_port(qp, skb, payload, ar ? sroce_qp_ar_sport(qp) : qp->path.sport);
 	if (unlikely(sroce_pacer_on(qp)))
 		sroce_dcqcn_sent(qp, hdr.info->hdr_len + payload);
 	sroce_req_sent(qp, hdr.bth.ack_req, payload);

@@ -200,6 +200,12 @@ struct sroce_dev_stats {
  *	packets to the IP stack as one UDP GSO (fraglist) packet where the
  *	route's device takes those whole (sysfs ``tx_gso``, off by default;
  *	sampled at RTR, xmit.c and recv.c)
+ * @ar: adaptive routing mode (sysfs ``adaptive_routing``, off by default):
+ *	RC QPs that reach RTR afterwards send each RC WRITE as one WRITE ONLY
+ *	per path MTU with its own RETH, mark their requests SROCE_BTH_AR and
+ *	spread them over @ar_paths UDP source ports (requester.c, xmit.c)
+ * @ar_paths: source ports an AR QP sprays its requests over (sysfs
+ *	``ar_paths``, SROCE_AR_PATHS_MIN..SROCE_AR_PATHS_MAX); sampled at RTR
  */
 struct sroce_dev {
 	struct ib_device ib_dev;
@@ -235,6 +241,8 @@ struct sroce_dev {
 	bool dcqcn;
 	struct sroce_dcqcn_cfg dcqcn_cfg;
 	bool tx_gso;
+	bool ar;
+	u32 ar_paths;
 };
 
 struct sroce_pd {

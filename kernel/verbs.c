@@ -377,6 +377,77 @@ SROCE_DEV_BOOL_ATTR(dcqcn_enable, dcqcn);
  * packets as one UDP GSO packet (xmit.c, sroce_txb_*()); QPs sample it at RTR.
  */
 SROCE_DEV_BOOL_ATTR(tx_gso, tx_gso);
+/*
+ * adaptive_routing: 1 makes the device's RC QPs send each RC WRITE as one
+ * WRITE ONLY per path MTU with its own RETH, marked SROCE_BTH_AR, sprayed
+ * over ar_paths UDP source ports (requester.c, xmit.c); sampled at RTR.
+ */
+SROCE_DEV_BOOL_ATTR(adaptive_routing, ar);
+
+/**
+ * struct sroce_dev_uint_attr - a u32 device attribute with a range
+ * @attr: the attribute
+ * @off: the field's offset in struct sroce_dev
+ * @min: the smallest value accepted
+ * @max: the largest value accepted
+ */
+struct sroce_dev_uint_attr {
+	struct device_attribute attr;
+	size_t off;
+	u32 min, max;
+};
+
+static u32 *sroce_dev_uint(struct device *device, struct device_attribute *attr,
+			   const struct sroce_dev_uint_attr **ua)
+{
+	struct sroce_dev *sdev =
+		rdma_device_to_drv_device(device, struct sroce_dev, ib_dev);
+
+	*ua = container_of(attr, struct sroce_dev_uint_attr, attr);
+	return (u32 *)((u8 *)sdev + (*ua)->off);
+}
+
+static ssize_t sroce_dev_uint_show(struct device *device,
+				   struct device_attribute *attr, char *buf)
+{
+	const struct sroce_dev_uint_attr *ua;
+
+	return sysfs_emit(buf, "%u\n", READ_ONCE(*sroce_dev_uint(device, attr, &ua)));
+}
+
+static ssize_t sroce_dev_uint_store(struct device *device,
+				    struct device_attribute *attr,
+				    const char *buf, size_t count)
+{
+	const struct sroce_dev_uint_attr *ua;
+	u32 *p = sroce_dev_uint(device, attr, &ua);
+	u32 v;
+	int err;
+
+	err = kstrtou32(buf, 0, &v);
+	if (err)
+		return err;
+	if (v < ua->min || v > ua->max) {
+		sroce_dbg_dev(rdma_device_to_ibdev(device), "%s: %u outside [%u, %u]",
+			      attr->attr.name, v, ua->min, ua->max);
+		return -ERANGE;
+	}
+	WRITE_ONCE(*p, v);
+	return count;
+}
+
+#define SROCE_DEV_UINT_ATTR(_name, _field, _min, _max)				\
+	static struct sroce_dev_uint_attr sroce_attr_##_name = {		\
+		.attr = __ATTR(_name, 0644, sroce_dev_uint_show,		\
+			       sroce_dev_uint_store),				\
+		.off = offsetof(struct sroce_dev, _field),			\
+		.min = (_min),							\
+		.max = (_max),							\
+	}
+
+/* ar_paths: UDP source ports an adaptive routing QP sprays over (xmit.c) */
+SROCE_DEV_UINT_ATTR(ar_paths, ar_paths, 1, 64);
+static_assert(SROCE_AR_PATHS_MIN == 1 && SROCE_AR_PATHS_MAX == 64);
 
 /**
  * struct sroce_dcqcn_attr - a DCQCN parameter's sysfs attribute
@@ -457,6 +528,8 @@ static struct attribute *sroce_dev_attrs[] = {
 	&sroce_attr_selective_repeat.attr.attr,
 	&sroce_attr_dcqcn_enable.attr.attr,
 	&sroce_attr_tx_gso.attr.attr,
+	&sroce_attr_adaptive_routing.attr.attr,
+	&sroce_attr_ar_paths.attr.attr,
 	&sroce_dcqcn_attr_cnp_interval_us.attr.attr,
 	&sroce_dcqcn_attr_g.attr.attr,
 	&sroce_dcqcn_attr_alpha_timer_us.attr.attr,

@@ -225,7 +225,8 @@ static int sroce_xmit_local(struct sroce_qp *qp, struct sk_buff *skb, struct net
  * too, both ends opted in and the QP stops computing the ICRC
  * (sroce_icrc_mark()). rxe and hardware never set the bit, so the QP keeps
  * the ICRC with them. Selective repeat is negotiated the same way with
- * SROCE_BTH_SR_ADV (qp->opt.selrep, qp->opt.selrep_peer).
+ * SROCE_BTH_SR_ADV (qp->opt.selrep, qp->opt.selrep_peer); a peer in adaptive
+ * routing mode is known by SROCE_BTH_AR on its requests (qp->opt.ar_peer).
  */
 void sroce_qp_icrc_learn(struct sroce_qp *qp, const struct sk_buff *skb)
 {
@@ -238,6 +239,9 @@ void sroce_qp_icrc_learn(struct sroce_qp *qp, const struct sk_buff *skb)
 	/* selective repeat likewise: both ends offered it (sroce_sr.h) */
 	if (qp->opt.selrep && !qp->opt.selrep_peer && (resv8a & SROCE_BTH_SR_ADV))
 		qp->opt.selrep_peer = true;
+	/* the peer sprays its requests: expect reordering (sr.c) */
+	if (!qp->opt.ar_peer && (resv8a & SROCE_BTH_AR))
+		qp->opt.ar_peer = true;
 }
 
 /**
@@ -305,7 +309,8 @@ static u8 sroce_qp_tos(const struct sroce_qp *qp)
 void sroce_txb_begin(struct sroce_qp *qp)
 {
 	lockdep_assert_held(&qp->lock);
-	qp->txb.on = qp->opt.tx_gso && !qp->path.ipv6 && !qp->dcqcn.on;
+	/* not with adaptive routing: a burst's packets share one UDP header */
+	qp->txb.on = qp->opt.tx_gso && !qp->path.ipv6 && !qp->dcqcn.on && !qp->opt.ar;
 }
 
 /* Send what is collected: one packet as it is, more as one GSO packet. */
@@ -540,15 +545,39 @@ static int sroce_xmit6(struct sroce_qp *qp, struct sk_buff *skb, struct net *net
 }
 
 /**
- * sroce_pkt_xmit() - pad, checksum and send one packet of @qp
+ * sroce_qp_ar_sport() - the UDP source port of an AR QP's next request
+ * @qp: an RC QP in adaptive routing mode
+ *
+ * Multipath spraying: a QP's SEND and WRITE packets go round the
+ * qp->opt.ar_paths source ports of sroce_ar_sport() in turn, so routers
+ * that hash on L4 (ECMP, a bond's layer3+4 policy) put them on different
+ * paths. What comes back (ACKs, NAKs, SACKs) is matched by QP and PSN,
+ * never by port, and DCQCN and the rate limiter count the QP's packets
+ * whatever their port.
+ *
+ * Return: the port, network order.
+ */
+__be16 sroce_qp_ar_sport(struct sroce_qp *qp)
+{
+	u32 path = qp->opt.ar_next;
+
+	lockdep_assert_held(&qp->lock);
+	if (++qp->opt.ar_next >= qp->opt.ar_paths)
+		qp->opt.ar_next = 0;
+	return htons(sroce_ar_sport(ntohs(qp->path.sport), path));
+}
+
+/**
+ * sroce_pkt_xmit_port() - pad, checksum and send one packet of @qp
  * @qp: the sending QP
  * @skb: transport headers and payload (from sroce_pkt_alloc())
  * @payload: payload bytes in @skb (decides the pad)
+ * @sport: its UDP source port (network order)
  *
  * Consumes @skb. Return: 0 or a negative errno (routing failure; the
  * packet is lost like any packet on the wire and retransmission recovers).
  */
-int sroce_pkt_xmit(struct sroce_qp *qp, struct sk_buff *skb, u32 payload)
+int sroce_pkt_xmit_port(struct sroce_qp *qp, struct sk_buff *skb, u32 payload, __be16 sport)
 {
 	struct net *net = dev_net(qp->sdev->ndev);
 	struct udphdr *uh;
@@ -560,7 +589,7 @@ int sroce_pkt_xmit(struct sroce_qp *qp, struct sk_buff *skb, u32 payload)
 	skb_push(skb, sizeof(*uh));
 	skb_reset_transport_header(skb);
 	uh = udp_hdr(skb);
-	uh->source = qp->path.sport;
+	uh->source = sport;
 	uh->dest = htons(SROCE_UDP_PORT);
 	uh->len = htons(skb->len);
 	uh->check = 0;
@@ -568,4 +597,10 @@ int sroce_pkt_xmit(struct sroce_qp *qp, struct sk_buff *skb, u32 payload)
 	skb->ip_summed = CHECKSUM_NONE;
 	sroce_stat_inc(qp->sdev, SROCE_STAT_TX_PKTS);
 	return qp->path.ipv6 ? sroce_xmit6(qp, skb, net) : sroce_xmit4(qp, skb, net);
+}
+
+/* Send one packet of @qp from its own source port: sroce_pkt_xmit_port(). */
+int sroce_pkt_xmit(struct sroce_qp *qp, struct sk_buff *skb, u32 payload)
+{
+	return sroce_pkt_xmit_port(qp, skb, payload, qp->path.sport);
 }

@@ -37,6 +37,45 @@ extern "C" {
 #define SROCE_SACK_LEN		SROCE_SACK_BLOCK_LEN
 #define SROCE_SACK_KIND		1
 
+/*
+ * BTH Resv8a of a request: sent by a QP in adaptive routing mode (sysfs
+ * adaptive_routing), whose packets may take different paths and arrive out
+ * of order; its RC WRITEs go as one WRITE ONLY per path MTU, each with its
+ * own RETH (Documentation/transport.rst, "Adaptive routing"). NVIDIA's
+ * description of the NIC side (US patent 12328251) marks AR packets with
+ * "a reserved bit of the RoCE BTH" without naming it publicly, so sroce
+ * picks one: a bit of Resv8a, because RoCEv2's ICRC masks that byte (as it
+ * does for FECN and BECN), so a switch may set or clear it without
+ * breaking the ICRC, and sroce's other extension bits live there already
+ * (0x01, 0x02, 0x04, 0x08). Other implementations ignore it.
+ */
+#define SROCE_BTH_AR		0x10
+/* sysfs ar_paths: UDP source ports an AR QP spreads its requests over */
+#define SROCE_AR_PATHS_MIN	1u
+#define SROCE_AR_PATHS_MAX	64u
+#define SROCE_AR_PATHS_DEFAULT	8u
+/*
+ * Step between the source ports of two paths: odd, so 64 paths give 64
+ * distinct ports in the 14 bits of 0xc000..0xffff; large, so they differ
+ * in their high bits too (a hash that folds the port still sees them apart)
+ */
+#define SROCE_AR_SPORT_STEP	0x2f35u
+
+/**
+ * sroce_ar_sport() - the UDP source port of path @path of a QP
+ * @base: the QP's own source port, 0xc000..0xffff (path 0)
+ * @path: 0..SROCE_AR_PATHS_MAX-1
+ *
+ * RoCEv2's source port is the ECMP entropy field (Annex A17): each path is
+ * another port of the IANA dynamic range, path 0 the QP's usual one.
+ *
+ * Return: the port, in 0xc000..0xffff.
+ */
+static inline u16 sroce_ar_sport(u16 base, u32 path)
+{
+	return (u16)(0xc000u | ((base + path * SROCE_AR_SPORT_STEP) & 0x3fffu));
+}
+
 /**
  * struct sroce_sack - the PSNs a responder holds after a gap
  * @map: bit i set: PSN (gap PSN + 1 + i) is held; bits 0..SROCE_SR_WINDOW-2
