@@ -262,17 +262,22 @@ struct sroce_resp {
 	struct sk_buff *sr_hold[SROCE_SR_WINDOW];
 	u32 sr_psn[SROCE_SR_WINDOW];
 	/*
-	 * a WRITE MIDDLE/LAST of the WRITE in progress placed at arrival
-	 * (bit set, no skb): what the in-order pass still has to do for it
+	 * a WRITE MIDDLE/LAST of the WRITE in progress, or an adaptive
+	 * routing WRITE ONLY, placed at arrival (bit set, no skb): what the
+	 * in-order pass still has to do for it (a WRITE ONLY's RETH: its
+	 * rkey is checked again then)
 	 */
 	DECLARE_BITMAP(sr_placed, SROCE_SR_WINDOW);
 	struct sroce_sr_rec {
+		u64 va;
+		u32 rkey;
 		u32 immdt;
 		u16 len;
 		u8 opcode;
 		u8 ack_req:1, se:1;
 	} sr_rec[SROCE_SR_WINDOW];
 	u32 sr_held;		/* slots in use: held skbs and placed packets */
+	u32 sr_inv_held;	/* held packets with an IETH (SEND with Invalidate) */
 	u32 sr_bytes;		/* truesize of the held packets */
 	unsigned long sr_gap_since;	/* jiffies: the first packet held after the gap */
 	/*

@@ -13,6 +13,7 @@
 #include "qp.h"
 #include "mr.h"
 #include "mr_copy.h"
+#include "mw.h"
 #include "trace.h"
 #include "responder.h"
 #include "sr.h"
@@ -59,6 +60,15 @@ void sroce_sr_release(struct sroce_resp *resp)
 	bitmap_zero(resp->sr_placed, SROCE_SR_WINDOW);
 	resp->sr_held = 0;
 	resp->sr_bytes = 0;
+	resp->sr_inv_held = 0;
+}
+
+/* Does held request @skb (data at its UDP header) carry an IETH? */
+static bool sroce_sr_skb_inv(const struct sk_buff *skb)
+{
+	const struct sroce_opcode_info *info = sroce_opcode(skb->data[sizeof(struct udphdr)]);
+
+	return info && (info->flags & SROCE_OPF_IETH);
 }
 
 /* Empty a slot in use; its skb (NULL for a placed packet) is returned. */
@@ -69,8 +79,11 @@ static struct sk_buff *sroce_sr_take(struct sroce_resp *resp, u32 slot)
 	resp->sr_hold[slot] = NULL;
 	__clear_bit(slot, resp->sr_placed);
 	resp->sr_held--;
-	if (skb)
+	if (skb) {
 		resp->sr_bytes -= skb->truesize;
+		if (sroce_sr_skb_inv(skb))
+			resp->sr_inv_held--;
+	}
 	return skb;
 }
 
@@ -79,17 +92,80 @@ static bool sroce_sr_used(const struct sroce_resp *resp, u32 slot)
 	return resp->sr_hold[slot] || test_bit(slot, resp->sr_placed);
 }
 
+/* What the in-order pass needs of a packet placed at arrival (slot @slot) */
+static void sroce_sr_record(struct sroce_qp *qp, const struct sroce_pkt_hdr *hdr, u32 slot)
+{
+	struct sroce_sr_rec *rec = &qp->resp.sr_rec[slot];
+
+	rec->va = hdr->reth.va;
+	rec->rkey = hdr->reth.rkey;
+	rec->immdt = hdr->immdt;
+	rec->len = hdr->payload_len;
+	rec->opcode = hdr->bth.opcode;
+	rec->ack_req = hdr->bth.ack_req;
+	rec->se = hdr->bth.se;
+	__set_bit(slot, qp->resp.sr_placed);
+	sroce_stat_inc(qp->sdev, SROCE_STAT_SR_PLACED);
+}
+
+/**
+ * sroce_resp_sr_place_only() - place an early adaptive routing WRITE ONLY
+ * @qp: an RC QP doing selective repeat, with the gap before @hdr's PSN
+ * @skb: the packet, data at its UDP header
+ * @hdr: its header (a WRITE ONLY, with or without immediate)
+ *
+ * A WRITE ONLY whose requester marked it SROCE_BTH_AR (its WRITEs leave
+ * as one WRITE ONLY per MTU, and it accepts that their bytes land in
+ * arrival order) carries all it needs: its payload is checked here as the
+ * in-order pass would (the QP's remote write access, the rkey in the QP's
+ * PD with remote write access, the bounds of its RETH, the MR valid now:
+ * sroce_mr_copy_skb() checks its generation while it copies) and copied at
+ * once. The in-order pass checks the rkey again and NAKs the WRITE if the
+ * MR went meanwhile, as it would without placement. A packet that fails a
+ * check is held, not placed, and so is one behind a held SEND with
+ * Invalidate: the MR it names may be the one that SEND revokes, which is
+ * known only when it executes (transport.rst, "Adaptive routing").
+ *
+ * Return: true if placed.
+ */
+static bool sroce_resp_sr_place_only(struct sroce_qp *qp, struct sk_buff *skb,
+				     const struct sroce_pkt_hdr *hdr)
+{
+	u8 resv8a = skb->data[sizeof(struct udphdr) + SROCE_BTH_RESV8A_OFF];
+	struct sroce_mr *mr;
+	u32 gen;
+	int err;
+
+	if (!(resv8a & SROCE_BTH_AR) || !hdr->payload_len ||
+	    hdr->reth.dma_len != hdr->payload_len || qp->resp.sr_inv_held ||
+	    !(qp->attr.qp_access_flags & IB_ACCESS_REMOTE_WRITE))
+		return false;
+	/* selective repeat is RC only: the QP's own PD (no XRC SRQ's) */
+	mr = sroce_rkey_lookup(qp->sdev, hdr->reth.rkey, qp->ibqp.pd, qp->ibqp.qp_num,
+			       IB_ACCESS_REMOTE_WRITE, hdr->reth.va, hdr->reth.dma_len, &gen);
+	if (IS_ERR(mr))
+		return false;
+	err = sroce_mr_copy_skb(mr, gen, hdr->reth.va, skb,
+				sizeof(struct udphdr) + hdr->hdr_len, hdr->payload_len);
+	sroce_mr_put(mr);
+	if (err)
+		return false;
+	sroce_sr_record(qp, hdr, hdr->bth.psn % SROCE_SR_WINDOW);
+	return true;
+}
+
 /**
  * sroce_resp_sr_place() - place an early packet of the WRITE in progress
  * @qp: an RC QP doing selective repeat, with the gap before @hdr's PSN
  * @skb: the packet
- * @hdr: its header (a WRITE MIDDLE or LAST)
+ * @hdr: its header (a WRITE MIDDLE, LAST or ONLY)
  * @off: its distance from the expected PSN
  *
  * The WRITE whose FIRST was executed already says where every later packet
  * of it goes (sroce_sr_write_at()): its payload is copied there now, inside
  * the range the RETH's rkey check covered, and only what the in-order pass
  * needs of it is kept (sroce_sr_drain() then advances without copying).
+ * An adaptive routing WRITE ONLY says it itself (sroce_resp_sr_place_only()).
  * A packet of another message, an ODP page not present or a copy error is
  * left to the ordinary hold.
  *
@@ -99,10 +175,11 @@ static bool sroce_resp_sr_place(struct sroce_qp *qp, struct sk_buff *skb,
 				const struct sroce_pkt_hdr *hdr, u32 off)
 {
 	struct sroce_resp *resp = &qp->resp;
-	u32 flags = hdr->info->flags, slot = hdr->bth.psn % SROCE_SR_WINDOW;
-	struct sroce_sr_rec *rec = &resp->sr_rec[slot];
+	u32 flags = hdr->info->flags;
 	u64 at;
 
+	if ((flags & SROCE_OPF_WRITE) && (flags & SROCE_OPF_ONLY))
+		return sroce_resp_sr_place_only(qp, skb, hdr);
 	if (!resp->in_write || !resp->wmr || !(flags & SROCE_OPF_WRITE) ||
 	    !(flags & (SROCE_OPF_MIDDLE | SROCE_OPF_LAST)) ||
 	    !sroce_sr_write_at(off, qp->mtu, resp->wleft, flags & SROCE_OPF_LAST,
@@ -111,13 +188,7 @@ static bool sroce_resp_sr_place(struct sroce_qp *qp, struct sk_buff *skb,
 	if (sroce_mr_copy_skb(resp->wmr, resp->wgen, resp->wva + at, skb,
 			      sizeof(struct udphdr) + hdr->hdr_len, hdr->payload_len))
 		return false;
-	rec->immdt = hdr->immdt;
-	rec->len = hdr->payload_len;
-	rec->opcode = hdr->bth.opcode;
-	rec->ack_req = hdr->bth.ack_req;
-	rec->se = hdr->bth.se;
-	__set_bit(slot, resp->sr_placed);
-	sroce_stat_inc(qp->sdev, SROCE_STAT_SR_PLACED);
+	sroce_sr_record(qp, hdr, hdr->bth.psn % SROCE_SR_WINDOW);
 	return true;
 }
 
@@ -176,6 +247,9 @@ bool sroce_sr_hold(struct sroce_qp *qp, struct sk_buff *skb, const struct sroce_
 	} else {
 		resp->sr_hold[slot] = skb_get(skb);
 		resp->sr_bytes += skb->truesize;
+		if (flags & SROCE_OPF_IETH)
+			resp->sr_inv_held++;
+		sroce_stat_inc(qp->sdev, SROCE_STAT_SR_HELD);
 	}
 	if (!resp->sr_held)
 		sroce_resp_sr_open_gap(qp);
@@ -219,6 +293,9 @@ void sroce_sr_drain(struct sroce_qp *qp)
 			hdr.info = sroce_opcode(rec->opcode);
 			hdr.immdt = rec->immdt;
 			hdr.payload_len = rec->len;
+			hdr.reth.va = rec->va;
+			hdr.reth.rkey = rec->rkey;
+			hdr.reth.dma_len = rec->len;
 			sroce_sr_take(resp, slot);
 			sroce_resp_rx(qp, NULL, &hdr, 0);	/* no skb: placed */
 		} else {
