@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
-"""A scripted hostile RC peer against a sroce QP (used by 99-hostile.sh):
+"""A scripted hostile RC peer against a sroce QP (used by 99-hostile.sh,
+99-hostile-limits.sh and 93-adaptive-routing.sh):
 
     python3 rc_hostile.py VICTIM_DEV PEER_DEV IFACE CASE...
 
@@ -46,7 +47,10 @@ from pyverbs.pd import PD  # noqa: E402
 from scapy.layers.inet import IP, UDP  # noqa: E402
 from scapy.sendrecv import AsyncSniffer  # noqa: E402
 
-from rc_verbs import GID_INDEX, Fail, Rc, counter, drops, expect_wc, pattern, traffic  # noqa: E402
+from pyverbs.mr import MR, MW, MWBindInfo  # noqa: E402
+from pyverbs.wr import SendWR  # noqa: E402
+from rc_verbs import (GID_INDEX, Fail, Rc, counter, counters, drops, expect_wc,  # noqa: E402
+                      pattern, traffic)
 from rc_wire import (ACK, MTU, RD_FIRST, RD_LAST, RD_ONLY, READ_REQ, ROCE_PORT,  # noqa: E402
                      SEND_ONLY, SYN_ACK, SYN_NAK_ACCESS, SYN_NAK_SEQ, WRITE_FIRST, WRITE_LAST,
                      WRITE_MIDDLE, WRITE_ONLY, Wire, aeth, bth, reth, roce_opcodes, sniffer)
@@ -512,6 +516,191 @@ def case_sr_place(env):
     if counter(env.args.victim, 'sr_placed_pkts') - placed0 != 2:
         raise Fail('sr_placed_pkts moved after the gap was filled')
 
+
+
+# ---- adaptive routing: early WRITE ONLYs with their own RETH -------------
+
+AR_BIT = 0x10           # BTH Resv8a: adaptive routing (kernel/proto/sroce_sr.h)
+SR_ADV = 0x04           # BTH Resv8a: the sender does selective repeat
+SEND_ONLY_INV = 0x17    # SEND ONLY with Invalidate (IETH)
+
+
+def ar_victim(env, **kw):
+    """A victim QP that does selective repeat with the forging peer."""
+    sr_sysfs(env.args.victim, '1')
+    try:
+        v = env.victim(**kw)
+        v.connect(env.peer_gid, FAKE_QPN, rq_psn=100, sq_psn=500)
+    finally:
+        sr_sysfs(env.args.victim, '0')
+    return v
+
+
+def ar_pkt(op, qpn, psn, body, ar=True):
+    """A request from a selective repeat peer; AR sets the AR bit."""
+    h = bytearray(bth(op, qpn, psn, ackreq=True))
+    h[4] = SR_ADV | (AR_BIT if ar else 0)
+    return bytes(h) + body
+
+
+def ar_write(qpn, psn, va, rkey, data, ar=True):
+    return ar_pkt(WRITE_ONLY, qpn, psn, reth(va, rkey, len(data)) + data, ar)
+
+
+def ar_counts(env):
+    c = counters(env.args.victim)
+    return c.get('sr_placed_pkts', -1), c.get('sr_held_pkts', -1)
+
+
+def case_ar_place(env):
+    """Adaptive routing placement: PSN 100 is left out; AR WRITE ONLYs at
+    101-103 (each its own RETH) must be in the MR at once (sr_placed_pkts
+    +3), a WRITE ONLY without the AR bit at 104 held, not placed (its
+    requester did not ask for out-of-order placement: sr_held_pkts +1).
+    Once 100 arrives everything is executed in order and ACKed, the MR
+    byte-exact."""
+    v = ar_victim(env)
+    v.mr.write(bytes(8 * MTU), 8 * MTU, 0)
+    data = pattern(93, 5 * MTU)
+    p0, h0 = ar_counts(env)
+    snif = sniffer(env.args.iface)
+    env.wire.send(*[ar_write(v.qpn, 100 + k, v.mr.buf + k * MTU, v.mr.rkey,
+                             data[k * MTU:(k + 1) * MTU]) for k in (1, 2, 3)])
+    env.wire.send(ar_write(v.qpn, 104, v.mr.buf + 4 * MTU, v.mr.rkey, data[4 * MTU:], ar=False))
+    time.sleep(0.3)
+    got = v.mr.read(8 * MTU, 0)
+    p1, h1 = ar_counts(env)
+    env.say('before the gap is filled: sr_placed_pkts +%d, sr_held_pkts +%d' % (p1 - p0, h1 - h0))
+    if got[MTU:4 * MTU] != data[MTU:4 * MTU] or p1 - p0 != 3:
+        snif.stop()
+        raise Fail('the AR WRITE ONLYs after the gap were not placed at arrival')
+    if got[4 * MTU:5 * MTU] != bytes(MTU) or h1 - h0 != 1:
+        snif.stop()
+        raise Fail('the WRITE ONLY without the AR bit was placed (or not held)')
+    if got[:MTU] != bytes(MTU):
+        snif.stop()
+        raise Fail('bytes of the missing PSN were written')
+    env.wire.send(ar_write(v.qpn, 100, v.mr.buf, v.mr.rkey, data[:MTU]))
+    time.sleep(0.3)
+    ans = answers(snif.stop(), env.args.dst)
+    got = v.mr.read(8 * MTU, 0)
+    env.say('the victim answered %s' % ', '.join('op %#x psn %d syn %#x' % a[:3] for a in ans))
+    if got[:5 * MTU] != data or got[5 * MTU:] != bytes(3 * MTU):
+        raise Fail('not byte-exact once the gap is filled')
+    if not any(a[0] == ACK and a[2] & 0xe0 == 0 and a[1] == 104 for a in ans):
+        raise Fail('no ACK of PSN 104 once the gap was filled')
+    if ar_counts(env)[0] != p1:
+        raise Fail('sr_placed_pkts moved after the gap was filled')
+
+
+def case_ar_bounds(env):
+    """An early AR WRITE ONLY whose RETH runs past the MR's end: not placed
+    (nothing written), held; when the gap is filled the in-order pass NAKs
+    it with a remote access error at its PSN and the QP goes to the error
+    state (IBTA 9.7.5.2.4), what came before it executed."""
+    v = ar_victim(env, size=4 * MTU)
+    v.mr.write(bytes(4 * MTU), 4 * MTU, 0)
+    good, bad = pattern(94, MTU), b'\xee' * MTU
+    p0, h0 = ar_counts(env)
+    snif = sniffer(env.args.iface)
+    env.wire.send(ar_write(v.qpn, 101, v.mr.buf + 4 * MTU - MTU // 2, v.mr.rkey, bad))
+    time.sleep(0.3)
+    p1, h1 = ar_counts(env)
+    env.say('RETH past the end: sr_placed_pkts +%d, sr_held_pkts +%d' % (p1 - p0, h1 - h0))
+    if p1 != p0 or h1 - h0 != 1 or v.mr.read(4 * MTU, 0) != bytes(4 * MTU):
+        snif.stop()
+        raise Fail('a WRITE ONLY past the MR end was placed (or not held)')
+    env.wire.send(ar_write(v.qpn, 100, v.mr.buf, v.mr.rkey, good))
+    time.sleep(0.3)
+    ans = answers(snif.stop(), env.args.dst)
+    env.say('the victim answered %s' % ', '.join('op %#x psn %d syn %#x' % a[:3] for a in ans))
+    got = v.mr.read(4 * MTU, 0)
+    if got[:MTU] != good or got[MTU:] != bytes(3 * MTU):
+        raise Fail('PSN 100 not executed, or bytes of the bad WRITE landed')
+    if not any(a[0] == ACK and a[2] == SYN_NAK_ACCESS and a[1] == 101 for a in ans):
+        raise Fail('no remote access NAK at PSN 101')
+    if v.state() != e.IBV_QPS_ERR:
+        raise Fail('the QP is not in the error state (state %d)' % v.state())
+
+
+def case_ar_inv(env):
+    """Invalidation ordering: a SEND with Invalidate (PSN 101) that names a
+    type 2 memory window arrives after a gap and is held; an AR WRITE ONLY
+    through that window (PSN 102) behind it must be held, not placed (the
+    window's state depends on the SEND): nothing lands. When the gap is
+    filled, the SEND invalidates the window (its receive completion says
+    so) and the WRITE is NAKed with a remote access error at PSN 102."""
+    v = ar_victim(env)
+    mw = MW(env.vpd, e.IBV_MW_TYPE_2)
+    bmr = MR(env.vpd, 8 * MTU, e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_MW_BIND)
+    bmr.write(bytes(8 * MTU), 8 * MTU, 0)
+    w = SendWR(wr_id=9, opcode=e.IBV_WR_BIND_MW, send_flags=e.IBV_SEND_SIGNALED)
+    w.set_bind_wr(mw, MWBindInfo(bmr, bmr.buf, 8 * MTU, e.IBV_ACCESS_REMOTE_WRITE))
+    v.qp.post_send(w)
+    wcs = v.poll(1)
+    if len(wcs) != 1 or wcs[0].status != e.IBV_WC_SUCCESS:
+        raise Fail('binding the window: %s' % [c.status for c in wcs])
+    rkey = w.rkey
+    v.recv(MTU, 0, wr_id=71)
+    v.recv(MTU, MTU, wr_id=72)
+    p0, h0 = ar_counts(env)
+    snif = sniffer(env.args.iface)
+    env.wire.send(ar_pkt(SEND_ONLY_INV, v.qpn, 101, struct.pack('!I', rkey) + bytes(64)),
+                  ar_write(v.qpn, 102, bmr.buf, rkey, b'\xee' * MTU))
+    time.sleep(0.3)
+    p1, h1 = ar_counts(env)
+    env.say('behind a held SEND with Invalidate: sr_placed_pkts +%d, sr_held_pkts +%d' %
+            (p1 - p0, h1 - h0))
+    if p1 != p0 or h1 - h0 != 2 or bmr.read(8 * MTU, 0) != bytes(8 * MTU):
+        snif.stop()
+        raise Fail('the AR WRITE ONLY behind a held SEND with Invalidate was placed')
+    env.wire.send(ar_pkt(SEND_ONLY, v.qpn, 100, bytes(64)))
+    time.sleep(0.3)
+    ans = answers(snif.stop(), env.args.dst)
+    env.say('the victim answered %s' % ', '.join('op %#x psn %d syn %#x' % a[:3] for a in ans))
+    if bmr.read(8 * MTU, 0) != bytes(8 * MTU):
+        raise Fail('bytes landed through the invalidated window')
+    wcs = v.poll(2, secs=5)
+    inv = [c for c in wcs if c.wr_id == 72]
+    if not inv or inv[0].status != e.IBV_WC_SUCCESS or not inv[0].wc_flags & e.IBV_WC_WITH_INV:
+        raise Fail('no successful receive completion with invalidate: %s' %
+                   [(c.wr_id, c.status, c.wc_flags) for c in wcs])
+    if not any(a[0] == ACK and a[2] == SYN_NAK_ACCESS and a[1] == 102 for a in ans):
+        raise Fail('no remote access NAK at PSN 102')
+
+
+def case_ar_dereg(env):
+    """An MR deregistered mid-stream: an AR WRITE ONLY placed early (PSN
+    101, MR valid then); ibv_dereg_mr returns at once (placement keeps no
+    reference); a later AR WRITE ONLY to the gone rkey (PSN 102) is held,
+    not placed; when the gap is filled (a zero-length WRITE ONLY, PSN 100)
+    the in-order pass finds the rkey gone and NAKs PSN 101 with a remote
+    access error."""
+    v = ar_victim(env)
+    mr2 = MR(env.vpd, 4 * MTU, e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE)
+    mr2.write(bytes(4 * MTU), 4 * MTU, 0)
+    buf, rkey, data = mr2.buf, mr2.rkey, pattern(95, MTU)
+    p0, h0 = ar_counts(env)
+    snif = sniffer(env.args.iface)
+    env.wire.send(ar_write(v.qpn, 101, buf, rkey, data))
+    time.sleep(0.3)
+    if mr2.read(MTU, 0) != data or ar_counts(env)[0] - p0 != 1:
+        snif.stop()
+        raise Fail('the AR WRITE ONLY to a valid MR was not placed at arrival')
+    env.timed('ibv_dereg_mr with a placed WRITE not yet executed', mr2.close)
+    env.wire.send(ar_write(v.qpn, 102, buf + MTU, rkey, b'\xee' * MTU))
+    time.sleep(0.3)
+    p1, h1 = ar_counts(env)
+    env.say('after ibv_dereg_mr: sr_placed_pkts +%d, sr_held_pkts +%d' % (p1 - p0, h1 - h0))
+    if p1 - p0 != 1 or h1 - h0 != 1:
+        snif.stop()
+        raise Fail('a WRITE ONLY to a deregistered MR was placed (or not held)')
+    env.wire.send(ar_pkt(WRITE_ONLY, v.qpn, 100, reth(0, 0, 0)))
+    time.sleep(0.3)
+    ans = answers(snif.stop(), env.args.dst)
+    env.say('the victim answered %s' % ', '.join('op %#x psn %d syn %#x' % a[:3] for a in ans))
+    if not any(a[0] == ACK and a[2] == SYN_NAK_ACCESS and a[1] == 101 for a in ans):
+        raise Fail('no remote access NAK at PSN 101 (its MR was deregistered)')
 
 def state_burst(env, qpn, rkey, va, psn, n=4):
     """N SENDs and N WRITEs to QPN at PSN.. with 0xee bytes."""
@@ -1105,6 +1294,10 @@ CASES = {
     'forged_no_icrc': case_forged_no_icrc,
     'forged_sack': case_forged_sack,
     'sr_place': case_sr_place,
+    'ar_place': case_ar_place,
+    'ar_bounds': case_ar_bounds,
+    'ar_inv': case_ar_inv,
+    'ar_dereg': case_ar_dereg,
     'dup_ack_storm': case_dup_ack_storm,
     'nak_storm': case_nak_storm,
     'reset_init': case_reset_init,
