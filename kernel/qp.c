@@ -807,8 +807,9 @@ static u32 sroce_queue_discard(struct sroce_queue *q)
  * @rtr: sample them from the device; false clears them
  *
  * ICRC skip (connected QPs), selective repeat (RC), adaptive routing (RC,
- * with its path count) and the transmit burst stay as they were at RTR, whatever the device's knobs do later; whether
- * the peer takes part is learnt from its packets (sroce_qp_icrc_learn()).
+ * with its path count) and the transmit burst stay as they were at RTR,
+ * whatever the device's knobs do later; whether the peer takes part is
+ * learnt from its packets (sroce_qp_icrc_learn()).
  */
 static void sroce_qp_opts_sample(struct sroce_qp *qp, bool rtr)
 {

@@ -574,8 +574,10 @@ __be16 sroce_qp_ar_sport(struct sroce_qp *qp)
  * @payload: payload bytes in @skb (decides the pad)
  * @sport: its UDP source port (network order)
  *
- * Consumes @skb. Return: 0 or a negative errno (routing failure; the
- * packet is lost like any packet on the wire and retransmission recovers).
+ * Consumes @skb.
+ *
+ * Return: 0 or a negative errno (routing failure; the packet is lost like
+ * any packet on the wire and retransmission recovers).
  */
 int sroce_pkt_xmit_port(struct sroce_qp *qp, struct sk_buff *skb, u32 payload, __be16 sport)
 {
