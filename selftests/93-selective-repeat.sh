@@ -4,7 +4,7 @@
 # Opt-in selective repeat (sysfs selective_repeat, off by default; see
 # Documentation/transport.rst): across a veth that reorders (netem), two
 # sroce devices that both opted in hold out-of-order SEND/WRITE packets,
-# NAK a gap only after the reordering window with a SACK block, and resend
+# NAK a gap with a SACK block (at once: no adaptive routing here), and resend
 # only what is missing. The same sroce-verify run (WRITE and SEND, 8
 # outstanding, every byte checked) goes once with go-back-N and once with
 # selective repeat: both byte-exact, and selective repeat held the
@@ -126,15 +126,16 @@ ktap_result "early WRITE packets placed at arrival (sr_placed_pkts), none by go-
 netem
 tail_drop
 # the requester's ACK timeout 2^22 x 4.096 us = 17 s (--qp-timeout 22),
-# not the default 537 ms: the reordering timer's 8 ms then win by
-# construction, not by the host's speed, and an ACK timeout seen means
-# the gap was not NAKed by the responder at all
+# not the default 537 ms: the responder's NAK then wins by construction,
+# not by the host's speed, and an ACK timeout seen means the gap was not
+# NAKed by the responder at all
 ktap_case "selective repeat, a lost packet with nothing after it: byte-exact" \
 	run tail -m 1024 -n 10 --depth 1 --min-size 3072 --max-size 3072 \
 	--ops write --initiator client --seed 16 --qp-timeout 22 --timeout 60
 echo "dropped $(fault_dropped)" >> "$CTRDIR/tail"
 fault_clear
-# the responder's reordering timer NAKs the gap with a SACK: the requester
+# the held LAST NAKs the gap with a SACK at once (no adaptive routing on
+# either end, so no reordering window: transport.rst): the requester
 # resends the MIDDLE only (exactly one packet per drop; go-back-N sends
 # the LAST again too) and never waits for its ACK timeout (17 s here)
 tail_ok() {
@@ -143,7 +144,7 @@ tail_ok() {
 	     "$(got tail retx_pkts)" -eq "$(got tail dropped)" -a \
 	     "$(got tail sr_retx_skipped_pkts)" -gt 0 -a "$(got tail local_ack_timeouts)" -eq 0
 }
-ktap_result "a gap nothing follows: NAKed with a SACK when the window ends, only the hole resent, no ACK timeout" tail_ok
+ktap_result "a gap nothing follows: NAKed with a SACK, only the hole resent, no ACK timeout" tail_ok
 netem delay 2ms reorder 50% 50% loss 2%
 ktap_case "selective repeat, NCCL pattern, 2 QPs, reorder 50 % and 2 % loss: byte-exact" \
 	run nccl --nccl --qps 2 -m 1024 -n 24 --max-size 128K --timeout 30 --seed 13
