@@ -1242,6 +1242,24 @@ TEST(Sr, WriteAtPlacesOnlyThePacketsOfTheWriteInProgress)
 	EXPECT_EQ(at, (u64)(SROCE_SR_WINDOW - 1) * 4096);
 }
 
+// Adaptive routing's spraying: every path's source port is in the dynamic
+// range, path 0 is the QP's own, and up to SROCE_AR_PATHS_MAX paths are
+// distinct ports, whatever the QP's port.
+TEST(Sr, ArSourcePorts)
+{
+	for (u32 base : {0xc000u, 0xc001u, 0xdeadu, 0xfffeu, 0xffffu}) {
+		std::set<u16> seen;
+		EXPECT_EQ(sroce_ar_sport(static_cast<u16>(base), 0), base);
+		for (u32 p = 0; p < SROCE_AR_PATHS_MAX; p++) {
+			const u16 port = sroce_ar_sport(static_cast<u16>(base), p);
+			EXPECT_GE(port, 0xc000u);
+			seen.insert(port);
+		}
+		EXPECT_EQ(seen.size(), SROCE_AR_PATHS_MAX) << std::hex << base;
+	}
+	EXPECT_EQ(sroce_ar_sport(sroce_udp_sport(1, 2), 0), sroce_udp_sport(1, 2));
+}
+
 TEST(Sr, BitmapSetTestSpan)
 {
 	sroce_sack s{};
