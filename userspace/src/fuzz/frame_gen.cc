@@ -7,6 +7,7 @@
 extern "C" {
 #include "sroce_icrc.h"
 #include "sroce_opcode.h"
+#include "sroce_sr.h"
 #include "sroce_wire.h"
 }
 
@@ -94,12 +95,23 @@ std::size_t FrameGen::build_valid(std::span<std::uint8_t> out)
 		if (full && payload == 0)
 			payload = t_.mtu;
 	}
+	// adaptive routing's form: a WRITE ONLY whose RETH names exactly its
+	// payload inside the real MR (placed at arrival when it comes early)
+	const std::uint32_t wo = SROCE_OPF_WRITE | SROCE_OPF_ONLY;
+	if ((info->flags & wo) == wo && real_mr && chance(60)) {
+		const std::uint32_t in = std::min(payload, t_.mr_len);
+		hdr.reth.dma_len = payload;
+		hdr.reth.va = t_.va + below(t_.mr_len - in + 1) + (chance(10) ? t_.mtu : 0);
+	}
 	hdr.bth.pad = sroce_pad_len(payload);
 	hdr.info = info;
 	const int hlen = sroce_pkt_build_hdrs(out.data(), out.size(), &hdr);
 	if (hlen < 0)
 		return 0;
 	std::size_t len = static_cast<std::size_t>(hlen);
+	// sroce's Resv8a marks: selective repeat offered, adaptive routing
+	if (chance(30))
+		out[SROCE_BTH_RESV8A_OFF] |= SROCE_BTH_SR_ADV | (chance(70) ? SROCE_BTH_AR : 0);
 	for (std::uint32_t i = 0; i < payload + hdr.bth.pad; i++)
 		out[len + i] = static_cast<std::uint8_t>(rng_());
 	return len + payload + hdr.bth.pad;
