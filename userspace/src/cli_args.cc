@@ -337,6 +337,8 @@ std::span<const Knob> knobs()
 		{"dcqcn_rate_timer_us", true, "DCQCN rate increase period, us"},
 		{"icrc_skip", true, "skip the ICRC with a peer that allows it (bool)"},
 		{"selective_repeat", true, "RC selective repeat with a peer that allows it (bool)"},
+		{"adaptive_routing", true, "RC WRITEs as per-MTU WRITE ONLYs, sprayed (bool)"},
+		{"ar_paths", true, "UDP source ports an AR QP sprays over, 1-64"},
 		{"tx_gso", true, "send runs of packets as UDP GSO (bool)"},
 	};
 	return table;

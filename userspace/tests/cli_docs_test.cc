@@ -149,7 +149,7 @@ std::set<std::string> kernel_knobs()
 {
 	std::set<std::string> out;
 	const std::regex param(R"(module_param(?:_named|_cb)?\((\w+),[^;]*,\s*(0\d+)\);)");
-	const std::regex dev_bool(R"(^SROCE_DEV_BOOL_ATTR\((\w+),)");
+	const std::regex dev_bool(R"(^SROCE_DEV_(?:BOOL|UINT)_ATTR\((\w+),)");
 	const std::regex dcqcn(R"(^SROCE_DCQCN_ATTR\((\w+),)");
 	for (const auto &e : fs::directory_iterator(SROCE_KERNEL_DIR)) {
 		if (e.path().extension() != ".c")
