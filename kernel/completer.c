@@ -13,6 +13,7 @@
 #include "completer.h"
 #include "mr.h"
 #include "mr_copy.h"
+#include "sroce_rc_comp.h"
 
 /* a READ or an atomic: only its response data completes it */
 static bool sroce_is_read(struct sroce_qp *qp, u32 idx)
@@ -166,39 +167,51 @@ static bool sroce_ack_upto(struct sroce_qp *qp, u32 psn)
 	return true;
 }
 
-static enum ib_wc_status sroce_nak_status(u8 code)
+/* The ib_wc_status of a decision's (proto/sroce_rc_comp.h) */
+static enum ib_wc_status sroce_rc_wc_status(enum sroce_rc_status st)
 {
-	switch (code) {
-	case SROCE_NAK_INVALID_REQ:
+	switch (st) {
+	case SROCE_RC_ST_NONE:
+		return IB_WC_SUCCESS;
+	case SROCE_RC_ST_RETRY_EXC:
+		return IB_WC_RETRY_EXC_ERR;
+	case SROCE_RC_ST_RNR_RETRY_EXC:
+		return IB_WC_RNR_RETRY_EXC_ERR;
+	case SROCE_RC_ST_REM_INV_REQ:
 		return IB_WC_REM_INV_REQ_ERR;
-	case SROCE_NAK_REM_ACCESS:
+	case SROCE_RC_ST_REM_ACCESS:
 		return IB_WC_REM_ACCESS_ERR;
-	case SROCE_NAK_REM_OP:
+	case SROCE_RC_ST_REM_OP:
 		return IB_WC_REM_OP_ERR;
-	default:
+	case SROCE_RC_ST_REM_INV_RD_REQ:
 		return IB_WC_REM_INV_RD_REQ_ERR;
+	default:
+		return IB_WC_BAD_RESP_ERR;
 	}
 }
 
+/* The requester's state the decisions of proto/sroce_rc_comp.h read */
+static void sroce_rc_send_of(const struct sroce_qp *qp, struct sroce_rc_send *s)
+{
+	s->una_psn = qp->req.una_psn;
+	s->hi_psn = qp->req.hi_psn;
+	s->rnr_wait = qp->req.rnr_wait;
+	s->retry_left = qp->req.retry_left;
+	s->rnr_left = qp->req.rnr_left;
+}
+
 /*
- * A PSN sequence error NAK for @psn: resend from the oldest unacknowledged
- * PSN, which is @psn unless a READ before it still misses responses (the
- * NAK's implicit acknowledgement stopped there, see sroce_ack_upto()).
- * Each NAK without progress spends a retry, so a peer that NAKs for ever
- * ends in RETRY_EXC_ERR.
+ * A PSN sequence error NAK for @psn (sroce_rc_nak() said go back, @left
+ * retries are left): resend from the oldest unacknowledged PSN, which is
+ * @psn unless a READ before it still misses responses (the NAK's implicit
+ * acknowledgment stopped there, see sroce_ack_upto()).
  */
-static void sroce_rx_seq_nak(struct sroce_qp *qp, u32 psn, const struct sroce_sack *sack)
+static void sroce_rx_seq_nak(struct sroce_qp *qp, u32 psn, const struct sroce_sack *sack,
+			     u32 left)
 {
 	struct sroce_req *req = &qp->req;
 
-	/* stale (already acknowledged), or a resend is already due */
-	if (req->rnr_wait || sroce_psn_diff(psn, req->una_psn) < 0)
-		return;
-	if (!req->retry_left) {
-		sroce_comp_fail(qp, IB_WC_RETRY_EXC_ERR);
-		return;
-	}
-	req->retry_left--;
+	req->retry_left = left;
 	req->need_retry = true;
 	req->retry_psn = req->una_psn;
 	trace_sroce_retransmit(qp->ibqp.qp_num, req->retry_psn, req->retry_left, SROCE_RETX_NAK);
@@ -246,60 +259,52 @@ static bool sroce_rx_sack(struct sroce_qp *qp, const struct sk_buff *skb,
 	return true;
 }
 
-static void sroce_rx_rnr_nak(struct sroce_qp *qp, u32 psn, u8 syn)
+/* An RNR NAK (sroce_rc_nak() said wait): resend after @step's wait. */
+static void sroce_rx_rnr_nak(struct sroce_qp *qp, const struct sroce_rc_step *step)
 {
 	struct sroce_req *req = &qp->req;
 
-	if (req->rnr_wait || sroce_psn_diff(psn, req->una_psn) < 0)
-		return;
-	if (req->rnr_left == 0) {
-		sroce_comp_fail(qp, IB_WC_RNR_RETRY_EXC_ERR);
-		return;
-	}
-	if (req->rnr_left != 7)		/* 7: retry for ever */
-		req->rnr_left--;
+	req->rnr_left = step->rnr_left;
 	req->rnr_wait = true;
-	req->retry_psn = req->una_psn;	/* @psn, or a READ before it */
+	req->retry_psn = req->una_psn;	/* the NAK's PSN, or a READ before it */
 	req->sack_valid = false;	/* the responder dropped what it held */
 	timer_delete(&qp->retrans_timer);
 	mod_timer(&qp->rnr_timer, jiffies + max_t(unsigned long, 1,
-		  usecs_to_jiffies(sroce_rnr_timer_usecs(sroce_aeth_syn_value(syn)))));
+		  usecs_to_jiffies(step->rnr_usecs)));
 }
 
+/*
+ * An Acknowledge packet (@sack: a valid SACK block came with it): the
+ * decisions are proto/sroce_rc_comp.h's, this does what they say.
+ */
 static void sroce_rx_ack(struct sroce_qp *qp, const struct sroce_pkt_hdr *hdr,
 			 const struct sroce_sack *sack)
 {
 	u8 syn = hdr->aeth.syndrome;
-	u32 psn = hdr->bth.psn;
+	u32 psn = hdr->bth.psn, upto;
+	struct sroce_rc_send s;
+	struct sroce_rc_step step;
+	enum sroce_rc_ack kind;
 
 	trace_sroce_ack(qp->ibqp.qp_num, false, syn, hdr->aeth.msn, psn);
-	/*
-	 * An ACK for a PSN never sent is bogus. One past the next PSN is not:
-	 * after a go-back the responder may have had more than is resent yet
-	 * (and with a small loss window the resend waits for this ACK).
-	 */
-	if (sroce_psn_diff(psn, qp->req.hi_psn) >= 0)
+	kind = sroce_rc_ack_kind(syn, psn, qp->req.hi_psn, &upto);
+	if (kind == SROCE_RC_ACK_DROP)
 		return;
-
-	switch (sroce_aeth_syn_type(syn)) {
-	case SROCE_AETH_ACK:
-		/* a duplicate ACK changes nothing: no budget reset, no timer push */
-		if (sroce_ack_upto(qp, psn))
-			sroce_progress(qp);
+	/* a duplicate ACK changes nothing: no budget reset, no timer push */
+	if (sroce_ack_upto(qp, upto))
+		sroce_progress(qp);
+	if (kind == SROCE_RC_ACK_ACK)
+		return;
+	sroce_rc_send_of(qp, &s);
+	switch (sroce_rc_nak(&s, kind, syn, psn, &step)) {
+	case SROCE_RC_ACT_GO_BACK:
+		sroce_rx_seq_nak(qp, psn, sack, step.retry_left);
 		break;
-	case SROCE_AETH_RNR_NAK:
-		/* a NAK acknowledges everything before its PSN */
-		if (sroce_ack_upto(qp, sroce_psn_add(psn, SROCE_PSN_MASK)))
-			sroce_progress(qp);
-		sroce_rx_rnr_nak(qp, psn, syn);
+	case SROCE_RC_ACT_RNR_WAIT:
+		sroce_rx_rnr_nak(qp, &step);
 		break;
-	case SROCE_AETH_NAK:
-		if (sroce_ack_upto(qp, sroce_psn_add(psn, SROCE_PSN_MASK)))
-			sroce_progress(qp);
-		if (sroce_aeth_syn_value(syn) == SROCE_NAK_PSN_SEQ_ERR)
-			sroce_rx_seq_nak(qp, psn, sack);
-		else if (sroce_psn_diff(psn, qp->req.una_psn) >= 0)
-			sroce_comp_fail(qp, sroce_nak_status(sroce_aeth_syn_value(syn)));
+	case SROCE_RC_ACT_FAIL:
+		sroce_comp_fail(qp, sroce_rc_wc_status(step.status));
 		break;
 	default:
 		break;
@@ -377,8 +382,10 @@ static void sroce_rx_read_resp(struct sroce_qp *qp, struct sk_buff *skb,
 			       const struct sroce_pkt_hdr *hdr)
 {
 	struct sroce_req *req = &qp->req;
-	u32 psn = hdr->bth.psn, idx, expect;
+	u32 psn = hdr->bth.psn, idx;
+	enum sroce_rc_rresp verdict;
 	struct sroce_send_wqe *wqe;
+	struct sroce_rc_read rd;
 	struct sroce_swqe *sw;
 	u32 op = hdr->info->flags;
 
@@ -392,25 +399,24 @@ static void sroce_rx_read_resp(struct sroce_qp *qp, struct sk_buff *skb,
 		return;
 
 	sw = sroce_swqe(qp, idx);
-	expect = sroce_psn_add(sw->first_psn, sw->read_done / qp->mtu);
-	if (psn != expect) {
-		if (sroce_psn_diff(psn, expect) > 0)	/* lost responses */
-			sroce_read_gap(qp, idx);
+	rd.first_psn = sw->first_psn;
+	rd.length = sw->length;
+	rd.done = sw->read_done;
+	rd.mtu = qp->mtu;
+	rd.empty = sroce_wqe_empty_response(wqe);
+	verdict = sroce_rc_read_resp(&rd, psn, op, hdr->payload_len);
+	switch (verdict) {
+	case SROCE_RC_RRESP_GAP:	/* lost responses */
+		sroce_read_gap(qp, idx);
 		return;
+	case SROCE_RC_RRESP_DUP:
+		return;
+	case SROCE_RC_RRESP_BAD:
+		goto bad;
+	default:
+		break;
 	}
-	if (sroce_wqe_empty_response(wqe)) {
-		/* FLUSH, ATOMIC WRITE: one READ Response Only without data */
-		if (!(op & SROCE_OPF_ONLY) || hdr->payload_len)
-			goto bad;
-	} else {
-		/* every response but the last carries exactly one MTU */
-		if ((op & (SROCE_OPF_FIRST | SROCE_OPF_MIDDLE)) && hdr->payload_len != qp->mtu)
-			goto bad;
-		if (hdr->payload_len > sw->length - sw->read_done)
-			goto bad;
-		if ((op & (SROCE_OPF_LAST | SROCE_OPF_ONLY)) &&
-		    sw->read_done + hdr->payload_len != sw->length)
-			goto bad;
+	if (!rd.empty) {
 		if (!sroce_rx_placed(qp, sroce_sgl_copy_skb(qp->sdev, qp->ibqp.pd, wqe->sge,
 							    wqe->num_sge, sw->read_done, skb,
 							    sizeof(struct udphdr) + hdr->hdr_len,
@@ -421,7 +427,7 @@ static void sroce_rx_read_resp(struct sroce_qp *qp, struct sk_buff *skb,
 	req->rd_gap = false;
 	if (sroce_psn_diff(psn, req->una_psn) >= 0)
 		sroce_set_una(qp, sroce_psn_inc(psn));
-	if (op & (SROCE_OPF_LAST | SROCE_OPF_ONLY))
+	if (verdict == SROCE_RC_RRESP_LAST)
 		sroce_comp_retire(qp, IB_WC_SUCCESS);
 	sroce_progress(qp);
 	return;
@@ -533,6 +539,8 @@ static void sroce_completer_rto(struct sroce_qp *qp)
 void sroce_completer_timeout(struct sroce_qp *qp)
 {
 	struct sroce_req *req = &qp->req;
+	struct sroce_rc_step step;
+	struct sroce_rc_send s;
 
 	lockdep_assert_held(&qp->lock);
 
@@ -550,11 +558,12 @@ void sroce_completer_timeout(struct sroce_qp *qp)
 		return;
 	}
 	req->cwnd.rto_backoff = 0;
-	if (req->retry_left == 0) {
-		sroce_comp_fail(qp, IB_WC_RETRY_EXC_ERR);
+	sroce_rc_send_of(qp, &s);
+	if (sroce_rc_timeout(&s, &step) == SROCE_RC_ACT_FAIL) {
+		sroce_comp_fail(qp, sroce_rc_wc_status(step.status));
 		return;
 	}
-	req->retry_left--;
+	req->retry_left = step.retry_left;
 	req->need_retry = true;
 	req->retry_psn = req->una_psn;
 	trace_sroce_retransmit(qp->ibqp.qp_num, req->retry_psn, req->retry_left,
