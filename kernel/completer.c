@@ -219,10 +219,10 @@ static void sroce_rx_seq_nak(struct sroce_qp *qp, u32 psn, const struct sroce_sa
 	/* selective repeat: the resend skips what the responder holds */
 	req->sack_valid = sack;
 	if (sack) {
-		req->sack_psn = psn;
-		req->sack = *sack;
-		req->sack_span = sroce_sack_span(sack);
-		req->sack_end = req->hi_psn;
+		req->sack.psn = psn;
+		req->sack.map = *sack;
+		req->sack.span = sroce_sack_span(sack);
+		req->sack.end = req->hi_psn;
 	}
 }
 

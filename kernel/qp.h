@@ -29,6 +29,7 @@
 #include "sroce_wire.h"
 #include "sroce_psn.h"
 #include "sroce_sr.h"
+#include "sroce_rc_req.h"
 #include "sroce_cwnd.h"
 
 struct sroce_queue;
@@ -150,15 +151,11 @@ struct sroce_req {
 	u32 hi_psn;		/* the first PSN never sent (resends are before it) */
 	struct sroce_cwnd cwnd;	/* loss window (proto/sroce_cwnd.h) */
 	/*
-	 * selective repeat: the peer holds the PSNs of @sack after @sack_psn,
-	 * the last @sack_span after it; what was sent up to @sack_end is in
-	 * flight or held
+	 * selective repeat: the PSNs the peer holds after a gap, what was
+	 * sent then (proto/sroce_rc_req.h)
 	 */
 	bool sack_valid;
-	u32 sack_psn;
-	u32 sack_span;
-	u32 sack_end;
-	struct sroce_sack sack;
+	struct sroce_rc_sacked sack;
 	/* SQ polling grace (see sroce_req_idle_poll()) */
 	bool poll;		/* posts follow idleness closely: poll for them */
 	bool want_poll;		/* the requester went idle in poll mode */

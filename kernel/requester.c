@@ -291,10 +291,7 @@ static u8 sroce_req_opcode(const struct sroce_send_wqe *wqe, bool first, bool la
 
 /*
  * Selective repeat: may the resend after a SACK NAK skip the packet at
- * req->psn? Only SEND and WRITE packets are held. The holes up to the last
- * PSN the SACK names are resent; a held PSN is not, and neither is one past
- * the last held that was sent before the NAK: it is still on its way, or
- * lost, and then the responder NAKs it in its turn (or the timer expires).
+ * req->psn (sroce_rc_sack_skip())? Only SEND and WRITE packets are held.
  * A stale SACK is harmless, as the responder keeps what it holds until it
  * executes it, and a responder that drops what it held NAKs or lets the
  * timer expire, which ends the SACK (completer.c).
@@ -302,16 +299,10 @@ static u8 sroce_req_opcode(const struct sroce_send_wqe *wqe, bool first, bool la
 static bool sroce_req_sacked(struct sroce_qp *qp, const struct sroce_send_wqe *wqe)
 {
 	struct sroce_req *req = &qp->req;
-	int d = sroce_psn_diff(req->psn, req->sack_psn);
 
-	if (!req->sack_valid || sroce_wqe_has_response(wqe) || d <= 0)
+	if (!req->sack_valid || sroce_wqe_has_response(wqe) ||
+	    !sroce_rc_sack_skip(&req->sack, req->psn))
 		return false;
-	if ((u32)d > req->sack_span) {
-		if (sroce_psn_diff(req->psn, req->sack_end) >= 0)
-			return false;
-	} else if (!sroce_sack_test(&req->sack, d)) {
-		return false;
-	}
 	sroce_stat_inc(qp->sdev, SROCE_STAT_SR_SKIPPED);
 	return true;
 }
@@ -602,6 +593,7 @@ void sroce_req_arm_timer(struct sroce_qp *qp)
 void sroce_req_go_back(struct sroce_qp *qp, u32 psn)
 {
 	struct sroce_req *req = &qp->req;
+	struct sroce_rc_entry at;
 	struct sroce_swqe *sw;
 	u32 idx;
 
@@ -623,16 +615,11 @@ void sroce_req_go_back(struct sroce_qp *qp, u32 psn)
 		sroce_cwnd_resend(&req->cwnd);
 	}
 	sw = sroce_swqe(qp, idx);
-	if (sroce_psn_diff(psn, sw->first_psn) < 0)
-		psn = sw->first_psn;
-	if (sroce_wqe_has_response(sroce_shadow(qp, idx))) {
-		req->send_off = sw->read_done;
-		psn = sroce_psn_add(sw->first_psn, sw->read_done / qp->mtu);
-	} else {
-		req->send_off = sroce_psn_diff(psn, sw->first_psn) * qp->mtu;
-	}
+	at.first_psn = sw->first_psn;
+	at.response = sroce_wqe_has_response(sroce_shadow(qp, idx));
+	at.resp_done = sw->read_done;
+	req->psn = sroce_rc_restart(&at, psn, qp->mtu, &req->send_off);
 	req->send_idx = idx;
-	req->psn = psn;
 	for (; idx != req->started; idx++) {
 		sw = sroce_swqe(qp, idx);
 		if (sw->sent && sroce_wqe_has_response(sroce_shadow(qp, idx)))
