@@ -19,6 +19,7 @@
 #include "mr.h"
 #include "mr_copy.h"
 #include "sr.h"
+#include "sroce_rc_resp.h"
 
 /* ---- sending ACKs and READ responses --------------------------------- */
 
@@ -850,6 +851,34 @@ static bool sroce_resp_xrc_ok(struct sroce_qp *qp, const struct sroce_pkt_hdr *h
 	return true;
 }
 
+/*
+ * A duplicate request (sroce_rc_resp_class()): READs and atomics are
+ * answered again, the rest re-ACKed; a READ naming no usable XRC SRQ
+ * (@xerr) has no PD to be read under and is ignored.
+ */
+static void sroce_resp_dup(struct sroce_qp *qp, struct sk_buff *skb,
+			   const struct sroce_pkt_hdr *hdr, enum sroce_rc_req cls, int xerr)
+{
+	switch (cls) {
+	case SROCE_RC_REQ_DUP_READ:
+		if (!xerr)
+			sroce_resp_read(qp, hdr, true);
+		break;
+	case SROCE_RC_REQ_DUP_ATOMIC:
+		sroce_resp_atomic(qp, hdr, true);
+		break;
+	case SROCE_RC_REQ_DUP_ATOMIC_WRITE:
+		sroce_resp_atomic_write(qp, skb, hdr, true);
+		break;
+	case SROCE_RC_REQ_DUP_FLUSH:
+		sroce_resp_flush(qp, hdr, true);
+		break;
+	default:
+		qp->resp.ack_pending = true;
+		break;
+	}
+}
+
 /* A request packet; @xerr: see sroce_responder_rx() */
 void sroce_resp_rx(struct sroce_qp *qp, struct sk_buff *skb,
 		   const struct sroce_pkt_hdr *hdr, int xerr)
@@ -857,6 +886,8 @@ void sroce_resp_rx(struct sroce_qp *qp, struct sk_buff *skb,
 	struct sroce_resp *resp = &qp->resp;
 	enum ib_qp_state state = READ_ONCE(qp->state);
 	u32 flags = hdr->info->flags;
+	struct sroce_rc_recv rr;
+	enum sroce_rc_req cls;
 	int d, err;
 
 	lockdep_assert_held(&qp->lock);
@@ -894,41 +925,34 @@ void sroce_resp_rx(struct sroce_qp *qp, struct sk_buff *skb,
 			resp->psn = sroce_psn_inc(resp->psn);
 		return;
 	}
-	if (d > 0) {
+	rr.epsn = resp->psn;
+	rr.nak_sent = resp->nak_sent;
+	rr.in_send = resp->in_send;
+	rr.in_write = resp->in_write;
+	cls = sroce_rc_resp_class(&rr, hdr->bth.psn, flags);
+	switch (cls) {
+	case SROCE_RC_REQ_GAP_NAK:
+	case SROCE_RC_REQ_GAP:
 		/* selective repeat: hold it, NAK only after the reordering window */
 		if (qp->opt.selrep_peer && sroce_sr_hold(qp, skb, hdr))
 			return;
 		/* a gap: one NAK per gap, then wait for the resend */
-		if (!resp->nak_sent) {
+		if (cls == SROCE_RC_REQ_GAP_NAK) {
 			resp->nak_sent = true;
 			sroce_stat_inc(qp->sdev, SROCE_STAT_SEQ_NAKS_SENT);
 			sroce_resp_nak_resend(qp, sroce_aeth_syn_nak(SROCE_NAK_PSN_SEQ_ERR));
 		}
 		return;
-	}
-	if (d < 0) {
-		/*
-		 * duplicate: READs and atomics are answered again, the rest
-		 * re-ACKed; a READ naming no usable XRC SRQ has no PD to be
-		 * read under and is ignored
-		 */
-		if (flags & SROCE_OPF_READ) {
-			if (!xerr)
-				sroce_resp_read(qp, hdr, true);
-		} else if (flags & SROCE_OPF_ATOMIC) {
-			sroce_resp_atomic(qp, hdr, true);
-		} else if (flags & SROCE_OPF_ATOMIC_WRITE) {
-			sroce_resp_atomic_write(qp, skb, hdr, true);
-		} else if (flags & SROCE_OPF_FLUSH) {
-			sroce_resp_flush(qp, hdr, true);
-		} else {
-			resp->ack_pending = true;
-		}
+	case SROCE_RC_REQ_NEW:
+	case SROCE_RC_REQ_BAD_SEQ:
+		break;
+	default:
+		sroce_resp_dup(qp, skb, hdr, cls, xerr);
 		return;
 	}
 	resp->nak_sent = false;
 	resp->nak_deferred = false;	/* the resend it asked for has begun */
-	if (!sroce_resp_seq_ok(qp, flags))
+	if (cls == SROCE_RC_REQ_BAD_SEQ)
 		goto invalid;
 	/* XRC TGT: a missing XRC SRQ, or one of another XRC domain */
 	if (!sroce_resp_xrc_ok(qp, hdr, xerr))
