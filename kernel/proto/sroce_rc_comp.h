@@ -3,7 +3,7 @@
  * sroce protocol core: the RC completer's decisions (IBTA 9.7, "Reliable
  * service", requester side; 9.9, error handling), without skbs, SQ entries
  * or timers, so the host unit tests check the same code the module runs
- * (completer.c; Documentation/transport.rst, "Completer decisions").
+ * (completer.c; Documentation/transport.rst, "Decision tables").
  *
  * An arriving Acknowledge packet is handled in two steps:
  *   1. sroce_rc_ack_kind(): what it is and up to which PSN it

@@ -3,7 +3,7 @@
  * sroce protocol core: the RC requester's resend decisions (IBTA 9.7,
  * "Reliable service", requester side), without SQ entries or skbs, so the
  * host unit tests check the same code the module runs (requester.c;
- * Documentation/transport.rst, "Completer decisions"):
+ * Documentation/transport.rst, "Decision tables"):
  *   - sroce_rc_restart(): where a go-back restarts inside the entry that
  *     holds the PSN to resend from;
  *   - sroce_rc_sack_skip(): whether a resend after a NAK with a SACK block
