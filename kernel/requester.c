@@ -333,12 +333,13 @@ static void sroce_req_sent(struct sroce_qp *qp, bool ack_req, u32 payload)
  *
  * A packet of at most one path MTU; FIRST/MIDDLE/LAST, and the RETH in the
  * FIRST of a WRITE. An RC QP in adaptive routing mode (qp->opt.ar) sends
- * each WRITE packet as a WRITE ONLY of its own, whose RETH names that
- * packet's bytes (the address advanced by @off, the same rkey, the DMA
- * length its payload), the last one a WRITE ONLY WITH IMMEDIATE for a
- * WRITE with immediate: valid IBTA packets any responder executes in
- * order, and one that takes them out of order places each at once
- * (sr.c). SENDs stay FIRST/MIDDLE/LAST.
+ * each packet of a plain RDMA WRITE as a WRITE ONLY of its own, whose RETH
+ * names that packet's bytes (the address advanced by @off, the same rkey,
+ * the DMA length its payload): valid IBTA packets any responder executes
+ * in order, and one that takes them out of order places each at once
+ * (sr.c). A WRITE with immediate stays one message (FIRST/MIDDLE/LAST
+ * WITH IMMEDIATE): split, its receive completion would report the last
+ * packet's length instead of the message's. SENDs stay FIRST/MIDDLE/LAST.
  *
  * Return: the payload length.
  */
@@ -350,11 +351,10 @@ static u32 sroce_req_data_hdr(struct sroce_qp *qp, const struct sroce_send_wqe *
 	bool last = off + payload == sw->length;
 	bool write = wqe->opcode == IB_UVERBS_WR_RDMA_WRITE ||
 		     wqe->opcode == IB_UVERBS_WR_RDMA_WRITE_WITH_IMM;
-	bool ar = write && qp->opt.ar;
+	bool ar = wqe->opcode == IB_UVERBS_WR_RDMA_WRITE && qp->opt.ar;
 
 	if (ar)
-		hdr->bth.opcode = last ? sroce_req_opcode(wqe, true, true) :
-			SROCE_OP_RC_WRITE_ONLY;
+		hdr->bth.opcode = SROCE_OP_RC_WRITE_ONLY;
 	else
 		hdr->bth.opcode = sroce_req_opcode(wqe, off == 0, last);
 	hdr->bth.se = last && (wqe->send_flags & SROCE_SEND_SOLICITED);
