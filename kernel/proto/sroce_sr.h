@@ -54,26 +54,23 @@ extern "C" {
 #define SROCE_AR_PATHS_MIN	1u
 #define SROCE_AR_PATHS_MAX	64u
 #define SROCE_AR_PATHS_DEFAULT	8u
-/*
- * Step between the source ports of two paths: odd, so 64 paths give 64
- * distinct ports in the 14 bits of 0xc000..0xffff; large, so they differ
- * in their high bits too (a hash that folds the port still sees them apart)
- */
-#define SROCE_AR_SPORT_STEP	0x2f35u
-
 /**
  * sroce_ar_sport() - the UDP source port of path @path of a QP
  * @base: the QP's own source port, 0xc000..0xffff (path 0)
  * @path: 0..SROCE_AR_PATHS_MAX-1
  *
  * RoCEv2's source port is the ECMP entropy field (Annex A17): each path is
- * another port of the IANA dynamic range, path 0 the QP's usual one.
+ * another port of the IANA dynamic range, path 0 the QP's usual one. The
+ * paths' ports differ in their low bits only, by XOR: switch and LAG hashes
+ * (XOR folds, CRCs) are linear in those bits, so 2^n paths fall evenly on
+ * 2^k < 2^n links for every QP (a bond's layer3+4 hash), where an
+ * additive step split two links 5:3 (measured).
  *
  * Return: the port, in 0xc000..0xffff.
  */
 static inline u16 sroce_ar_sport(u16 base, u32 path)
 {
-	return (u16)(0xc000u | ((base + path * SROCE_AR_SPORT_STEP) & 0x3fffu));
+	return (u16)(0xc000u | ((base ^ path) & 0x3fffu));
 }
 
 /**

@@ -1260,6 +1260,41 @@ TEST(Sr, ArSourcePorts)
 	EXPECT_EQ(sroce_ar_sport(sroce_udp_sport(1, 2), 0), sroce_udp_sport(1, 2));
 }
 
+// The path a port takes on a two- or four-link LAG hashing layer3+4 as
+// Linux's bonding does (addresses and ports XOR-folded, then modulo the
+// link count; a model of it, in host byte order): with at least twice as
+// many paths as links (the hash drops the port's bit 0) the paths' ports
+// spread evenly for every QP's base port, where an additive step did not.
+static unsigned BondLink(u16 sport, unsigned links)
+{
+	u32 h = (static_cast<u32>(sport) << 16 | 4791u) ^ 0xc0000201u ^ 0xc0000202u;
+
+	h ^= h >> 16;
+	h ^= h >> 8;
+	return (h >> 1) % links;
+}
+
+TEST(Sr, ArSourcePortsSpreadEvenly)
+{
+	for (u32 base = 0xc000u; base <= 0xffffu; base += 0x3d) {
+		for (unsigned links : {2u, 4u}) {
+			for (u32 paths : {4u, 8u, 16u}) {
+				std::vector<unsigned> n(links);
+
+				if (paths < 2 * links)
+					continue;	// the hash drops bit 0
+
+				for (u32 p = 0; p < paths; p++)
+					n[BondLink(sroce_ar_sport(static_cast<u16>(base), p), links)]++;
+				for (unsigned l = 0; l < links; l++)
+					EXPECT_EQ(n[l], paths / links)
+						<< std::hex << base << std::dec << " paths " << paths
+						<< " links " << links;
+			}
+		}
+	}
+}
+
 TEST(Sr, BitmapSetTestSpan)
 {
 	sroce_sack s{};
