@@ -3,6 +3,7 @@
 // compiled as C into sroce.ko): RTT samples (Karn), how a loss with and
 // without a queue on the path shrinks the window, slow start and additive
 // increase, one cut per episode, the resend timer, the AckReq interval.
+#include <algorithm>
 #include <cstdint>
 
 #include <gtest/gtest.h>
@@ -69,18 +70,18 @@ TEST(Cwnd, StartsInSlowStartWithTheUsualAckInterval)
 
 TEST(Cwnd, AFullWindowAsksOnlyWhenNoAckIsComing)
 {
+	const std::uint32_t every = 64 / SROCE_CWND_ACK_DIV;
 	sroce_cwnd c = fresh();
-	sroce_cwnd_set(&c, 64);	 // every 4th asks
+	sroce_cwnd_set(&c, 64);	 // every cwnd / SROCE_CWND_ACK_DIV-th asks
 	for (std::uint32_t p = 0; p < 64; p++)
-		EXPECT_EQ(sroce_cwnd_ack_req(&c, p, 0, false), p % 4 == 0) << p;
+		EXPECT_EQ(sroce_cwnd_ack_req(&c, p, 0, false), p % every == 0) << p;
 	// the window is full; ACKs let one packet go at a time, each at the
-	// window's edge: only every 4th asks, the others wait for the ACKs
-	// already on their way (60's)
+	// window's edge: only every so many asks, the others wait for the ACKs
+	// already on their way (the last that asked)
 	EXPECT_TRUE(sroce_cwnd_ack_req(&c, 64, 1, false));
-	EXPECT_FALSE(sroce_cwnd_ack_req(&c, 65, 2, false));
-	EXPECT_FALSE(sroce_cwnd_ack_req(&c, 66, 3, false));
-	EXPECT_FALSE(sroce_cwnd_ack_req(&c, 67, 4, false));
-	EXPECT_TRUE(sroce_cwnd_ack_req(&c, 68, 5, false));
+	for (std::uint32_t p = 65; p < 64 + every; p++)
+		EXPECT_FALSE(sroce_cwnd_ack_req(&c, p, p - 63, false)) << p;
+	EXPECT_TRUE(sroce_cwnd_ack_req(&c, 64 + every, every + 1, false));
 	// everything asked for is acknowledged: the next packet asks at once
 	sroce_cwnd d = fresh();
 	sroce_cwnd_set(&d, 64);
@@ -165,7 +166,8 @@ TEST(Cwnd, LossWithAQueueDrainsIt)
 	EXPECT_TRUE(sroce_cwnd_loss(&d, false, 5000));
 	EXPECT_EQ(d.cwnd, SROCE_CWND_MAX / 2);
 	EXPECT_EQ(d.ssthresh, SROCE_CWND_MAX / 2);
-	EXPECT_EQ(d.ack_mask + 1, SROCE_CWND_MAX / 2 / SROCE_CWND_ACK_DIV);
+	EXPECT_EQ(d.ack_mask + 1,
+		  std::min(SROCE_CWND_MAX / 2 / SROCE_CWND_ACK_DIV, SROCE_CWND_ACK_MAX));
 }
 
 TEST(Cwnd, LossWithoutRttIsTreatedAsAQueue)
@@ -227,7 +229,8 @@ TEST(Cwnd, TimeoutRestartsAtTheFloor)
 	EXPECT_EQ(c.ssthresh, SROCE_CWND_MAX);	// no queue: slow start all the way
 	EXPECT_TRUE(sroce_cwnd_open(&c, 15, 0));
 	EXPECT_FALSE(sroce_cwnd_open(&c, 16, 0));
-	EXPECT_EQ(c.ack_mask, 0u);  // at the floor every packet asks for an ACK
+	// at the floor every SROCE_CWND_ACK_DIV-th packet asks for an ACK
+	EXPECT_EQ(c.ack_mask + 1, SROCE_CWND_MIN / SROCE_CWND_ACK_DIV);
 	EXPECT_FALSE(sroce_cwnd_loss(&c, true, 100));
 }
 
@@ -237,10 +240,10 @@ TEST(Cwnd, SlowStartDoublesPerWindowUpToTheThreshold)
 	sroce_cwnd_loss(&c, true, 100);	 // 16
 	sroce_cwnd_acked(&c, 16, 116, 0);
 	EXPECT_EQ(c.cwnd, 32u);
-	EXPECT_EQ(c.ack_mask + 1, 2u);
+	EXPECT_EQ(c.ack_mask + 1, 32u / SROCE_CWND_ACK_DIV);
 	sroce_cwnd_acked(&c, 32, 148, 0);
 	EXPECT_EQ(c.cwnd, 64u);
-	EXPECT_EQ(c.ack_mask + 1, 4u);
+	EXPECT_EQ(c.ack_mask + 1, 64u / SROCE_CWND_ACK_DIV);
 	sroce_cwnd_acked(&c, 5000, 5148, 0);  // never past the maximum
 	EXPECT_EQ(c.cwnd, SROCE_CWND_MAX);
 	EXPECT_EQ(c.ack_mask, SROCE_CWND_ACK_MAX - 1);
