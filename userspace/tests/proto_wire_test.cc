@@ -1282,14 +1282,15 @@ TEST(Sr, ArSourcePortsSpreadEvenly)
 				std::vector<unsigned> n(links);
 
 				if (paths < 2 * links)
-					continue;	// the hash drops bit 0
+					continue;  // the hash drops bit 0
 
 				for (u32 p = 0; p < paths; p++)
-					n[BondLink(sroce_ar_sport(static_cast<u16>(base), p), links)]++;
+					n[BondLink(sroce_ar_sport(static_cast<u16>(base), p),
+						   links)]++;
 				for (unsigned l = 0; l < links; l++)
 					EXPECT_EQ(n[l], paths / links)
-						<< std::hex << base << std::dec << " paths " << paths
-						<< " links " << links;
+						<< std::hex << base << std::dec << " paths "
+						<< paths << " links " << links;
 			}
 		}
 	}
