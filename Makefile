@@ -177,7 +177,7 @@ check: deps
 
 # Opt-in: builds (once, cached in build/kernels/6.1-debug) a 6.1 kernel
 # with KASAN, lockdep and kmemleak, runs TESTS on it in one VM, then a
-# kmemleak scan; reports in build/check-debug. See Documentation/testing.rst.
+# kmemleak scan; reports in build/check-debug. See Documentation/testing-optin.rst.
 DEBUG_TESTS := 10-module 20-link 35-cq-mr 90-rc-pingpong 90-srq 95-rc-errors \
 	96-verify 98-loopback 99-hostile 99-teardown 99-fuzz
 TESTS ?= $(DEBUG_TESTS)

@@ -104,7 +104,7 @@ run_case_defer() {
 }
 
 # HOSTILE_DOORBELL_DEFER: doorbell_defer during the fuzz run (2: every
-# doorbell's round deferred, for the KASAN runs of testing.rst). Its row:
+# doorbell's round deferred, for the KASAN runs of testing-log.rst). Its row:
 # no child stuck or failed (the tool's exit status) and every one of the
 # OPS operations run (its "seed S: N ops in T s" line): a run stopped at
 # the SECS bound short of them fails, N named

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 // sroce-fuzz: send hostile RoCEv2 frames at a device's QPs through a raw
-// IPv4 socket. See Documentation/testing.rst (wire fuzzer).
+// IPv4 socket. See Documentation/selftests.rst (99-fuzz).
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
