@@ -39,7 +39,7 @@
 /* the pacer lets at most this much go back to back */
 #define SROCE_DCQCN_BURST	16384LL
 
-/* Defaults from the paper where it gives them (Documentation/transport.rst) */
+/* Defaults from the paper where it gives them (Documentation/datapath.rst) */
 void sroce_dcqcn_dev_init(struct sroce_dev *sdev)
 {
 	sdev->dcqcn_cfg = (struct sroce_dcqcn_cfg) {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * dcqcn.c: DCQCN congestion control (Documentation/transport.rst)
+ * dcqcn.c: DCQCN congestion control (Documentation/datapath.rst)
  */
 #ifndef SROCE_DCQCN_H
 #define SROCE_DCQCN_H

@@ -333,7 +333,7 @@ static void sroce_rc_process(struct sroce_qp *qp, int budget)
 #define SROCE_WORK_BUDGET	64
 #define SROCE_KICK_BUDGET	32
 
-unsigned int sroce_sq_poll_us;	/* off: see Documentation/transport.rst */
+unsigned int sroce_sq_poll_us;	/* off: see Documentation/datapath.rst */
 module_param_named(sq_poll_us, sroce_sq_poll_us, uint, 0644);
 MODULE_PARM_DESC(sq_poll_us,
 		 "microseconds a streaming QP waits for the next post before asking for a doorbell (0: always ask)");

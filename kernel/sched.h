@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * sched.c: where a QP's transport runs (softirq, system call, work item), its receive queue and the post verbs (Documentation/transport.rst)
+ * sched.c: where a QP's transport runs (softirq, system call, work item), its receive queue and the post verbs (Documentation/datapath.rst)
  */
 #ifndef SROCE_SCHED_H
 #define SROCE_SCHED_H

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * sroce tracepoints, system "sroce" (Documentation/transport.rst,
+ * sroce tracepoints, system "sroce" (Documentation/debugging.rst,
  * "Tracepoints"). Every field is a scalar copied when the event fires;
  * a disabled event costs a static branch and nothing else. trace.c
  * creates them (CREATE_TRACE_POINTS); the rest of the module only

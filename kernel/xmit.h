@@ -26,7 +26,7 @@ void sroce_txb_end(struct sroce_qp *qp);
 
 /*
  * Opt-in ICRC skip between two sroce peers (xmit.c and recv.c, Documentation/
- * transport.rst): two reserved bits of the BTH's Resv8a byte, which the
+ * datapath.rst): two reserved bits of the BTH's Resv8a byte, which the
  * ICRC masks and other implementations ignore. ADV: the sender's QP skips
  * the ICRC when its peer does; NONE: this packet carries no ICRC.
  */

@@ -33,7 +33,7 @@ dcqcn() { echo "$2" > "$(attr "$1" enable)"; }
 # the marker: in srpeer, every 4th ECN-capable (ECT(0)) RoCE packet
 # arriving for sroce9 is marked CE before sroce9's UDP socket gets it (the
 # first, the fifth, ...); the second rule counts every ECN-capable packet,
-# marked or not. sroce sends ECT(0) only (transport.rst, DCQCN): an ECT(1)
+# marked or not. sroce sends ECT(0) only (datapath.rst, DCQCN): an ECT(1)
 # or CE packet from it would break marked_and_cut's count
 ECN_TABLE=sroce_ecn_mark
 marker() {

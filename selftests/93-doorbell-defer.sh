@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # sroce-timeout: 480
 # Doorbell deferral (module parameter doorbell_defer; Documentation/
-# transport.rst, *Doorbell deferral*): 0 runs every SQ doorbell's round in
+# datapath.rst, *Doorbell deferral*): 0 runs every SQ doorbell's round in
 # the system call, 1 (the default) hands a streaming QP's doorbells to a
 # worker so that its next posts need no system call, 2 hands every
 # doorbell of a connected user QP in RTS to the worker (the deferred path

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # sroce-timeout: 300
 # Zero-copy transmit (module parameter zcopy, on by default; see
-# Documentation/transport.rst): RC requests and READ responses carry the
+# Documentation/datapath.rst): RC requests and READ responses carry the
 # pages of user MRs by reference, and the receive side reads packets in
 # place, fragments and all (zcopy_verbs.py, sroce8 -> sroce9 across the
 # veth):

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # sroce-timeout: 180
-# Tracepoints (events/sroce, Documentation/transport.rst "Tracepoints"):
+# Tracepoints (events/sroce, Documentation/debugging.rst "Tracepoints"):
 # with the events enabled, known RC exchanges on one device
 # (trace_verbs.py, local delivery) leave their events in the trace
 # buffer: the QPs' moves to RTS, a 4 KiB RDMA WRITE's packets sent and

@@ -2,7 +2,7 @@
 /*
  * sroce protocol core: DCQCN's reaction point arithmetic (Zhu et al.,
  * "Congestion Control for Large-Scale RDMA Deployments", SIGCOMM 2015;
- * Documentation/transport.rst, "DCQCN"), without timers or packets, so the
+ * Documentation/datapath.rst, "DCQCN"), without timers or packets, so the
  * host unit tests check the same code the module runs (dcqcn.c).
  *
  * Rates are in kbit/s, alpha in 1/2^20 (SROCE_DCQCN_ONE is 1.0), times in
