@@ -29,8 +29,8 @@
 #   make install             provider + module on a real host (see README)
 #   make deb                 Debian packages (sroce-dkms, provider, tools)
 #                            into build/deb/, lintian-checked
-#   make check-deb           the packages installed into a fresh Debian
-#                            root, DKMS's module in the VM (opt-in)
+#   make check-deb           the packages installed, upgraded, booted under
+#                            systemd and purged in fresh Debian roots (opt-in)
 #   make clean
 
 KERNEL ?= 6.12
@@ -228,12 +228,13 @@ deb:
 	@scripts/deps --deb --rdma-core
 	@scripts/deb
 
-# Opt-in, not part of check (~12 min, the Debian archive): the packages
-# installed into a fresh debootstrapped Debian root (cached in
-# build/deb-test), DKMS building the module for each kernel of KERNELS,
-# then in the VM that module, the installed provider and tools; the
-# newest kernel (in KERNELS by default) adds a trixie root.
-# See Documentation/packaging.rst.
+# Opt-in, not part of check (~20 min a Debian release, the archive): the
+# previous version's packages installed into a fresh debootstrapped Debian
+# root (cached in build/deb-test) and upgraded to these, DKMS building the
+# module for each kernel of KERNELS, then in the VM that module, the
+# installed provider and tools, a systemd boot of the root with
+# sroce-link@ units, and apt-get purge; the newest kernel (in KERNELS by
+# default) adds a trixie (Debian 13) root. See Documentation/packaging.rst.
 check-deb: deb
 	@scripts/deps --kernels "$(KERNELS)"
 	@scripts/check-deb --kernels "$(KERNELS)"
