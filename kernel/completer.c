@@ -559,9 +559,14 @@ void sroce_completer_timeout(struct sroce_qp *qp)
 	}
 	req->cwnd.rto_backoff = 0;
 	sroce_rc_send_of(qp, &s);
-	if (sroce_rc_timeout(&s, &step) == SROCE_RC_ACT_FAIL) {
+	switch (sroce_rc_timeout(&s, &step)) {
+	case SROCE_RC_ACT_GO_BACK:
+		break;
+	case SROCE_RC_ACT_FAIL:
 		sroce_comp_fail(qp, sroce_rc_wc_status(step.status));
 		return;
+	default:
+		return;		/* nothing to resend (none today) */
 	}
 	req->retry_left = step.retry_left;
 	req->need_retry = true;

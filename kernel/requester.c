@@ -531,11 +531,11 @@ static unsigned long sroce_req_rto(struct sroce_qp *qp)
 		return 0;
 	/*
 	 * a selective repeat peer NAKs a gap with a SACK after its window
-	 * when reordering is expected (adaptive routing on either end; else
-	 * at once): give that NAK twice the window (its timer and ours tick
-	 * in jiffies)
+	 * when it expects reordering (our requests are sprayed: adaptive
+	 * routing on here; else at once): give that NAK twice the window
+	 * (its timer and ours tick in jiffies)
 	 */
-	if (qp->opt.selrep_peer && (qp->opt.ar || qp->opt.ar_peer))
+	if (qp->opt.selrep_peer && qp->opt.ar)
 		us += jiffies_to_usecs(2 * sroce_sr_nak_delay());
 	/* never below a jiffy or two, and never 0 (that means none) */
 	return (jiffies + max_t(unsigned long, 2, usecs_to_jiffies(us))) ?: 1;

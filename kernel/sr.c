@@ -38,16 +38,16 @@ unsigned long sroce_sr_nak_delay(void)
 }
 
 /*
- * Is reordering expected on @qp's requests? Only with adaptive routing on
- * either end (this device's adaptive_routing, or SROCE_BTH_AR on the
- * peer's requests): then a gap is given the reordering window before it
- * is NAKed. Otherwise a gap is a loss until shown otherwise, and is NAKed
+ * Is reordering expected on @qp's requests? Only when the peer sprays
+ * them (SROCE_BTH_AR on its requests: its adaptive_routing is on): then a
+ * gap is given the reordering window before it is NAKed. This device's
+ * own adaptive_routing sprays only what it sends, not what it receives. Otherwise a gap is a loss until shown otherwise, and is NAKed
  * (with its SACK) at once: waiting out the window under plain 1 % loss
  * made a 4 KiB WRITE stream 0.40 MB/s, go-back-N's 2.68 (issue 45).
  */
 static bool sroce_sr_reorder_expected(const struct sroce_qp *qp)
 {
-	return qp->opt.ar || qp->opt.ar_peer;
+	return qp->opt.ar_peer;
 }
 
 /* NAK the gap before what is held now, with its SACK (once per gap) */
@@ -253,6 +253,7 @@ bool sroce_sr_hold(struct sroce_qp *qp, struct sk_buff *skb, const struct sroce_
 	u32 slot = hdr->bth.psn % SROCE_SR_WINDOW;
 	u32 flags = hdr->info->flags;
 
+	lockdep_assert_held(&qp->lock);
 	if (!off || !(flags & (SROCE_OPF_SEND | SROCE_OPF_WRITE)))
 		return false;
 	if (sroce_sr_used(resp, slot)) {
@@ -302,6 +303,7 @@ void sroce_sr_drain(struct sroce_qp *qp)
 	struct sroce_pkt_hdr hdr;
 	bool done = false;
 
+	lockdep_assert_held(&qp->lock);
 	while (resp->sr_held) {
 		u32 psn = resp->psn, slot = psn % SROCE_SR_WINDOW;
 		struct sk_buff *skb;

@@ -364,11 +364,12 @@ static u32 sroce_ud_mtu(struct sroce_qp *qp)
 
 /*
  * Check the copied SQ entry @wqe of ring index @idx: a SEND (with or
- * without immediate) of at most the port's MTU, through an AH of the QP's
- * PD, whose path lands in @path. Return: its completion status.
+ * without immediate) of at most the port's MTU (its length then in
+ * @sw, for the completion), through an AH of the QP's PD, whose path
+ * lands in @path. Return: its completion status.
  */
 static enum ib_wc_status sroce_ud_check_wqe(struct sroce_qp *qp, u32 idx,
-					    struct sroce_send_wqe *wqe,
+					    struct sroce_send_wqe *wqe, struct sroce_swqe *sw,
 					    struct sroce_path *path, u64 *len)
 {
 	enum ib_wc_status status;
@@ -387,6 +388,7 @@ static enum ib_wc_status sroce_ud_check_wqe(struct sroce_qp *qp, u32 idx,
 				*len, sroce_ud_mtu(qp));
 		return IB_WC_LOC_LEN_ERR;
 	}
+	sw->length = *len;
 	if (!sroce_ah_path(qp->sdev, qp->ibqp.pd, wqe->wr.ud.ah, path)) {
 		sroce_dbg_qp_rl(qp, "SQ entry %u: AH id %u names no AH of the QP's PD", idx,
 				wqe->wr.ud.ah);
@@ -487,10 +489,9 @@ static int sroce_ud_send_one(struct sroce_qp *qp, u32 idx, enum ib_wc_status *st
 	memcpy(wqe, sroce_queue_at(qp->sq, idx), qp->sq_stride);
 	memset(sw, 0, sizeof(*sw));
 
-	*status = sroce_ud_check_wqe(qp, idx, wqe, &path, &len);
+	*status = sroce_ud_check_wqe(qp, idx, wqe, sw, &path, &len);
 	if (*status != IB_WC_SUCCESS)
 		return 0;
-	sw->length = len;
 	sroce_ud_fill_hdr(qp, wqe, len, &hdr);
 
 	/* the packet's path: only this worker reads a UD QP's qp->path */
