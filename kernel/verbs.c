@@ -449,63 +449,12 @@ static ssize_t sroce_dev_uint_store(struct device *device,
 SROCE_DEV_UINT_ATTR(ar_paths, ar_paths, 1, 64);
 static_assert(SROCE_AR_PATHS_MIN == 1 && SROCE_AR_PATHS_MAX == 64);
 
-/**
- * struct sroce_dcqcn_attr - a DCQCN parameter's sysfs attribute
- * @attr: the attribute
- * @off: the parameter's offset in struct sroce_dcqcn_cfg
- * @min: the smallest value accepted
- * @max: the largest value accepted
- */
-struct sroce_dcqcn_attr {
-	struct device_attribute attr;
-	size_t off;
-	u32 min, max;
-};
-
-static u32 *sroce_dcqcn_param(struct device *device, struct device_attribute *attr,
-			      const struct sroce_dcqcn_attr **da)
-{
-	struct sroce_dev *sdev =
-		rdma_device_to_drv_device(device, struct sroce_dev, ib_dev);
-
-	*da = container_of(attr, struct sroce_dcqcn_attr, attr);
-	return (u32 *)((u8 *)&sdev->dcqcn_cfg + (*da)->off);
-}
-
-static ssize_t sroce_dcqcn_show(struct device *device,
-				struct device_attribute *attr, char *buf)
-{
-	const struct sroce_dcqcn_attr *da;
-
-	return sysfs_emit(buf, "%u\n", READ_ONCE(*sroce_dcqcn_param(device, attr, &da)));
-}
-
-static ssize_t sroce_dcqcn_store(struct device *device,
-				 struct device_attribute *attr,
-				 const char *buf, size_t count)
-{
-	const struct sroce_dcqcn_attr *da;
-	u32 *p = sroce_dcqcn_param(device, attr, &da);
-	u32 v;
-	int err;
-
-	err = kstrtou32(buf, 0, &v);
-	if (err)
-		return err;
-	if (v < da->min || v > da->max) {
-		sroce_dbg_dev(rdma_device_to_ibdev(device), "%s: %u outside [%u, %u]",
-			      attr->attr.name, v, da->min, da->max);
-		return -ERANGE;
-	}
-	WRITE_ONCE(*p, v);
-	return count;
-}
-
+/* a DCQCN parameter (struct sroce_dcqcn_cfg): a u32 device attribute */
 #define SROCE_DCQCN_ATTR(_name, _min, _max)					\
-	static struct sroce_dcqcn_attr sroce_dcqcn_attr_##_name = {		\
-		.attr = __ATTR(dcqcn_##_name, 0644, sroce_dcqcn_show,		\
-			       sroce_dcqcn_store),				\
-		.off = offsetof(struct sroce_dcqcn_cfg, _name),			\
+	static struct sroce_dev_uint_attr sroce_dcqcn_attr_##_name = {		\
+		.attr = __ATTR(dcqcn_##_name, 0644, sroce_dev_uint_show,	\
+			       sroce_dev_uint_store),				\
+		.off = offsetof(struct sroce_dev, dcqcn_cfg._name),		\
 		.min = (_min),							\
 		.max = (_max),							\
 	}
