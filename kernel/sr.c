@@ -41,8 +41,9 @@ unsigned long sroce_sr_nak_delay(void)
  * Is reordering expected on @qp's requests? Only when the peer sprays
  * them (SROCE_BTH_AR on its requests: its adaptive_routing is on): then a
  * gap is given the reordering window before it is NAKed. This device's
- * own adaptive_routing sprays only what it sends, not what it receives. Otherwise a gap is a loss until shown otherwise, and is NAKed
- * (with its SACK) at once: waiting out the window under plain 1 % loss
+ * own adaptive_routing sprays only what it sends, not what it receives.
+ * Otherwise a gap is a loss until shown otherwise, and is NAKed (with its
+ * SACK) at once: waiting out the window under plain 1 % loss
  * made a 4 KiB WRITE stream 0.40 MB/s, go-back-N's 2.68 (issue 45).
  */
 static bool sroce_sr_reorder_expected(const struct sroce_qp *qp)
