@@ -377,120 +377,156 @@ static u32 sroce_req_data_hdr(struct sroce_qp *qp, const struct sroce_send_wqe *
 }
 
 /**
- * sroce_req_send_one() - send the next request packet of entry send_idx
+ * sroce_req_resp_hdr() - the header of a request answered by a response
  * @qp: the QP
+ * @wqe: its SQ entry (sroce_wqe_has_response(): READ, atomic, ATOMIC
+ *	WRITE or FLUSH)
+ * @sw: the entry's transport state
+ * @off: for a READ, the bytes of its responses already received
+ * @hdr: filled in
  *
- * Return: 0 when a packet went out (or was lost in the network), -EAGAIN
- * when an ODP page of the data is being faulted in (the QP waits for it),
- * another negative errno when the entry failed locally.
+ * One packet that asks for an ACK. Its last PSN is that of its last
+ * response: a READ (or what is left of it after a go-back) takes one PSN
+ * per path MTU of what it reads, the others one.
+ *
+ * Return: the payload length (8 for ATOMIC WRITE, else 0).
  */
-static int sroce_req_send_one(struct sroce_qp *qp)
+static u32 sroce_req_resp_hdr(struct sroce_qp *qp, const struct sroce_send_wqe *wqe,
+			      struct sroce_swqe *sw, u32 off, struct sroce_pkt_hdr *hdr)
 {
 	struct sroce_req *req = &qp->req;
-	struct sroce_send_wqe *wqe = sroce_shadow(qp, req->send_idx);
-	struct sroce_swqe *sw = sroce_swqe(qp, req->send_idx);
-	struct sroce_pkt_hdr hdr = {};
-	enum sroce_pkt_mode mode;
-	struct sk_buff *skb;
-	u32 payload, off = req->send_off;
-	bool first = off == 0, last, ar;
-	int hlen, err;
-	u8 *bth;
 
-	hdr.bth.pkey = 0xffff;
-	hdr.bth.dqpn = qp->attr.dest_qp_num;
-	hdr.bth.psn = req->psn;
-	if (first)
-		sw->first_psn = req->psn;
-	if (req->send_idx == req->started)
-		req->started++;
-
-	if (sroce_wqe_is_read(wqe)) {
-		u32 left = sw->length - off;
-
-		hdr.bth.opcode = SROCE_OP_RC_READ_REQUEST;
-		hdr.bth.ack_req = true;
-		hdr.reth.va = wqe->wr.rdma.remote_addr + off;
-		hdr.reth.rkey = wqe->wr.rdma.rkey;
-		hdr.reth.dma_len = left;
-		payload = 0;
-		sw->last_psn = sroce_psn_add(req->psn, sroce_npkts(left, qp->mtu) - 1);
-		last = true;
-	} else if (sroce_wqe_is_atomic(wqe)) {
-		hdr.bth.opcode = wqe->opcode == IB_UVERBS_WR_ATOMIC_CMP_AND_SWP ?
-				 SROCE_OP_RC_COMPARE_SWAP : SROCE_OP_RC_FETCH_ADD;
-		hdr.bth.ack_req = true;
-		hdr.atmeth.va = wqe->wr.atomic.remote_addr;
-		hdr.atmeth.rkey = wqe->wr.atomic.rkey;
-		hdr.atmeth.swap_add = wqe->opcode == IB_UVERBS_WR_ATOMIC_CMP_AND_SWP ?
-				      wqe->wr.atomic.swap : wqe->wr.atomic.compare_add;
-		hdr.atmeth.compare = wqe->wr.atomic.compare_add;
-		payload = 0;
-		sw->last_psn = req->psn;
-		last = true;
-	} else if (wqe->opcode == SROCE_WR_ATOMIC_WRITE) {
-		hdr.bth.opcode = SROCE_OP_RC_ATOMIC_WRITE;
-		hdr.bth.ack_req = true;
-		hdr.reth.va = wqe->wr.rdma.remote_addr;
-		hdr.reth.rkey = wqe->wr.rdma.rkey;
-		hdr.reth.dma_len = 8;
-		payload = 8;
-		sw->last_psn = req->psn;
-		last = true;
-	} else if (wqe->opcode == SROCE_WR_FLUSH) {
-		hdr.bth.opcode = SROCE_OP_RC_FLUSH;
-		hdr.bth.ack_req = true;
-		hdr.feth = (wqe->wr.flush.level << SROCE_FETH_SEL_SHIFT) | wqe->wr.flush.type;
-		hdr.reth.va = wqe->wr.flush.remote_addr;
-		hdr.reth.rkey = wqe->wr.flush.rkey;
-		hdr.reth.dma_len = wqe->wr.flush.length;
-		payload = 0;
-		sw->last_psn = req->psn;
-		last = true;
-	} else {
-		payload = sroce_req_data_hdr(qp, wqe, sw, off, &hdr);
-		last = off + payload == sw->length;
+	hdr->bth.ack_req = true;
+	sw->last_psn = req->psn;
+	switch (wqe->opcode) {
+	case IB_UVERBS_WR_RDMA_READ:
+		hdr->bth.opcode = SROCE_OP_RC_READ_REQUEST;
+		hdr->reth.va = wqe->wr.rdma.remote_addr + off;
+		hdr->reth.rkey = wqe->wr.rdma.rkey;
+		hdr->reth.dma_len = sw->length - off;
+		sw->last_psn = sroce_psn_add(req->psn,
+					     sroce_npkts(sw->length - off, qp->mtu) - 1);
+		return 0;
+	case IB_UVERBS_WR_ATOMIC_CMP_AND_SWP:
+	case IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD:
+		hdr->bth.opcode = wqe->opcode == IB_UVERBS_WR_ATOMIC_CMP_AND_SWP ?
+				  SROCE_OP_RC_COMPARE_SWAP : SROCE_OP_RC_FETCH_ADD;
+		hdr->atmeth.va = wqe->wr.atomic.remote_addr;
+		hdr->atmeth.rkey = wqe->wr.atomic.rkey;
+		hdr->atmeth.swap_add = wqe->opcode == IB_UVERBS_WR_ATOMIC_CMP_AND_SWP ?
+				       wqe->wr.atomic.swap : wqe->wr.atomic.compare_add;
+		hdr->atmeth.compare = wqe->wr.atomic.compare_add;
+		return 0;
+	case SROCE_WR_ATOMIC_WRITE:
+		hdr->bth.opcode = SROCE_OP_RC_ATOMIC_WRITE;
+		hdr->reth.va = wqe->wr.rdma.remote_addr;
+		hdr->reth.rkey = wqe->wr.rdma.rkey;
+		hdr->reth.dma_len = 8;
+		return 8;
+	default:	/* SROCE_WR_FLUSH */
+		hdr->bth.opcode = SROCE_OP_RC_FLUSH;
+		hdr->feth = (wqe->wr.flush.level << SROCE_FETH_SEL_SHIFT) | wqe->wr.flush.type;
+		hdr->reth.va = wqe->wr.flush.remote_addr;
+		hdr->reth.rkey = wqe->wr.flush.rkey;
+		hdr->reth.dma_len = wqe->wr.flush.length;
+		return 0;
 	}
+}
+
+/*
+ * The headers of the packet at req->psn, at offset @off of entry @wqe, by
+ * its opcode class (a request answered by a response, or a SEND or WRITE
+ * packet); sets @sw->last_psn once the last packet is known. Return: the
+ * payload length.
+ */
+static u32 sroce_req_hdr(struct sroce_qp *qp, const struct sroce_send_wqe *wqe,
+			 struct sroce_swqe *sw, u32 off, struct sroce_pkt_hdr *hdr)
+{
+	u32 payload;
+
+	hdr->bth.pkey = 0xffff;
+	hdr->bth.dqpn = qp->attr.dest_qp_num;
+	hdr->bth.psn = qp->req.psn;
+	if (sroce_wqe_has_response(wqe))
+		payload = sroce_req_resp_hdr(qp, wqe, sw, off, hdr);
+	else
+		payload = sroce_req_data_hdr(qp, wqe, sw, off, hdr);
 	if (sroce_qp_is_xrc(qp)) {
 		/* IBTA: the XRC opcodes are the RC ones with prefix 101b */
-		hdr.bth.opcode = sroce_qp_opcode(qp, hdr.bth.opcode);
-		hdr.xrc_srqn = wqe->xrc_srqn;
+		hdr->bth.opcode = sroce_qp_opcode(qp, hdr->bth.opcode);
+		hdr->xrc_srqn = wqe->xrc_srqn;
 	}
-	hdr.bth.pad = sroce_pad_len(payload);
-	hdr.info = sroce_opcode(hdr.bth.opcode);
+	hdr->bth.pad = sroce_pad_len(payload);
+	hdr->info = sroce_opcode(hdr->bth.opcode);
+	return payload;
+}
 
-	if (unlikely(req->sack_valid) && sroce_req_sacked(qp, wqe))
-		goto sent;	/* the peer has it: move on as if sent */
+/**
+ * sroce_req_xmit() - build and send one request packet
+ * @qp: the QP
+ * @wqe: its SQ entry (shadow copy)
+ * @hdr: its headers (sroce_req_hdr())
+ * @off: the message offset of its payload
+ * @payload: its payload length
+ *
+ * Adaptive routing (qp->opt.ar) marks SEND and WRITE packets and sprays
+ * them over the QP's source ports.
+ *
+ * Return: 0 when it left; -ENOMEM when there was no memory for it (nothing
+ * moved: the caller treats it like a lost packet); -EAGAIN when an ODP page
+ * of the payload is being faulted in (the QP waits for it); another
+ * negative errno when the entry's local memory refused.
+ */
+static int sroce_req_xmit(struct sroce_qp *qp, const struct sroce_send_wqe *wqe,
+			  const struct sroce_pkt_hdr *hdr, u32 off, u32 payload)
+{
+	u32 hdr_len = hdr->info->hdr_len;
+	enum sroce_pkt_mode mode;
+	struct sk_buff *skb;
+	bool ar;
+	int err;
+	u8 *bth;
+
 	mode = sroce_pkt_frag_mode(qp, payload, !(wqe->send_flags & SROCE_SEND_INLINE));
-	skb = sroce_pkt_alloc(qp, hdr.info->hdr_len +
-			      (mode == SROCE_PKT_LINEAR ? payload : 0));
+	skb = sroce_pkt_alloc(qp, hdr_len + (mode == SROCE_PKT_LINEAR ? payload : 0));
 	if (!skb)
-		return 0;	/* like a lost packet: the retry timer recovers */
-	bth = skb_put(skb, hdr.info->hdr_len);
-	hlen = sroce_pkt_build_hdrs(bth, hdr.info->hdr_len, &hdr);
-	if (hlen < 0) {
+		return -ENOMEM;
+	bth = skb_put(skb, hdr_len);
+	if (sroce_pkt_build_hdrs(bth, hdr_len, hdr) < 0) {
 		kfree_skb(skb);
 		return -EINVAL;
 	}
-	/* adaptive routing: SEND and WRITE packets are marked and sprayed */
-	ar = qp->opt.ar && (hdr.info->flags & (SROCE_OPF_SEND | SROCE_OPF_WRITE));
+	ar = qp->opt.ar && (hdr->info->flags & (SROCE_OPF_SEND | SROCE_OPF_WRITE));
 	if (ar)
 		bth[SROCE_BTH_RESV8A_OFF] |= SROCE_BTH_AR;
 	err = payload ? sroce_req_payload(qp, wqe, off, skb, payload, mode) : 0;
 	if (err) {
 		kfree_skb(skb);
-		if (err == -ENOMEM)
-			return 0;	/* like a lost packet */
 		if (err == -EAGAIN)
 			sroce_odp_wait(qp);	/* an ODP page is faulted in */
 		return err;
 	}
 	sroce_pkt_xmit_port(qp, skb, payload, ar ? sroce_qp_ar_sport(qp) : qp->path.sport);
 	if (unlikely(sroce_pacer_on(qp)))
-		sroce_dcqcn_sent(qp, hdr.info->hdr_len + payload);
-	sroce_req_sent(qp, hdr.bth.ack_req, payload);
+		sroce_dcqcn_sent(qp, hdr_len + payload);
+	sroce_req_sent(qp, hdr->bth.ack_req, payload);
+	return 0;
+}
 
-sent:
+/*
+ * The packet at req->psn of entry send_idx (@payload bytes, the entry's
+ * @last) left or is held by the peer: on to the next PSN (past the
+ * responses of a request answered by them) and, after the last packet, to
+ * the next entry. UC completes the entry then, as nothing comes back; RC
+ * (re)arms the local ACK timer.
+ */
+static void sroce_req_advance(struct sroce_qp *qp, const struct sroce_send_wqe *wqe,
+			      struct sroce_swqe *sw, u32 payload, bool last)
+{
+	struct sroce_req *req = &qp->req;
+
+	lockdep_assert_held(&qp->lock);
+
 	if (sroce_wqe_has_response(wqe)) {
 		req->psn = sroce_psn_add(sw->last_psn, 1);
 		req->rd_outstanding++;
@@ -508,13 +544,49 @@ sent:
 		req->send_off += payload;
 	}
 	if (sroce_qp_is_uc(qp)) {
-		/* nothing comes back: complete once the last packet is out */
 		req->una_psn = req->psn;
 		if (last)
 			sroce_comp_retire(qp, IB_WC_SUCCESS);
-		return 0;
+		return;
 	}
 	sroce_req_arm_timer(qp);
+}
+
+/**
+ * sroce_req_send_one() - send the next request packet of entry send_idx
+ * @qp: the QP
+ *
+ * Builds its headers, sends it (or skips it when the peer holds it after a
+ * SACK, sroce_req_sacked()) and advances the send state past it.
+ *
+ * Return: 0 when a packet went out (or was lost in the network), -EAGAIN
+ * when an ODP page of the data is being faulted in (the QP waits for it),
+ * another negative errno when the entry failed locally.
+ */
+static int sroce_req_send_one(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+	struct sroce_send_wqe *wqe = sroce_shadow(qp, req->send_idx);
+	struct sroce_swqe *sw = sroce_swqe(qp, req->send_idx);
+	struct sroce_pkt_hdr hdr = {};
+	u32 payload, off = req->send_off;
+	int err;
+
+	if (off == 0)
+		sw->first_psn = req->psn;
+	if (req->send_idx == req->started)
+		req->started++;
+	payload = sroce_req_hdr(qp, wqe, sw, off, &hdr);
+	/* a packet the peer has already: move on as if sent */
+	if (likely(!req->sack_valid) || !sroce_req_sacked(qp, wqe)) {
+		err = sroce_req_xmit(qp, wqe, &hdr, off, payload);
+		if (err == -ENOMEM)
+			return 0;	/* like a lost packet: the retry timer recovers */
+		if (err)
+			return err;
+	}
+	sroce_req_advance(qp, wqe, sw, payload,
+			  sroce_wqe_has_response(wqe) || off + payload == sw->length);
 	return 0;
 }
 
@@ -853,6 +925,111 @@ static void sroce_req_fail_head(struct sroce_qp *qp, enum ib_wc_status status)
 	sroce_qp_set_error(qp);
 }
 
+/* A go-back the completer asked for, or the one an ODP fault put off */
+static void sroce_req_retry(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+
+	lockdep_assert_held(&qp->lock);
+
+	if (req->odp_retry && !READ_ONCE(qp->odp_waiting)) {
+		/* the page a response needed is there now (odp.c) */
+		req->odp_retry = false;
+		req->need_retry = true;
+		req->retry_psn = req->odp_retry_psn;
+	}
+	if (req->need_retry) {
+		req->need_retry = false;
+		sroce_req_go_back(qp, req->retry_psn);
+	}
+}
+
+/**
+ * sroce_req_ring_idle() - everything fetched is sent: stop, or go on?
+ * @qp: the QP
+ *
+ * With requests in flight an ACK, a READ response or the retransmit timer
+ * runs the requester again and it looks at the ring then: no doorbell
+ * needed. Else, unless the polling grace keeps it awake
+ * (sroce_req_idle_poll()), it publishes SROCE_RING_F_NEED_WAKEUP and
+ * checks the ring once more.
+ *
+ * Return: true to stop; false when a post came in meanwhile (the flag is
+ * cleared again).
+ */
+static bool sroce_req_ring_idle(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+	struct sroce_ring_hdr *h = qp->sq->hdr;
+
+	lockdep_assert_held(&qp->lock);
+
+	if (sroce_req_busy(req))
+		return true;
+	if (sroce_req_idle_poll(qp))
+		return true;
+	WRITE_ONCE(h->flags, SROCE_RING_F_NEED_WAKEUP);
+	smp_mb();	/* flag store before producer load */
+	if (smp_load_acquire(&h->producer) == req->fetched) {
+		/* for the doorbell policies: a kernel QP rings none */
+		if (!qp->kernel &&
+		    (READ_ONCE(sroce_sq_poll_us) || READ_ONCE(sroce_db_defer_mode)))
+			WRITE_ONCE(req->idle_since, ktime_get_ns());
+		return true;
+	}
+	WRITE_ONCE(h->flags, 0);
+	return false;
+}
+
+/**
+ * sroce_req_may_send() - may entry send_idx send its next packet now?
+ * @qp: the QP
+ * @wqe: the entry (shadow copy)
+ *
+ * Not when the QP drains (SQD: no new message starts, the started ones are
+ * resent), the loss window is full, a request answered by a response finds
+ * max_rd_atomic of them outstanding or would take the PSNs in flight past
+ * a quarter of the PSN space, or a FENCE waits for them.
+ *
+ * Return: true to go on; false to stop until an ACK, a response or the
+ * timer runs the requester again.
+ */
+static bool sroce_req_may_send(struct sroce_qp *qp, const struct sroce_send_wqe *wqe)
+{
+	struct sroce_req *req = &qp->req;
+
+	lockdep_assert_held(&qp->lock);
+
+	/* drain: no new message starts, the started ones are resent */
+	if (READ_ONCE(qp->state) == IB_QPS_SQD && req->send_idx == req->started)
+		return false;
+	if (!sroce_cwnd_open(&req->cwnd, req->psn, req->una_psn))
+		return false;
+	if (sroce_wqe_has_response(wqe)) {
+		struct sroce_swqe *sw = sroce_swqe(qp, req->send_idx);
+
+		if (req->rd_outstanding >= max_t(u32, qp->attr.max_rd_atomic, 1))
+			return false;
+		if (sroce_req_busy(req) &&
+		    sroce_psn_diff(req->psn, req->una_psn) +
+		    sroce_npkts(sw->length - req->send_off, qp->mtu) >
+		    SROCE_MAX_PSN_INFLIGHT)
+			return false;
+	}
+	return !(req->send_off == 0 && (wqe->send_flags & SROCE_SEND_FENCE) &&
+		 req->rd_outstanding);
+}
+
+/* Entry send_idx's local memory (lkey, range, rights) refused: it fails */
+static void sroce_req_send_failed(struct sroce_qp *qp, int err)
+{
+	sroce_dbg_qp_rl(qp,
+			"SQ entry %u: its local memory (lkey, range, rights) refused: error %d",
+			qp->req.send_idx, err);
+	sroce_req_fail_head(qp, IB_WC_LOC_PROT_ERR);
+	sroce_qp_set_error(qp);
+}
+
 /**
  * sroce_requester() - send what the SQ holds, within the windows
  * @qp: the QP (state RTS or SQD)
@@ -868,76 +1045,33 @@ static void sroce_req_fail_head(struct sroce_qp *qp, enum ib_wc_status status)
 void sroce_requester(struct sroce_qp *qp, int budget)
 {
 	struct sroce_req *req = &qp->req;
-	struct sroce_ring_hdr *h = qp->sq->hdr;
 	struct sroce_send_wqe *wqe;
+	u8 bad;
 	int err;
 
 	lockdep_assert_held(&qp->lock);
 
 	if (req->rnr_wait)
 		return;
-	if (req->odp_retry && !READ_ONCE(qp->odp_waiting)) {
-		/* the page a response needed is there now (odp.c) */
-		req->odp_retry = false;
-		req->need_retry = true;
-		req->retry_psn = req->odp_retry_psn;
-	}
-	if (req->need_retry) {
-		req->need_retry = false;
-		sroce_req_go_back(qp, req->retry_psn);
-	}
-	WRITE_ONCE(h->flags, 0);
+	sroce_req_retry(qp);
+	WRITE_ONCE(qp->sq->hdr->flags, 0);
 	while (budget--) {
 		if (req->send_idx == req->fetched && sroce_req_fetch(qp)) {
 			sroce_qp_set_error(qp);
 			return;
 		}
 		if (req->send_idx == req->fetched) {
-			/*
-			 * With requests in flight an ACK, a READ response or
-			 * the retransmit timer runs us again and we look at
-			 * the ring then: no doorbell needed.
-			 */
-			if (sroce_req_busy(req))
+			if (sroce_req_ring_idle(qp))
 				return;
-			if (sroce_req_idle_poll(qp))
-				return;
-			WRITE_ONCE(h->flags, SROCE_RING_F_NEED_WAKEUP);
-			smp_mb();	/* flag store before producer load */
-			if (smp_load_acquire(&h->producer) == req->fetched) {
-				/* for the doorbell policies: a kernel QP rings none */
-				if (!qp->kernel &&
-				    (READ_ONCE(sroce_sq_poll_us) || READ_ONCE(sroce_db_defer_mode)))
-					WRITE_ONCE(req->idle_since, ktime_get_ns());
-				return;
-			}
-			WRITE_ONCE(h->flags, 0);
 			continue;
 		}
+		bad = sroce_swqe(qp, req->send_idx)->bad;
+		if (bad) {
+			sroce_req_fail_head(qp, bad);
+			return;
+		}
 		wqe = sroce_shadow(qp, req->send_idx);
-		if (sroce_swqe(qp, req->send_idx)->bad) {
-			sroce_req_fail_head(qp, sroce_swqe(qp, req->send_idx)->bad);
-			return;
-		}
-		/* drain: no new message starts, the started ones are resent */
-		if (READ_ONCE(qp->state) == IB_QPS_SQD && req->send_idx == req->started)
-			return;
-		if (!sroce_cwnd_open(&req->cwnd, req->psn, req->una_psn))
-			return;
-		if (sroce_wqe_has_response(wqe)) {
-			struct sroce_swqe *sw = sroce_swqe(qp, req->send_idx);
-
-			if (req->rd_outstanding >= max_t(u32, qp->attr.max_rd_atomic, 1))
-				return;
-			/* every PSN in flight within a quarter of the PSN space */
-			if (sroce_req_busy(req) &&
-			    sroce_psn_diff(req->psn, req->una_psn) +
-			    sroce_npkts(sw->length - req->send_off, qp->mtu) >
-			    SROCE_MAX_PSN_INFLIGHT)
-				return;
-		}
-		if (req->send_off == 0 && (wqe->send_flags & SROCE_SEND_FENCE) &&
-		    req->rd_outstanding)
+		if (!sroce_req_may_send(qp, wqe))
 			return;
 		if (sroce_wqe_is_local(wqe)) {
 			sroce_req_local_op(qp);
@@ -950,11 +1084,7 @@ void sroce_requester(struct sroce_qp *qp, int budget)
 		if (err == -EAGAIN)
 			return;		/* kicked again once the page is there */
 		if (err) {
-			sroce_dbg_qp_rl(qp,
-					"SQ entry %u: its local memory (lkey, range, rights) refused: error %d",
-					req->send_idx, err);
-			sroce_req_fail_head(qp, IB_WC_LOC_PROT_ERR);
-			sroce_qp_set_error(qp);
+			sroce_req_send_failed(qp, err);
 			return;
 		}
 	}

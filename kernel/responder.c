@@ -879,84 +879,91 @@ static void sroce_resp_dup(struct sroce_qp *qp, struct sk_buff *skb,
 	}
 }
 
-/* A request packet; @xerr: see sroce_responder_rx() */
-void sroce_resp_rx(struct sroce_qp *qp, struct sk_buff *skb,
-		   const struct sroce_pkt_hdr *hdr, int xerr)
+/*
+ * Does the QP take requests in its state? The first one in RTR establishes
+ * communication (IB_EVENT_COMM_EST).
+ */
+static bool sroce_resp_state_ok(struct sroce_qp *qp)
+{
+	switch (READ_ONCE(qp->state)) {
+	case IB_QPS_RTR:
+		if (!qp->comm_est_sent) {
+			qp->comm_est_sent = true;
+			sroce_qp_event(qp, IB_EVENT_COMM_EST);
+		}
+		return true;
+	case IB_QPS_RTS:
+	case IB_QPS_SQD:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * UC: a gap, a duplicate or an opcode out of sequence loses the message in
+ * progress; a FIRST or ONLY starts the next one at its PSN, anything else
+ * is dropped. Nothing is acknowledged.
+ */
+static void sroce_resp_rx_uc(struct sroce_qp *qp, struct sk_buff *skb,
+			     const struct sroce_pkt_hdr *hdr)
 {
 	struct sroce_resp *resp = &qp->resp;
-	enum ib_qp_state state = READ_ONCE(qp->state);
 	u32 flags = hdr->info->flags;
-	struct sroce_rc_recv rr;
-	enum sroce_rc_req cls;
-	int d, err;
+	int err;
 
 	lockdep_assert_held(&qp->lock);
 
-	if (state != IB_QPS_RTR && state != IB_QPS_RTS && state != IB_QPS_SQD)
-		return;
-	if (state == IB_QPS_RTR && !qp->comm_est_sent) {
-		/* the first packet in RTR establishes communication */
-		qp->comm_est_sent = true;
-		sroce_qp_event(qp, IB_EVENT_COMM_EST);
-	}
-	if (!(flags & SROCE_OPF_REQ))
-		goto invalid;
-
-	d = sroce_psn_diff(hdr->bth.psn, resp->psn);
-	if (sroce_qp_is_uc(qp)) {
-		/*
-		 * UC: a gap, a duplicate or an opcode out of sequence loses the
-		 * message in progress; a FIRST or ONLY starts the next one at
-		 * its PSN, anything else is dropped.
-		 */
-		if (d || resp->uc_skip || !sroce_resp_seq_ok(qp, flags)) {
-			sroce_uc_drop_msg(qp);
-			if (!(flags & (SROCE_OPF_FIRST | SROCE_OPF_ONLY)) ||
-			    !(flags & (SROCE_OPF_SEND | SROCE_OPF_WRITE)))
-				return;
-			resp->uc_skip = false;
-			resp->psn = hdr->bth.psn;
-		}
-		if (flags & SROCE_OPF_SEND)
-			err = sroce_resp_send(qp, skb, hdr);
-		else
-			err = sroce_resp_write(qp, skb, hdr);
-		if (!err)
-			resp->psn = sroce_psn_inc(resp->psn);
-		return;
-	}
-	rr.epsn = resp->psn;
-	rr.nak_sent = resp->nak_sent;
-	rr.in_send = resp->in_send;
-	rr.in_write = resp->in_write;
-	cls = sroce_rc_resp_class(&rr, hdr->bth.psn, flags);
-	switch (cls) {
-	case SROCE_RC_REQ_GAP_NAK:
-	case SROCE_RC_REQ_GAP:
-		/* selective repeat: hold it, NAK only after the reordering window */
-		if (qp->opt.selrep_peer && sroce_sr_hold(qp, skb, hdr))
+	if (sroce_psn_diff(hdr->bth.psn, resp->psn) || resp->uc_skip ||
+	    !sroce_resp_seq_ok(qp, flags)) {
+		sroce_uc_drop_msg(qp);
+		if (!(flags & (SROCE_OPF_FIRST | SROCE_OPF_ONLY)) ||
+		    !(flags & (SROCE_OPF_SEND | SROCE_OPF_WRITE)))
 			return;
-		/* a gap: one NAK per gap, then wait for the resend */
-		if (cls == SROCE_RC_REQ_GAP_NAK) {
-			resp->nak_sent = true;
-			sroce_stat_inc(qp->sdev, SROCE_STAT_SEQ_NAKS_SENT);
-			sroce_resp_nak_resend(qp, sroce_aeth_syn_nak(SROCE_NAK_PSN_SEQ_ERR));
-		}
-		return;
-	case SROCE_RC_REQ_NEW:
-	case SROCE_RC_REQ_BAD_SEQ:
-		break;
-	default:
-		sroce_resp_dup(qp, skb, hdr, cls, xerr);
-		return;
+		resp->uc_skip = false;
+		resp->psn = hdr->bth.psn;
 	}
-	resp->nak_sent = false;
-	resp->nak_deferred = false;	/* the resend it asked for has begun */
-	if (cls == SROCE_RC_REQ_BAD_SEQ)
-		goto invalid;
-	/* XRC TGT: a missing XRC SRQ, or one of another XRC domain */
-	if (!sroce_resp_xrc_ok(qp, hdr, xerr))
-		goto invalid;
+	if (flags & SROCE_OPF_SEND)
+		err = sroce_resp_send(qp, skb, hdr);
+	else
+		err = sroce_resp_write(qp, skb, hdr);
+	if (!err)
+		resp->psn = sroce_psn_inc(resp->psn);
+}
+
+/*
+ * RC, a request ahead of the expected PSN (SROCE_RC_REQ_GAP_NAK or
+ * SROCE_RC_REQ_GAP): selective repeat holds it and NAKs only after the
+ * reordering window; else one NAK per gap, then wait for the resend.
+ */
+static void sroce_resp_gap(struct sroce_qp *qp, struct sk_buff *skb,
+			   const struct sroce_pkt_hdr *hdr, enum sroce_rc_req cls)
+{
+	struct sroce_resp *resp = &qp->resp;
+
+	if (qp->opt.selrep_peer && sroce_sr_hold(qp, skb, hdr))
+		return;
+	if (cls == SROCE_RC_REQ_GAP_NAK) {
+		resp->nak_sent = true;
+		sroce_stat_inc(qp->sdev, SROCE_STAT_SEQ_NAKS_SENT);
+		sroce_resp_nak_resend(qp, sroce_aeth_syn_nak(SROCE_NAK_PSN_SEQ_ERR));
+	}
+}
+
+/*
+ * RC, the request at the expected PSN in opcode sequence: execute it by
+ * its opcode class. A SEND or WRITE packet moves the expected PSN here
+ * (and may ask for an ACK); READs, atomics, ATOMIC WRITE and FLUSH move it
+ * in their handlers, with their answer.
+ */
+static void sroce_resp_execute(struct sroce_qp *qp, struct sk_buff *skb,
+			       const struct sroce_pkt_hdr *hdr)
+{
+	struct sroce_resp *resp = &qp->resp;
+	u32 flags = hdr->info->flags;
+	int err;
+
+	lockdep_assert_held(&qp->lock);
 
 	if (flags & SROCE_OPF_SEND)
 		err = sroce_resp_send(qp, skb, hdr);
@@ -970,17 +977,74 @@ void sroce_resp_rx(struct sroce_qp *qp, struct sk_buff *skb,
 		err = sroce_resp_flush(qp, hdr, false);
 	else
 		err = sroce_resp_read(qp, hdr, false);
-	if (err)
+	if (err || (flags & SROCE_OPF_RD_ATOMIC))
 		return;
-	if (!(flags & SROCE_OPF_RD_ATOMIC)) {
-		resp->psn = sroce_psn_inc(resp->psn);
-		if (hdr->bth.ack_req)
-			resp->ack_pending = true;
-	}
-	return;
+	resp->psn = sroce_psn_inc(resp->psn);
+	if (hdr->bth.ack_req)
+		resp->ack_pending = true;
+}
 
-invalid:
-	sroce_resp_fatal(qp, SROCE_NAK_INVALID_REQ);
+/**
+ * sroce_resp_rx_rc() - an RC (or XRC TGT) request packet
+ * @qp: the QP
+ * @skb: the packet, NULL when selective repeat placed it already
+ * @hdr: its parsed transport header
+ * @xerr: see sroce_responder_rx()
+ *
+ * Classifies it by PSN and opcode (sroce_rc_resp_class()): a gap is held
+ * or NAK'd, a duplicate answered again, the expected PSN executed.
+ *
+ * Return: false when it is invalid (the caller NAKs, the QP fails): out of
+ * opcode sequence; XRC TGT: a missing XRC SRQ, or one of another XRC
+ * domain.
+ */
+static bool sroce_resp_rx_rc(struct sroce_qp *qp, struct sk_buff *skb,
+			     const struct sroce_pkt_hdr *hdr, int xerr)
+{
+	struct sroce_resp *resp = &qp->resp;
+	struct sroce_rc_recv rr;
+	enum sroce_rc_req cls;
+
+	lockdep_assert_held(&qp->lock);
+
+	rr.epsn = resp->psn;
+	rr.nak_sent = resp->nak_sent;
+	rr.in_send = resp->in_send;
+	rr.in_write = resp->in_write;
+	cls = sroce_rc_resp_class(&rr, hdr->bth.psn, hdr->info->flags);
+	switch (cls) {
+	case SROCE_RC_REQ_GAP_NAK:
+	case SROCE_RC_REQ_GAP:
+		sroce_resp_gap(qp, skb, hdr, cls);
+		return true;
+	case SROCE_RC_REQ_NEW:
+	case SROCE_RC_REQ_BAD_SEQ:
+		resp->nak_sent = false;
+		resp->nak_deferred = false;	/* the resend it asked for has begun */
+		if (cls == SROCE_RC_REQ_BAD_SEQ || !sroce_resp_xrc_ok(qp, hdr, xerr))
+			return false;
+		sroce_resp_execute(qp, skb, hdr);
+		return true;
+	default:
+		sroce_resp_dup(qp, skb, hdr, cls, xerr);
+		return true;
+	}
+}
+
+/* A request packet; @xerr: see sroce_responder_rx() */
+void sroce_resp_rx(struct sroce_qp *qp, struct sk_buff *skb,
+		   const struct sroce_pkt_hdr *hdr, int xerr)
+{
+	lockdep_assert_held(&qp->lock);
+
+	if (!sroce_resp_state_ok(qp))
+		return;
+	if (!(hdr->info->flags & SROCE_OPF_REQ))
+		sroce_resp_fatal(qp, SROCE_NAK_INVALID_REQ);
+	else if (sroce_qp_is_uc(qp))
+		sroce_resp_rx_uc(qp, skb, hdr);
+	else if (!sroce_resp_rx_rc(qp, skb, hdr, xerr))
+		sroce_resp_fatal(qp, SROCE_NAK_INVALID_REQ);
 }
 
 /**
