@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # sroce-timeout: 420
 # Opt-in selective repeat (sysfs selective_repeat, off by default; see
-# Documentation/transport.rst): across a veth that reorders (netem), two
+# Documentation/multipath.rst): across a veth that reorders (netem), two
 # sroce devices that both opted in hold out-of-order SEND/WRITE packets,
 # NAK a gap with a SACK block (at once: no adaptive routing here), and resend
 # only what is missing. The same sroce-verify run (WRITE and SEND, 8
