@@ -370,8 +370,9 @@ static inline u64 sroce_odp_mapped_pages(struct ib_umem_odp *umem)
 #endif
 
 /*
- * UDP tunnel sockets: setup_udp_tunnel_sock() and
- * udp_tunnel_sock_release() take the struct sock (6.17), not the socket.
+ * UDP tunnel sockets: setup_udp_tunnel_sock() (6.17) and, later,
+ * udp_tunnel_sock_release() take the struct sock, not the socket.
+ * Separate probes: Ubuntu 24.04's HWE 7.0 has the first change only.
  */
 static inline void sroce_setup_udp_tunnel_sock(struct net *net, struct socket *sock,
 					       struct udp_tunnel_sock_cfg *cfg)
@@ -385,7 +386,7 @@ static inline void sroce_setup_udp_tunnel_sock(struct net *net, struct socket *s
 
 static inline void sroce_udp_tunnel_sock_release(struct socket *sock)
 {
-#ifdef SROCE_HAVE_UDP_TUNNEL_SK
+#ifdef SROCE_HAVE_UDP_TUNNEL_RELEASE_SK
 	udp_tunnel_sock_release(sock->sk);
 #else
 	udp_tunnel_sock_release(sock);

@@ -67,8 +67,11 @@ probe IB_FLUSH rdma/ib_verbs.h 'IB_DEVICE_FLUSH_GLOBAL'
 probe ODP_FLUSH_CAPS rdma/ib_verbs.h 'IB_ODP_SUPPORT_ATOMIC_WRITE'
 
 # --- networking
-# setup_udp_tunnel_sock() and udp_tunnel_sock_release() take a struct sock
+# setup_udp_tunnel_sock() takes a struct sock (6.17)
 probe UDP_TUNNEL_SK net/udp_tunnel.h 'void setup_udp_tunnel_sock\(struct net \*[a-z]*, struct sock \*'
+# udp_tunnel_sock_release() takes a struct sock (after setup: Ubuntu's
+# 7.0 has the one change and not the other)
+probe UDP_TUNNEL_RELEASE_SK net/udp_tunnel.h 'void udp_tunnel_sock_release\(struct sock \*'
 # flowi4 carries a DSCP, not a TOS
 probe FLOWI4_DSCP net/flow.h 'define flowi4_dscp '
 
