@@ -30,7 +30,8 @@
 #   make deb                 Debian packages (sroce-dkms, provider, tools)
 #                            into build/deb/, lintian-checked
 #   make check-deb           the packages installed, upgraded, booted under
-#                            systemd and purged in fresh Debian roots (opt-in)
+#                            systemd and purged in fresh Debian roots and an
+#                            Ubuntu 24.04 one (opt-in)
 #   make clean
 
 KERNEL ?= 6.12
@@ -234,7 +235,9 @@ deb:
 # module for each kernel of KERNELS, then in the VM that module, the
 # installed provider and tools, a systemd boot of the root with
 # sroce-link@ units, and apt-get purge; the newest kernel (in KERNELS by
-# default) adds a trixie (Debian 13) root. See Documentation/packaging.rst.
+# default) adds a trixie (Debian 13) root, and an Ubuntu 24.04 root is
+# booted with Ubuntu's kernel (skipped when its archive does not answer).
+# See Documentation/packaging.rst.
 check-deb: deb
 	@scripts/deps --kernels "$(KERNELS)"
 	@scripts/check-deb --kernels "$(KERNELS)"
