@@ -376,6 +376,7 @@ struct sroce_qp {
 		u32 seg;		/* UDP payload of the head, as of every one but the last */
 		u32 last;		/* the last one's */
 		u16 id0;		/* the head's IP ID */
+		bool csum;		/* CHECKSUM_PARTIAL, else checksum 0 (xmit.c) */
 		bool on;		/* collecting (sroce_txb_begin() .. sroce_txb_end()) */
 	} txb;
 	struct list_head odp_wait;

@@ -198,9 +198,8 @@ struct sroce_dev_stats {
  *	packets, answer CE marks with CNPs and pace themselves (dcqcn.c)
  * @dcqcn_cfg: its parameters, copied by each QP at RTR
  * @tx_gso: the administrator lets connected QPs hand runs of equal-sized
- *	packets to the IP stack as one UDP GSO (fraglist) packet where the
- *	route's device takes those whole (sysfs ``tx_gso``, off by default;
- *	sampled at RTR, xmit.c and recv.c)
+ *	packets to the IP stack as one UDP GSO (fraglist) packet (sysfs
+ *	``tx_gso``, off by default; sampled at RTR, xmit.c)
  * @ar: adaptive routing mode (sysfs ``adaptive_routing``, off by default):
  *	RC QPs that reach RTR afterwards send each RC WRITE as one WRITE ONLY
  *	per path MTU with its own RETH, mark their requests SROCE_BTH_AR and

@@ -285,25 +285,38 @@ static u8 sroce_qp_tos(const struct sroce_qp *qp)
  * the length of the first (the last may be shorter) goes as one UDP GSO
  * packet, SKB_GSO_UDP_L4 | SKB_GSO_FRAGLIST. Each packet stays a complete
  * skb of its own (IP, UDP, BTH .. ICRC) chained on the first one's
- * frag_list, so whoever segments it (the receiving UDP socket, or the
- * stack before a device that cannot take it) only un-chains them and
- * restores their headers: the wire carries exactly the packets it would
- * carry without the burst, but the route, netfilter, qdisc and device
- * (veth: the peer's backlog, IP and UDP receive) are crossed once per
- * burst. GSO gives the k-th segment the IP ID of the first plus k, so
- * that is the ID each packet's ICRC is computed over.
+ * frag_list, so whoever segments it only un-chains them and restores
+ * their headers: the wire carries exactly the packets it would carry
+ * without the burst. GSO gives the k-th segment the IP ID of the first
+ * plus k, so that is the ID each packet's ICRC is computed over.
  *
- * Only where the route's device takes such packets whole (veth does;
- * physical NICs do not take fraglist GSO): elsewhere the stack would
- * segment at once and nothing is saved. Only packets of at least
- * SROCE_TXB_MIN_SEG bytes: with 64 B messages, bursts measured 10-20 %
- * below single packets on 6.12 (segmenting costs what the stack saves).
+ * Where the route's device takes such packets whole (veth), the route,
+ * netfilter, qdisc and device (the peer's backlog, IP and UDP receive) are
+ * crossed once per burst, and the receiving UDP socket segments it. Any
+ * other device (virtio-net, a physical NIC) has the stack segment it just
+ * before its driver (validate_xmit_skb(), skb_segment_list()), which then
+ * gets the packets as one list, xmit_more set on all but the last: one
+ * doorbell per burst instead of one per packet (on virtio-net under TCG
+ * each doorbell is an exit into QEMU; performance.rst, *Across machines*).
+ *
+ * That segmentation completes no checksum: its segments keep the head's
+ * ip_summed, and a CHECKSUM_PARTIAL packet on a device without checksum
+ * offload would leave with its pseudo-header sum as UDP checksum (each
+ * counted in the receiver's UdpInCsumErrors and dropped). So a burst is
+ * CHECKSUM_PARTIAL (the device completes every packet's checksum) only
+ * where the device offloads IPv4 checksums; elsewhere its packets carry
+ * UDP checksum 0, as every single packet of sroce does, marked
+ * CHECKSUM_UNNECESSARY (the other ip_summed a GSO packet may have). The
+ * ICRC masks the checksum either way.
+ *
+ * Only packets of at least SROCE_TXB_MIN_SEG bytes: with 64 B messages,
+ * bursts measured 10-20 % below single packets on 6.12 (segmenting costs
+ * what the stack saves).
  */
 #define SROCE_TXB_MIN_SEG	512
 #define SROCE_TXB_MAX_PKTS	32
 #define SROCE_TXB_MAX_LEN	(60 * 1024)
-#define SROCE_TXB_DEV_FEATURES	(NETIF_F_GSO_UDP_L4 | NETIF_F_GSO_FRAGLIST | \
-				 NETIF_F_FRAGLIST | NETIF_F_SG)
+#define SROCE_TXB_DEV_CSUM	(NETIF_F_HW_CSUM | NETIF_F_IP_CSUM)
 
 /* Start collecting (a round of sroce_rc_process()). */
 void sroce_txb_begin(struct sroce_qp *qp)
@@ -355,7 +368,7 @@ void sroce_txb_end(struct sroce_qp *qp)
  *
  * Sends what is collected first when @skb cannot follow it (another route,
  * a longer packet, a burst that ended with a shorter one, or a full one),
- * or goes alone (a small packet, a device that would segment).
+ * or goes alone (a small packet).
  *
  * Return: its position (0 starts a new burst), or -1 to send it alone.
  */
@@ -363,8 +376,7 @@ static int sroce_txb_pos(struct sroce_qp *qp, u32 seg, struct rtable *rt)
 {
 	struct sroce_txb *b = &qp->txb;
 
-	if ((rt->dst.dev->features & SROCE_TXB_DEV_FEATURES) != SROCE_TXB_DEV_FEATURES ||
-	    seg < SROCE_TXB_MIN_SEG) {
+	if (seg < SROCE_TXB_MIN_SEG) {
 		sroce_txb_flush(qp);
 		return -1;
 	}
@@ -376,9 +388,11 @@ static int sroce_txb_pos(struct sroce_qp *qp, u32 seg, struct rtable *rt)
 }
 
 /*
- * Add @skb (checksummed, at position sroce_txb_pos(), @seg bytes of UDP
+ * Add @skb (ICRC computed, at position sroce_txb_pos(), @seg bytes of UDP
  * payload) to the burst; the first packet keeps its route, the others drop
- * theirs (GSO segments take the first's).
+ * theirs (GSO segments take the first's). The first packet also decides
+ * how the burst's UDP checksums go (see above): the stack's segmentation
+ * gives every packet the first one's ip_summed.
  */
 static void sroce_txb_add(struct sroce_qp *qp, struct sk_buff *skb, u32 seg,
 			  struct rtable *rt)
@@ -388,17 +402,19 @@ static void sroce_txb_add(struct sroce_qp *qp, struct sk_buff *skb, u32 seg,
 	struct iphdr *iph = ip_hdr(skb);
 	struct udphdr *uh = udp_hdr(skb);
 
-	/*
-	 * A GSO packet is CHECKSUM_PARTIAL (the receive side segments only
-	 * such packets, or warns): each packet's UDP checksum field holds
-	 * its pseudo-header sum, so a device that completes it gets it
-	 * right; the ICRC masks the field.
-	 */
-	uh->check = ~csum_tcpudp_magic(iph->saddr, iph->daddr, ntohs(uh->len),
-				       IPPROTO_UDP, 0);
-	skb->ip_summed = CHECKSUM_PARTIAL;
-	skb->csum_start = skb_transport_header(skb) - skb->head;
-	skb->csum_offset = offsetof(struct udphdr, check);
+	if (!head)
+		b->csum = !!(rt->dst.dev->features & SROCE_TXB_DEV_CSUM);
+	if (b->csum) {
+		/* the pseudo-header sum: the device completes it */
+		uh->check = ~csum_tcpudp_magic(iph->saddr, iph->daddr, ntohs(uh->len),
+					       IPPROTO_UDP, 0);
+		skb->ip_summed = CHECKSUM_PARTIAL;
+		skb->csum_start = skb_transport_header(skb) - skb->head;
+		skb->csum_offset = offsetof(struct udphdr, check);
+	} else {
+		uh->check = 0;	/* (sroce_pkt_xmit_port() set it so) */
+		skb->ip_summed = CHECKSUM_UNNECESSARY;
+	}
 	if (!head) {
 		skb_dst_set(skb, &rt->dst);
 		b->head = skb;

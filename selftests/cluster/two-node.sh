@@ -27,6 +27,7 @@ CHECKS=(
 	"verify:sroce-verify byte-exact (all ops but atomics, both initiators), node 0 -> node 1"
 	"sr_verify:selective repeat on both nodes: sroce-verify byte-exact, node 1 -> node 0"
 	"lossy_verify:1 % loss on both wires (netem): sroce-verify byte-exact, node 1 -> node 0"
+	"gso_verify:transmit bursts (tx_gso) on both nodes: sroce-verify byte-exact, node 1 -> node 0, bursts sent, no UDP checksum error"
 	"rxe_up:node 1 replaces sroce0 with rdma_rxe (rxe0 on eth0)"
 	"rxe_pp01:ibv_rc_pingpong --chk, rxe node 1 -> sroce node 0"
 	"rxe_pp10:ibv_rc_pingpong --chk, sroce node 0 -> rxe node 1"
@@ -34,6 +35,7 @@ CHECKS=(
 	"rxe_read_bw:ib_read_bw, rxe node 1 -> sroce node 0"
 	"rxe_verify:sroce-verify byte-exact, sroce node 0 <-> rxe node 1"
 	"rxe_lossy_verify:1 % loss on both wires (netem): sroce-verify byte-exact, sroce node 0 <-> rxe node 1"
+	"rxe_gso_verify:tx_gso on sroce node 0: sroce-verify byte-exact, sroce node 0 <-> rxe node 1, bursts sent, no UDP checksum error, at most 20 % resent"
 )
 here=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
 # shellcheck source=selftests/cluster/lib.sh
@@ -126,6 +128,38 @@ lossy_verify() {
 retx_counters() {
 	echo "$dev: $(rdma statistic show link "$dev/1" | grep -oE '(tx_pkts|retx_pkts|rto_retransmits|local_ack_timeouts|cwnd_cuts|seq_naks_sent|sent_pkts|rcvd_pkts|duplicate_request|completer_retry_err) [0-9]+' | tr '\n' ' ')"
 }
+# gso_verify NAME SERVER SEED: verify with transmit bursts (tx_gso, sampled
+# at RTR) on this node's sroce device; over virtio-net the stack segments
+# each burst before the driver, which must leave every packet's UDP
+# checksum 0 or right (a partial one is counted in UdpInCsumErrors)
+gso_verify() {
+	local f=/sys/class/infiniband/$dev/tx_gso
+	GSO_B0=$(counter tx_gso_bursts) GSO_P0=$(counter tx_gso_pkts)
+	GSO_TX0=$(counter tx_pkts) GSO_RETX0=$(counter retx_pkts)
+	GSO_CSUM0=$(udp_csum_errors)
+	if [ -e "$f" ] && ! echo 1 > "$f"; then
+		echo "cannot enable $f" > "$D/$1.$me.out"
+		echo 1 > "$D/$1.$me.rc"
+		return
+	fi
+	PAIR_POST=gso_counters verify "$@"
+	[ ! -e "$f" ] || echo 0 > "$f"
+}
+udp_csum_errors() { nstat -az UdpInCsumErrors | awk '$1 == "UdpInCsumErrors" {print $2}'; }
+# gso_counters: this node's receive side saw no bad UDP checksum; a sroce
+# node sent bursts of several packets and resent at most 20 % of its
+# packets (a burst whose packets the peer drops is all resent)
+gso_counters() {
+	local csum b p tx retx
+	csum=$(($(udp_csum_errors) - GSO_CSUM0))
+	echo "$dev: UdpInCsumErrors +$csum"
+	[ "$csum" -eq 0 ] || return 1
+	[ -e "/sys/class/infiniband/$dev/tx_gso" ] || return 0
+	b=$(($(counter tx_gso_bursts) - GSO_B0)) p=$(($(counter tx_gso_pkts) - GSO_P0))
+	tx=$(($(counter tx_pkts) - GSO_TX0)) retx=$(($(counter retx_pkts) - GSO_RETX0))
+	echo "$dev: $b bursts carrying $p of $tx packets sent, $retx resent"
+	[ "$b" -gt 0 ] && [ "$p" -gt "$b" ] && [ $((retx * 5)) -le "$tx" ]
+}
 devices_ok() {
 	local n
 	for n in 0 1; do
@@ -161,6 +195,7 @@ step read_bw bw read_bw 1 ib_read_bw
 step verify verify verify 1 11
 step sr_verify sr_verify sr_verify 0 13
 step lossy_verify lossy_verify lossy_verify 0 14
+step gso_verify gso_verify gso_verify 0 16
 step rxe_up both rxe_up rxe_up
 [ "$me" = 1 ] && dev=rxe0
 step rxe_pp01 pp rxe_pp01 0
@@ -169,6 +204,7 @@ step rxe_write_bw bw rxe_write_bw 1 ib_write_bw
 step rxe_read_bw bw rxe_read_bw 0 ib_read_bw
 step rxe_verify verify rxe_verify 1 12
 step rxe_lossy_verify lossy_verify rxe_lossy_verify 1 15
+step rxe_gso_verify gso_verify rxe_gso_verify 1 17
 cluster_barrier finished 600
 if [ "$me" = 1 ]; then
 	rdma link delete rxe0 2>/dev/null
