@@ -70,15 +70,21 @@ MODULE_PARM_DESC(loss_window,
 
 /*
  * Packets were lost (@timeout: nothing came back): the loss window shrinks
- * (proto/sroce_cwnd.h says why and how).
+ * (proto/sroce_cwnd.h says why and how). @timer: a timer resends (the
+ * timeout or the RTO), which the next ACK may prove spurious.
  */
-static void sroce_cwnd_cut(struct sroce_qp *qp, bool timeout)
+static void sroce_cwnd_cut(struct sroce_qp *qp, bool timeout, bool timer)
 {
 	struct sroce_req *req = &qp->req;
+	bool cut;
 
 	if (!READ_ONCE(sroce_loss_window))
 		return;
-	if (sroce_cwnd_loss(&req->cwnd, timeout, req->hi_psn))
+	if (timer)
+		cut = sroce_cwnd_timer_loss(&req->cwnd, timeout, req->hi_psn, ktime_get_ns());
+	else
+		cut = sroce_cwnd_loss(&req->cwnd, timeout, req->hi_psn);
+	if (cut)
 		sroce_stat_inc(qp->sdev, SROCE_STAT_CWND_CUTS);
 }
 
@@ -90,9 +96,10 @@ static void sroce_cwnd_cut(struct sroce_qp *qp, bool timeout)
 static void sroce_set_una(struct sroce_qp *qp, u32 una)
 {
 	struct sroce_req *req = &qp->req;
-	u64 now = sroce_cwnd_covers(&req->cwnd, una) ? ktime_get_ns() : 0;
+	u64 now = sroce_cwnd_wants_now(&req->cwnd, una) ? ktime_get_ns() : 0;
 
-	sroce_cwnd_acked(&req->cwnd, sroce_psn_diff(una, req->una_psn), una, now);
+	if (sroce_cwnd_acked(&req->cwnd, sroce_psn_diff(una, req->una_psn), una, now))
+		sroce_stat_inc(qp->sdev, SROCE_STAT_CWND_UNDOS);
 	req->una_psn = una;
 	if (sroce_psn_diff(una, req->psn) > 0) {
 		req->need_retry = true;
@@ -132,7 +139,7 @@ static void sroce_read_gap(struct sroce_qp *qp, u32 idx)
 	req->rd_gap = true;
 	req->rd_gap_psn = psn;
 	trace_sroce_retransmit(qp->ibqp.qp_num, psn, req->retry_left, SROCE_RETX_READ_GAP);
-	sroce_cwnd_cut(qp, false);
+	sroce_cwnd_cut(qp, false, false);
 	req->need_retry = true;
 	req->retry_psn = psn;
 }
@@ -215,7 +222,7 @@ static void sroce_rx_seq_nak(struct sroce_qp *qp, u32 psn, const struct sroce_sa
 	req->need_retry = true;
 	req->retry_psn = req->una_psn;
 	trace_sroce_retransmit(qp->ibqp.qp_num, req->retry_psn, req->retry_left, SROCE_RETX_NAK);
-	sroce_cwnd_cut(qp, false);
+	sroce_cwnd_cut(qp, false, false);
 	/* selective repeat: the resend skips what the responder holds */
 	req->sack_valid = sack;
 	if (sack) {
@@ -530,7 +537,7 @@ static void sroce_completer_rto(struct sroce_qp *qp)
 	trace_sroce_retransmit(qp->ibqp.qp_num, req->retry_psn, req->retry_left,
 			       SROCE_RETX_RTO);
 	sroce_stat_inc(qp->sdev, SROCE_STAT_RTO_RESENDS);
-	sroce_cwnd_cut(qp, false);
+	sroce_cwnd_cut(qp, false, true);
 	req->rto_due = 0;
 	sroce_req_arm_timer(qp);
 }
@@ -576,7 +583,7 @@ void sroce_completer_timeout(struct sroce_qp *qp)
 	req->rd_gap = false;
 	req->sack_valid = false;	/* everything unacknowledged goes again */
 	sroce_stat_inc(qp->sdev, SROCE_STAT_TIMEOUTS);
-	sroce_cwnd_cut(qp, true);
+	sroce_cwnd_cut(qp, true, true);
 	/*
 	 * A short timeout waits twice as long next time (up to 8 times,
 	 * never past 1 s: sroce_retry_wait_ns()) until something is

@@ -27,7 +27,12 @@
  *   - one cut per window: losses of PSNs sent before the last cut are
  *     the same episode;
  *   - a timeout (nothing came back) restarts the window at SROCE_CWND_MIN,
- *     the threshold set as for a loss.
+ *     the threshold set as for a loss;
+ *   - a resend of a timer (the timeout, the RTO) that turns out spurious
+ *     is undone: an ACK that comes back sooner after it than the smallest
+ *     RTT answers a packet sent before it (RACK's rule), so nothing was
+ *     lost, only late (a host that stalled), and the window and threshold
+ *     return to what they were before that resend cut them.
  * Between loss episodes the measured RTT gives the requester a resend
  * timer much shorter than the QP's timeout attribute
  * (sroce_cwnd_rto_us()): a lost tail costs a few RTTs, not the IBTA
@@ -86,6 +91,10 @@ extern "C" {
  * @rto_backoff: resends of the RTO in a row without progress
  * @ackreq_out: @ackreq_psn asked for an ACK that may still come
  * @ackreq_psn: the last PSN sent with AckReq
+ * @undo_cwnd: the window before the last timer resend cut it; 0: no
+ *	resend to undo (sroce_cwnd_timer_loss())
+ * @undo_ssthresh: the threshold then
+ * @undo_at: when that resend went, ns
  */
 struct sroce_cwnd {
 	u32 cwnd;
@@ -106,6 +115,9 @@ struct sroce_cwnd {
 	u32 rto_backoff;
 	bool ackreq_out;
 	u32 ackreq_psn;
+	u32 undo_cwnd;
+	u32 undo_ssthresh;
+	u64 undo_at;
 };
 
 static inline void sroce_cwnd_set_mask(struct sroce_cwnd *c)
@@ -177,6 +189,33 @@ static inline bool sroce_cwnd_covers(const struct sroce_cwnd *c, u32 una)
 	return c->timing && sroce_psn_diff(una, c->t_psn) > 0;
 }
 
+/** sroce_cwnd_wants_now() - does sroce_cwnd_acked() of @una need the time? */
+static inline bool sroce_cwnd_wants_now(const struct sroce_cwnd *c, u32 una)
+{
+	return sroce_cwnd_covers(c, una) || c->undo_cwnd;
+}
+
+/*
+ * Progress after a timer resend: sooner than the smallest RTT after it,
+ * the ACK answers a packet sent before it (spurious: restore the window),
+ * else the cut stands. Return: true if that restored a window.
+ */
+static inline bool sroce_cwnd_undo(struct sroce_cwnd *c, u64 now)
+{
+	bool restored = false;
+
+	if (now > c->undo_at && now - c->undo_at < (u64)c->min_rtt_us * 1000) {
+		if (c->undo_ssthresh > c->ssthresh)
+			c->ssthresh = c->undo_ssthresh;
+		if (c->undo_cwnd > c->cwnd) {
+			sroce_cwnd_set(c, c->undo_cwnd);
+			restored = true;
+		}
+	}
+	c->undo_cwnd = 0;
+	return restored;
+}
+
 static inline void sroce_cwnd_rtt(struct sroce_cwnd *c, u32 us)
 {
 	u32 dev;
@@ -210,10 +249,14 @@ static inline void sroce_cwnd_rtt(struct sroce_cwnd *c, u32 us)
  * @c: the window
  * @n: PSNs newly acknowledged
  * @una: the new oldest unacknowledged PSN
- * @now: ns, read by the caller when sroce_cwnd_covers() said so (else 0)
+ * @now: ns, read by the caller when sroce_cwnd_wants_now() said so (else 0)
+ *
+ * Return: true if this undid a spurious timer resend's cut.
  */
-static inline void sroce_cwnd_acked(struct sroce_cwnd *c, u32 n, u32 una, u64 now)
+static inline bool sroce_cwnd_acked(struct sroce_cwnd *c, u32 n, u32 una, u64 now)
 {
+	bool undone = n && c->undo_cwnd && sroce_cwnd_undo(c, now);
+
 	if (sroce_cwnd_covers(c, una)) {
 		c->timing = false;
 		if (now > c->t_sent)
@@ -227,18 +270,19 @@ static inline void sroce_cwnd_acked(struct sroce_cwnd *c, u32 n, u32 una, u64 no
 		/* slow start, until the threshold or a queue */
 		if (sroce_cwnd_queueing(c)) {
 			c->ssthresh = c->cwnd;
-			return;
+			return undone;
 		}
 		sroce_cwnd_set(c, c->cwnd + n < c->ssthresh ? c->cwnd + n : c->ssthresh);
-		return;
+		return undone;
 	}
 	if (c->cwnd >= SROCE_CWND_MAX || sroce_cwnd_queueing(c))
-		return;
+		return undone;
 	c->ca_acked += n;
 	if (c->ca_acked >= c->cwnd) {
 		c->ca_acked -= c->cwnd;
 		sroce_cwnd_set(c, c->cwnd + 1);
 	}
+	return undone;
 }
 
 /*
@@ -274,6 +318,7 @@ static inline bool sroce_cwnd_loss(struct sroce_cwnd *c, bool timeout, u32 hi)
 	bool seen = sroce_cwnd_queueing(c) || !c->srtt_us;
 	bool queue = seen || c->clean < c->cwnd;
 
+	c->undo_cwnd = 0;	/* a later loss: the last resend's cut stands */
 	if (c->recovering && !timeout)
 		return false;
 	c->recovering = true;
@@ -292,6 +337,33 @@ static inline bool sroce_cwnd_loss(struct sroce_cwnd *c, bool timeout, u32 hi)
 	else
 		sroce_cwnd_set(c, c->cwnd - c->cwnd / 8);
 	return c->cwnd != old;
+}
+
+/**
+ * sroce_cwnd_timer_loss() - a timer resends: sroce_cwnd_loss(), undoably
+ * @c: the window
+ * @timeout: the local ACK timer expired (else the RTO)
+ * @hi: the first PSN never sent
+ * @now: ns
+ *
+ * A host that stalls (a descheduled vCPU, TCG) fires the timers while the
+ * ACKs are only late: the next ACK's time tells (sroce_cwnd_acked()). Only
+ * the last resend's cut is remembered: an earlier one may have answered a
+ * real loss, and any loss after it ends the undo.
+ *
+ * Return: true if the window shrank.
+ */
+static inline bool sroce_cwnd_timer_loss(struct sroce_cwnd *c, bool timeout, u32 hi, u64 now)
+{
+	u32 cwnd = c->cwnd, ssthresh = c->ssthresh;
+	bool cut = sroce_cwnd_loss(c, timeout, hi);
+
+	if (c->min_rtt_us && now) {	/* else nothing measured: no way to tell */
+		c->undo_cwnd = cwnd;
+		c->undo_ssthresh = ssthresh;
+		c->undo_at = now;
+	}
+	return cut;
 }
 
 /**

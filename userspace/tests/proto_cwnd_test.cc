@@ -2,7 +2,8 @@
 // The requester's window and round-trip estimate (kernel/proto/sroce_cwnd.h,
 // compiled as C into sroce.ko): RTT samples (Karn), how a loss with and
 // without a queue on the path shrinks the window, slow start and additive
-// increase, one cut per episode, the resend timer, the AckReq interval.
+// increase, one cut per episode, the undo of a spurious timer resend, the
+// resend timer, the AckReq interval.
 #include <algorithm>
 #include <cstdint>
 
@@ -299,6 +300,72 @@ TEST(Cwnd, WrapsWithThePsnSpace)
 	sroce_cwnd_loss(&c, false, sroce_psn_add(start, 10));
 	sroce_cwnd_acked(&c, 12, sroce_psn_add(start, 12), 0);
 	EXPECT_FALSE(c.recovering);
+}
+
+// the smallest RTT of measured() is 1000 us; a timer resends at kT
+constexpr std::uint64_t kT = 50000000;
+
+TEST(Cwnd, ASpuriousTimeoutIsUndone)
+{
+	// a host that stalled: the timer fired, the ACK of a packet sent
+	// before the resend arrives 200 us after it, sooner than any round trip
+	sroce_cwnd c = measured(1000);
+	EXPECT_TRUE(sroce_cwnd_timer_loss(&c, true, 100, kT));
+	EXPECT_EQ(c.cwnd, SROCE_CWND_MIN);
+	EXPECT_TRUE(sroce_cwnd_wants_now(&c, 50));  // the caller reads the clock
+	EXPECT_TRUE(sroce_cwnd_acked(&c, 10, 60, kT + 200 * kUs));
+	EXPECT_EQ(c.cwnd, SROCE_CWND_MAX);
+	EXPECT_EQ(c.ssthresh, SROCE_CWND_MAX);
+	EXPECT_EQ(c.ack_mask, SROCE_CWND_ACK_MAX - 1);
+	// once: the next ACK is ordinary
+	EXPECT_FALSE(sroce_cwnd_wants_now(&c, 70));
+	EXPECT_FALSE(sroce_cwnd_acked(&c, 10, 70, 0));
+}
+
+TEST(Cwnd, ATimeoutWhoseAckTakesARoundTripStands)
+{
+	sroce_cwnd c = measured(1000);
+	sroce_cwnd_timer_loss(&c, true, 100, kT);
+	EXPECT_FALSE(sroce_cwnd_acked(&c, 10, 60, kT + 1000 * kUs));
+	EXPECT_EQ(c.cwnd, SROCE_CWND_MIN + 10);	 // slow start from the floor
+	EXPECT_FALSE(sroce_cwnd_wants_now(&c, 70));
+	// an ACK without progress decides nothing
+	sroce_cwnd d = measured(1000);
+	sroce_cwnd_timer_loss(&d, true, 100, kT);
+	EXPECT_FALSE(sroce_cwnd_acked(&d, 0, 50, kT + 100 * kUs));
+	EXPECT_TRUE(sroce_cwnd_acked(&d, 1, 51, kT + 150 * kUs));
+	EXPECT_EQ(d.cwnd, SROCE_CWND_MAX);
+}
+
+TEST(Cwnd, OnlyTheLastTimerResendIsUndone)
+{
+	// the RTO cut first (a random loss: an eighth), then the timeout; the
+	// ACK proves only the timeout's resend spurious
+	sroce_cwnd c = measured(1000, 512);
+	EXPECT_TRUE(sroce_cwnd_timer_loss(&c, false, 100, kT));
+	EXPECT_EQ(c.cwnd, 448u);
+	EXPECT_TRUE(sroce_cwnd_timer_loss(&c, true, 100, kT + 60000 * kUs));
+	EXPECT_EQ(c.cwnd, SROCE_CWND_MIN);
+	EXPECT_TRUE(sroce_cwnd_acked(&c, 10, 60, kT + 60100 * kUs));
+	EXPECT_EQ(c.cwnd, 448u + 10);  // and slow start on from there
+	EXPECT_EQ(c.ssthresh, SROCE_CWND_MAX);
+}
+
+TEST(Cwnd, ALossAfterTheResendEndsItsUndo)
+{
+	// a NAK after the timeout: packets were lost, the cut stands
+	sroce_cwnd c = measured(1000);
+	sroce_cwnd_timer_loss(&c, true, 100, kT);
+	sroce_cwnd_loss(&c, false, 100);
+	EXPECT_FALSE(sroce_cwnd_wants_now(&c, 50));
+	EXPECT_FALSE(sroce_cwnd_acked(&c, 10, 60, kT + 100 * kUs));
+	EXPECT_EQ(c.cwnd, SROCE_CWND_MIN + 10);
+	// nothing measured: no resend can be told spurious
+	sroce_cwnd f = fresh();
+	sroce_cwnd_timer_loss(&f, true, 100, kT);
+	EXPECT_FALSE(sroce_cwnd_wants_now(&f, 50));
+	EXPECT_FALSE(sroce_cwnd_acked(&f, 10, 60, kT + 1));
+	EXPECT_EQ(f.cwnd, SROCE_CWND_MIN + 10);
 }
 
 }  // namespace
