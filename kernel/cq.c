@@ -21,7 +21,6 @@
 #include "queue.h"
 #include "cq.h"
 #include "qp.h"
-#include "sched.h"
 
 /* Driver input must be empty (or zero), output must hold the response. */
 static int sroce_cq_check_udata(struct ib_device *ibdev, const char *verb,
@@ -171,7 +170,7 @@ int sroce_resize_cq(struct ib_cq *ibcq, sroce_cqe_t cqe, struct ib_udata *udata)
 	}
 
 	/* CQEs of work already posted count as outstanding */
-	sroce_sched_sync_cq(ibcq);
+	sroce_qp_sync_cq(ibcq);
 	nq = sroce_queue_create(udata, n, sizeof(struct sroce_cqe));
 	if (IS_ERR(nq)) {
 		sroce_dbg_cq(cq, "resize_cq: ring of %u CQEs: error %ld", n, PTR_ERR(nq));

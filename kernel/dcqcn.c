@@ -30,7 +30,6 @@
 #include "sroce.h"
 #include "qp.h"
 #include "trace.h"
-#include "sched.h"
 #include "xmit.h"
 #include "dcqcn.h"
 
@@ -60,7 +59,7 @@ static enum hrtimer_restart sroce_dcqcn_pace_timer(struct hrtimer *t)
 {
 	struct sroce_qp *qp = container_of(t, struct sroce_qp, dcqcn.pace);
 
-	sroce_sched_kick(qp);
+	sroce_qp_kick(qp);
 	return HRTIMER_NORESTART;
 }
 

@@ -19,7 +19,6 @@
 #include "sroce.h"
 #include "qp.h"
 #include "queue.h"
-#include "sched.h"
 #include "ah.h"
 #include "kpost.h"
 
@@ -244,7 +243,7 @@ int sroce_kpost_send(struct sroce_qp *qp, const struct ib_send_wr *wr,
 	spin_unlock_irqrestore(&qp->kpost_lock, flags);
 	if (err)
 		*bad_wr = wr;
-	sroce_sched_queue(qp);
+	sroce_qp_queue(qp);
 	return err;
 }
 
@@ -295,6 +294,6 @@ int sroce_kpost_recv(struct sroce_qp *qp, const struct ib_recv_wr *wr,
 		*bad_wr = wr;
 	/* receives are taken when packets arrive; in ERR they must be flushed */
 	if (READ_ONCE(qp->state) == IB_QPS_ERR)
-		sroce_sched_queue(qp);
+		sroce_qp_queue(qp);
 	return err;
 }

@@ -79,7 +79,6 @@
 #include "odp.h"
 #include "qp.h"
 #include "trace.h"
-#include "sched.h"
 #include "mr.h"
 #include "mr_copy.h"
 
@@ -443,7 +442,7 @@ static void sroce_odp_kick(struct list_head *woken)
 		list_del_init(&qp->odp_wait);
 		qp->odp_waiting = false;
 		spin_unlock_bh(&sroce_odp_wait_lock);
-		sroce_sched_kick(qp);
+		sroce_qp_kick(qp);
 		sroce_qp_put(qp);
 		spin_lock_bh(&sroce_odp_wait_lock);
 	}
@@ -861,7 +860,7 @@ void sroce_odp_wait(struct sroce_qp *qp)
 	if (mr)
 		sroce_mr_put(mr);
 	if (kick)
-		sroce_sched_kick(qp);
+		sroce_qp_kick(qp);
 }
 
 int sroce_odp_init_module(void)

@@ -41,6 +41,20 @@
 static DEFINE_XARRAY_ALLOC(sroce_qp_xa);
 static u32 sroce_next_qpn;
 
+/* the scheduler's hooks (sched.c registers them at module init) */
+const struct sroce_sched_hooks *sroce_qp_sched __read_mostly;
+
+/**
+ * sroce_qp_set_sched() - register the scheduler's hooks
+ * @hooks: what sroce_qp_kick() and its siblings call; NULL at module exit
+ *
+ * Called before any device exists and after the last one is gone.
+ */
+void sroce_qp_set_sched(const struct sroce_sched_hooks *hooks)
+{
+	WRITE_ONCE(sroce_qp_sched, hooks);
+}
+
 /**
  * sroce_qp_get_net() - find a QP for a received packet
  * @net: namespace of the socket the packet arrived on

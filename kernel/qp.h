@@ -500,4 +500,73 @@ static inline bool sroce_dev_rxq_full(struct sroce_qp *qp, const struct sk_buff 
 /* A QP state's name, for debug messages (qp.c) */
 const char *sroce_qp_state_name(enum ib_qp_state state);
 
+/* May @skb not be queued to @qp (SROCE_RXQ_MAX packets, SROCE_RXQ_BYTES)? */
+static inline bool sroce_rxq_full(struct sroce_qp *qp, const struct sk_buff *skb)
+{
+	return skb_queue_len(&qp->rxq) >= SROCE_RXQ_MAX ||
+	       (unsigned int)atomic_read(&qp->rxq_bytes) + skb->truesize > SROCE_RXQ_BYTES;
+}
+
+/**
+ * struct sroce_sched_hooks - how the objects and the wire ask for a QP run
+ * @kick: run the QP's transport here if nobody else is (sroce_sched_kick())
+ * @queue: queue the QP's work item (sroce_sched_queue())
+ * @rx: queue a received packet to its QP and run it (sroce_sched_rx())
+ * @local_enter: a local delivery starts on this CPU (sroce_sched_local_enter())
+ * @local_exit: it is done (sroce_sched_local_exit())
+ * @sync_cq: let the QPs completing to a CQ catch up (sroce_sched_sync_cq())
+ *
+ * The scheduler (sched.c) sits above the QP objects and the wire and
+ * registers these at module init (sroce_qp_set_sched(), before any device
+ * exists); what sits below it (cq.c, odp.c, dcqcn.c, kpost.c, xmit.c,
+ * recv.c) asks through sroce_qp_kick() and its siblings, never by including
+ * sched.h (Documentation/design.rst, "Layering").
+ */
+struct sroce_sched_hooks {
+	void (*kick)(struct sroce_qp *qp);
+	void (*queue)(struct sroce_qp *qp);
+	void (*rx)(struct sroce_qp *qp, struct sk_buff *skb);
+	void (*local_enter)(void);
+	void (*local_exit)(void);
+	void (*sync_cq)(struct ib_cq *ibcq);
+};
+
+extern const struct sroce_sched_hooks *sroce_qp_sched;
+void sroce_qp_set_sched(const struct sroce_sched_hooks *hooks);
+
+/* Run @qp's transport here, unless another context is running it. */
+static inline void sroce_qp_kick(struct sroce_qp *qp)
+{
+	sroce_qp_sched->kick(qp);
+}
+
+/* Queue @qp's work item: a round soon, in another context. */
+static inline void sroce_qp_queue(struct sroce_qp *qp)
+{
+	sroce_qp_sched->queue(qp);
+}
+
+/* Queue the received @skb to @qp (checked for it) and run the QP. */
+static inline void sroce_qp_rx(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	sroce_qp_sched->rx(qp, skb);
+}
+
+/* A local delivery (xmit.c) starts on this CPU: BH disabled until the exit. */
+static inline void sroce_qp_local_enter(void)
+{
+	sroce_qp_sched->local_enter();
+}
+
+static inline void sroce_qp_local_exit(void)
+{
+	sroce_qp_sched->local_exit();
+}
+
+/* Completions of the work posted to the QPs completing to @ibcq are in it. */
+static inline void sroce_qp_sync_cq(struct ib_cq *ibcq)
+{
+	sroce_qp_sched->sync_cq(ibcq);
+}
+
 #endif /* SROCE_QP_H */

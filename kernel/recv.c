@@ -27,7 +27,6 @@
 #include "sroce_icrc.h"
 #include "sroce_wire.h"
 #include "trace.h"
-#include "sched.h"
 #include "ud.h"
 #include "dcqcn.h"
 #include "xmit.h"
@@ -93,7 +92,7 @@ static int sroce_mc_rcv(struct sk_buff *skb, const struct sroce_pkt_hdr *hdr,
 		if (why == SROCE_DROP_MAX) {
 			c = skb_clone(skb, GFP_ATOMIC);
 			if (c)
-				sroce_sched_rx(qps[i], c);
+				sroce_qp_rx(qps[i], c);
 		} else {
 			sroce_drop_count(why, qps[i]->ibqp.qp_num);
 		}
@@ -193,7 +192,7 @@ static int sroce_rcv_finish(struct sroce_qp *qp, struct sk_buff *skb, enum sroce
 	if (why == SROCE_DROP_MAX && sroce_dev_rxq_full(qp, skb))
 		why = SROCE_DROP_DEV_BACKLOG;
 	if (why == SROCE_DROP_MAX)
-		sroce_sched_rx(qp, skb);
+		sroce_qp_rx(qp, skb);
 	else
 		sroce_rx_drop(skb, qp->ibqp.qp_num, why);
 	sroce_qp_put(qp);

@@ -804,6 +804,16 @@ int sroce_sched_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	return 0;
 }
 
+/* what the objects and the wire call through sroce_qp_kick() and its siblings */
+static const struct sroce_sched_hooks sroce_sched_hooks = {
+	.kick = sroce_sched_kick,
+	.queue = sroce_sched_queue,
+	.rx = sroce_sched_rx,
+	.local_enter = sroce_sched_local_enter,
+	.local_exit = sroce_sched_local_exit,
+	.sync_cq = sroce_sched_sync_cq,
+};
+
 int sroce_sched_init_module(void)
 {
 	/*
@@ -834,11 +844,13 @@ int sroce_sched_init_module(void)
 		destroy_workqueue(sroce_wq);
 		return -ENOMEM;
 	}
+	sroce_qp_set_sched(&sroce_sched_hooks);
 	return 0;
 }
 
 void sroce_sched_exit_module(void)
 {
+	sroce_qp_set_sched(NULL);
 	destroy_workqueue(sroce_kwq);
 	destroy_workqueue(sroce_wq);
 }

@@ -18,13 +18,6 @@ void sroce_sched_local_enter(void);
 void sroce_sched_local_exit(void);
 void sroce_sched_rxq_purge(struct sroce_qp *qp);
 
-/* May @skb not be queued to @qp (SROCE_RXQ_MAX packets, SROCE_RXQ_BYTES)? */
-static inline bool sroce_rxq_full(struct sroce_qp *qp, const struct sk_buff *skb)
-{
-	return skb_queue_len(&qp->rxq) >= SROCE_RXQ_MAX ||
-	       (unsigned int)atomic_read(&qp->rxq_bytes) + skb->truesize > SROCE_RXQ_BYTES;
-}
-
 void sroce_sched_queue(struct sroce_qp *qp);
 void sroce_sched_kick(struct sroce_qp *qp);
 int sroce_sched_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,

@@ -25,7 +25,6 @@
 #include "sroce_icrc.h"
 #include "sroce_wire.h"
 #include "trace.h"
-#include "sched.h"
 #include "xmit.h"
 #include "mr.h"
 #include "mr_copy.h"
@@ -209,9 +208,9 @@ static int sroce_xmit_local(struct sroce_qp *qp, struct sk_buff *skb, struct net
 	skb->dev = net->loopback_dev;
 	skb->pkt_type = PACKET_HOST;
 	/* the receiver may run here, nested in our round: bounded in sched.c */
-	sroce_sched_local_enter();
+	sroce_qp_local_enter();
 	ret = sroce_rcv(net, skb, iph, qp->path.ipv6, false);
-	sroce_sched_local_exit();
+	sroce_qp_local_exit();
 	return ret;
 }
 
