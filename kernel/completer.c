@@ -9,8 +9,9 @@
 #include "qp.h"
 #include "queue.h"
 #include "trace.h"
-#include "requester.h"
 #include "completer.h"
+#include "cq.h"
+#include "sr.h"
 #include "mr.h"
 #include "mr_copy.h"
 #include "sroce_rc_comp.h"
@@ -19,6 +20,143 @@
 static bool sroce_is_read(struct sroce_qp *qp, u32 idx)
 {
 	return sroce_wqe_has_response(sroce_shadow(qp, idx));
+}
+
+/*
+ * When the measured RTT's resend is due (jiffies, 0 for none): the RTO of
+ * proto/sroce_cwnd.h, doubled per resend without progress, only with the
+ * loss window on (loss_window=N keeps the QP's timeout alone)
+ */
+static unsigned long sroce_req_rto(struct sroce_qp *qp)
+{
+	u64 us = sroce_cwnd_rto_us(&qp->req.cwnd);
+
+	if (!us || !READ_ONCE(sroce_loss_window))
+		return 0;
+	/*
+	 * a selective repeat peer NAKs a gap with a SACK after its window
+	 * when it expects reordering (our requests are sprayed: adaptive
+	 * routing on here; else at once): give that NAK twice the window
+	 * (its timer and ours tick in jiffies)
+	 */
+	if (qp->opt.selrep_peer && qp->opt.ar)
+		us += jiffies_to_usecs(2 * sroce_sr_nak_delay());
+	/* never below a jiffy or two, and never 0 (that means none) */
+	return (jiffies + max_t(unsigned long, 2, usecs_to_jiffies(us))) ?: 1;
+}
+
+/**
+ * sroce_req_arm_timer() - (re)start the local ACK timer while anything is
+ *	unacknowledged
+ * @qp: the QP
+ *
+ * Lazy: the deadline is kept in req->ack_due, and the timer itself is only
+ * moved when it would fire after it (or is not pending). A timer that
+ * fires before the deadline, or with nothing outstanding, is re-armed or
+ * ignored by sroce_completer_timeout(). A small message is sent and
+ * acknowledged before the next is posted, so deleting the timer on every
+ * ACK and adding it again on every send took the timer base lock twice
+ * per message.
+ */
+void sroce_req_arm_timer(struct sroce_qp *qp)
+{
+	u64 ns = sroce_retry_wait_ns(qp->attr.timeout, qp->req.backoff);
+	unsigned long due, rto;
+
+	lockdep_assert_held(&qp->lock);
+
+	if (!ns || !sroce_req_busy(&qp->req) || sroce_qp_is_uc(qp))
+		return;
+	/* never below a jiffy or two: TCG guests are slow */
+	due = jiffies + max_t(unsigned long, 2, nsecs_to_jiffies64(ns));
+	qp->req.ack_due = due;
+	rto = sroce_req_rto(qp);
+	if (rto && time_before(rto, due)) {
+		qp->req.rto_due = rto;
+		due = rto;
+	} else {
+		qp->req.rto_due = 0;
+	}
+	/* only this QP's transport (under qp->lock) arms the timer */
+	if (!timer_pending(&qp->retrans_timer) ||
+	    time_before(due, READ_ONCE(qp->retrans_timer.expires)))
+		mod_timer(&qp->retrans_timer, due);
+}
+
+/* Post the send completion of entry @idx (if it asks for one). */
+void sroce_req_complete(struct sroce_qp *qp, u32 idx, enum ib_wc_status status)
+{
+	struct sroce_send_wqe *wqe = sroce_shadow(qp, idx);
+	struct sroce_swqe *sw = sroce_swqe(qp, idx);
+	struct sroce_cqe cqe = {};
+
+	lockdep_assert_held(&qp->lock);
+
+	trace_sroce_wqe_complete(qp, idx, status);
+	if (unlikely(READ_ONCE(qp->cntr_ops)))
+		sroce_cntr_wr_done(qp, wqe->opcode, status != IB_WC_SUCCESS);
+	if (status == IB_WC_SUCCESS && !qp->sig_all &&
+	    !(wqe->send_flags & SROCE_SEND_SIGNALED))
+		return;
+	cqe.wr_id = wqe->wr_id;
+	cqe.status = status;
+	cqe.qp_num = qp->ibqp.qp_num;
+	cqe.byte_len = sw->length;
+	switch (wqe->opcode) {
+	case IB_UVERBS_WR_RDMA_WRITE:
+	case IB_UVERBS_WR_RDMA_WRITE_WITH_IMM:
+		cqe.opcode = IB_UVERBS_WC_RDMA_WRITE;
+		break;
+	case IB_UVERBS_WR_RDMA_READ:
+		cqe.opcode = IB_UVERBS_WC_RDMA_READ;
+		break;
+	case IB_UVERBS_WR_ATOMIC_CMP_AND_SWP:
+		cqe.opcode = IB_UVERBS_WC_COMP_SWAP;
+		break;
+	case IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD:
+		cqe.opcode = IB_UVERBS_WC_FETCH_ADD;
+		break;
+	case SROCE_WR_ATOMIC_WRITE:
+		cqe.opcode = SROCE_WC_ATOMIC_WRITE;
+		break;
+	case SROCE_WR_FLUSH:
+		cqe.opcode = SROCE_WC_FLUSH;
+		cqe.byte_len = 0;
+		break;
+	case IB_UVERBS_WR_LOCAL_INV:
+		cqe.opcode = IB_WC_LOCAL_INV;
+		break;
+	case SROCE_WR_REG_MR:
+		cqe.opcode = IB_WC_REG_MR;
+		break;
+	case IB_UVERBS_WR_BIND_MW:
+		cqe.opcode = IB_UVERBS_WC_BIND_MW;
+		break;
+	default:
+		cqe.opcode = IB_UVERBS_WC_SEND;
+		break;
+	}
+	if (sroce_cq_post(sroce_to_cq(qp->ibqp.send_cq), &cqe, false))
+		sroce_qp_set_error(qp);
+}
+
+/**
+ * sroce_req_retire_local() - complete local operations at the head
+ * @qp: the QP
+ *
+ * A local operation takes effect when the requester reaches it, in order,
+ * and completes once everything before it has completed.
+ */
+void sroce_req_retire_local(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+
+	lockdep_assert_held(&qp->lock);
+
+	while (req->comp_idx != req->send_idx &&
+	       sroce_wqe_is_local(sroce_shadow(qp, req->comp_idx)) &&
+	       sroce_swqe(qp, req->comp_idx)->tail_sent)
+		sroce_comp_retire(qp, IB_WC_SUCCESS);
 }
 
 /**

@@ -15,5 +15,9 @@ void sroce_completer_rx(struct sroce_qp *qp, struct sk_buff *skb,
 void sroce_completer_timeout(struct sroce_qp *qp);
 void sroce_completer_rnr_done(struct sroce_qp *qp);
 void sroce_comp_retire(struct sroce_qp *qp, enum ib_wc_status status);
+/* the send side's completions and ACK timer, the requester's too */
+void sroce_req_complete(struct sroce_qp *qp, u32 idx, enum ib_wc_status status);
+void sroce_req_retire_local(struct sroce_qp *qp);
+void sroce_req_arm_timer(struct sroce_qp *qp);
 
 #endif /* SROCE_COMPLETER_H */

@@ -452,6 +452,45 @@ static inline bool sroce_req_busy(const struct sroce_req *req)
 	return req->comp_idx != req->started;
 }
 
+/* The send WQE's kind (a shadow SQ entry, sroce_shadow()) */
+static inline bool sroce_wqe_is_read(const struct sroce_send_wqe *wqe)
+{
+	return wqe->opcode == IB_UVERBS_WR_RDMA_READ;
+}
+
+static inline bool sroce_wqe_is_atomic(const struct sroce_send_wqe *wqe)
+{
+	return wqe->opcode == IB_UVERBS_WR_ATOMIC_CMP_AND_SWP ||
+	       wqe->opcode == IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/* FLUSH and ATOMIC WRITE: answered by a zero-length READ Response Only */
+static inline bool sroce_wqe_empty_response(const struct sroce_send_wqe *wqe)
+{
+	return wqe->opcode == SROCE_WR_FLUSH || wqe->opcode == SROCE_WR_ATOMIC_WRITE;
+}
+
+/**
+ * sroce_wqe_has_response() - does the entry wait for a response?
+ * @wqe: the (shadow) SQ entry
+ *
+ * READs, atomics, FLUSH and ATOMIC WRITE: they count against
+ * max_rd_atomic, a FENCE waits for them, and only their responses (never a
+ * plain ACK) complete them.
+ */
+static inline bool sroce_wqe_has_response(const struct sroce_send_wqe *wqe)
+{
+	return sroce_wqe_is_read(wqe) || sroce_wqe_is_atomic(wqe) ||
+	       sroce_wqe_empty_response(wqe);
+}
+
+/* A local operation (fast registration, local invalidation, MW bind): no packet */
+static inline bool sroce_wqe_is_local(const struct sroce_send_wqe *wqe)
+{
+	return wqe->opcode == SROCE_WR_REG_MR || wqe->opcode == IB_UVERBS_WR_LOCAL_INV ||
+	       wqe->opcode == IB_UVERBS_WR_BIND_MW;
+}
+
 /* qp.c */
 int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		    struct ib_udata *udata);

@@ -14,56 +14,40 @@
 #include "mw.h"
 #include "qp.h"
 #include "queue.h"
-#include "xrc.h"
 #include "trace.h"
-#include "sched.h"
 #include "completer.h"
-#include "responder.h"
 #include "dcqcn.h"
 #include "xmit.h"
 #include "requester.h"
 #include "sr.h"
-#include "cq.h"
 #include "mr.h"
 #include "mr_copy.h"
 
-static bool sroce_wqe_is_read(const struct sroce_send_wqe *wqe)
-{
-	return wqe->opcode == IB_UVERBS_WR_RDMA_READ;
-}
-
-static bool sroce_wqe_is_atomic(const struct sroce_send_wqe *wqe)
-{
-	return wqe->opcode == IB_UVERBS_WR_ATOMIC_CMP_AND_SWP ||
-	       wqe->opcode == IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD;
-}
-
-/* FLUSH and ATOMIC WRITE: answered by a zero-length READ Response Only */
-bool sroce_wqe_empty_response(const struct sroce_send_wqe *wqe)
-{
-	return wqe->opcode == SROCE_WR_FLUSH || wqe->opcode == SROCE_WR_ATOMIC_WRITE;
-}
-
-/**
- * sroce_wqe_has_response() - does the entry wait for a response?
- * @wqe: the (shadow) SQ entry
- *
- * READs, atomics, FLUSH and ATOMIC WRITE: they count against
- * max_rd_atomic, a FENCE waits for them, and only their responses (never a
- * plain ACK) complete them.
+/*
+ * The doorbell policies (Documentation/datapath.rst): the requester's
+ * idle poll reads them, the scheduler's doorbell deferral too.
  */
-bool sroce_wqe_has_response(const struct sroce_send_wqe *wqe)
+unsigned int sroce_sq_poll_us;	/* off: see Documentation/datapath.rst */
+module_param_named(sq_poll_us, sroce_sq_poll_us, uint, 0644);
+MODULE_PARM_DESC(sq_poll_us,
+		 "microseconds a streaming QP waits for the next post before asking for a doorbell (0: always ask)");
+
+/* doorbell_defer: 0 never, 1 when it pays (sroce_db_defer()), 2 always */
+unsigned int sroce_db_defer_mode = 1;
+
+/* anything but 0, 1 or 2 is refused (-EINVAL), the mode unchanged */
+static int sroce_db_defer_set(const char *val, const struct kernel_param *kp)
 {
-	return sroce_wqe_is_read(wqe) || sroce_wqe_is_atomic(wqe) ||
-	       sroce_wqe_empty_response(wqe);
+	return param_set_uint_minmax(val, kp, 0, 2);
 }
 
-/* A local operation (fast registration, local invalidation, MW bind): no packet */
-bool sroce_wqe_is_local(const struct sroce_send_wqe *wqe)
-{
-	return wqe->opcode == SROCE_WR_REG_MR || wqe->opcode == IB_UVERBS_WR_LOCAL_INV ||
-	       wqe->opcode == IB_UVERBS_WR_BIND_MW;
-}
+static const struct kernel_param_ops sroce_db_defer_ops = {
+	.set = sroce_db_defer_set,
+	.get = param_get_uint,
+};
+module_param_cb(doorbell_defer, &sroce_db_defer_ops, &sroce_db_defer_mode, 0644);
+MODULE_PARM_DESC(doorbell_defer,
+		 "hand a streaming QP's doorbell rounds to a worker so that its next posts need no system call: 0 never, 1 when the QP streams (default), 2 always");
 
 /* packets a message of @len bytes takes at @mtu (a 0-byte message: one) */
 static u32 sroce_npkts(u32 len, u32 mtu)
@@ -590,67 +574,6 @@ static int sroce_req_send_one(struct sroce_qp *qp)
 	return 0;
 }
 
-/*
- * When the measured RTT's resend is due (jiffies, 0 for none): the RTO of
- * proto/sroce_cwnd.h, doubled per resend without progress, only with the
- * loss window on (loss_window=N keeps the QP's timeout alone)
- */
-static unsigned long sroce_req_rto(struct sroce_qp *qp)
-{
-	u64 us = sroce_cwnd_rto_us(&qp->req.cwnd);
-
-	if (!us || !READ_ONCE(sroce_loss_window))
-		return 0;
-	/*
-	 * a selective repeat peer NAKs a gap with a SACK after its window
-	 * when it expects reordering (our requests are sprayed: adaptive
-	 * routing on here; else at once): give that NAK twice the window
-	 * (its timer and ours tick in jiffies)
-	 */
-	if (qp->opt.selrep_peer && qp->opt.ar)
-		us += jiffies_to_usecs(2 * sroce_sr_nak_delay());
-	/* never below a jiffy or two, and never 0 (that means none) */
-	return (jiffies + max_t(unsigned long, 2, usecs_to_jiffies(us))) ?: 1;
-}
-
-/**
- * sroce_req_arm_timer() - (re)start the local ACK timer while anything is
- *	unacknowledged
- * @qp: the QP
- *
- * Lazy: the deadline is kept in req->ack_due, and the timer itself is only
- * moved when it would fire after it (or is not pending). A timer that
- * fires before the deadline, or with nothing outstanding, is re-armed or
- * ignored by sroce_completer_timeout(). A small message is sent and
- * acknowledged before the next is posted, so deleting the timer on every
- * ACK and adding it again on every send took the timer base lock twice
- * per message.
- */
-void sroce_req_arm_timer(struct sroce_qp *qp)
-{
-	u64 ns = sroce_retry_wait_ns(qp->attr.timeout, qp->req.backoff);
-	unsigned long due, rto;
-
-	lockdep_assert_held(&qp->lock);
-
-	if (!ns || !sroce_req_busy(&qp->req) || sroce_qp_is_uc(qp))
-		return;
-	/* never below a jiffy or two: TCG guests are slow */
-	due = jiffies + max_t(unsigned long, 2, nsecs_to_jiffies64(ns));
-	qp->req.ack_due = due;
-	rto = sroce_req_rto(qp);
-	if (rto && time_before(rto, due)) {
-		qp->req.rto_due = rto;
-		due = rto;
-	} else {
-		qp->req.rto_due = 0;
-	}
-	/* only this QP's transport (under qp->lock) arms the timer */
-	if (!timer_pending(&qp->retrans_timer) ||
-	    time_before(due, READ_ONCE(qp->retrans_timer.expires)))
-		mod_timer(&qp->retrans_timer, due);
-}
-
 /**
  * sroce_req_go_back() - resend from @psn (go-back-N)
  * @qp: the QP
@@ -698,63 +621,6 @@ void sroce_req_go_back(struct sroce_qp *qp, u32 psn)
 			req->rd_outstanding--;
 		sw->sent = false;
 	}
-}
-
-/* Post the send completion of entry @idx (if it asks for one). */
-void sroce_req_complete(struct sroce_qp *qp, u32 idx, enum ib_wc_status status)
-{
-	struct sroce_send_wqe *wqe = sroce_shadow(qp, idx);
-	struct sroce_swqe *sw = sroce_swqe(qp, idx);
-	struct sroce_cqe cqe = {};
-
-	lockdep_assert_held(&qp->lock);
-
-	trace_sroce_wqe_complete(qp, idx, status);
-	if (unlikely(READ_ONCE(qp->cntr_ops)))
-		sroce_cntr_wr_done(qp, wqe->opcode, status != IB_WC_SUCCESS);
-	if (status == IB_WC_SUCCESS && !qp->sig_all &&
-	    !(wqe->send_flags & SROCE_SEND_SIGNALED))
-		return;
-	cqe.wr_id = wqe->wr_id;
-	cqe.status = status;
-	cqe.qp_num = qp->ibqp.qp_num;
-	cqe.byte_len = sw->length;
-	switch (wqe->opcode) {
-	case IB_UVERBS_WR_RDMA_WRITE:
-	case IB_UVERBS_WR_RDMA_WRITE_WITH_IMM:
-		cqe.opcode = IB_UVERBS_WC_RDMA_WRITE;
-		break;
-	case IB_UVERBS_WR_RDMA_READ:
-		cqe.opcode = IB_UVERBS_WC_RDMA_READ;
-		break;
-	case IB_UVERBS_WR_ATOMIC_CMP_AND_SWP:
-		cqe.opcode = IB_UVERBS_WC_COMP_SWAP;
-		break;
-	case IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD:
-		cqe.opcode = IB_UVERBS_WC_FETCH_ADD;
-		break;
-	case SROCE_WR_ATOMIC_WRITE:
-		cqe.opcode = SROCE_WC_ATOMIC_WRITE;
-		break;
-	case SROCE_WR_FLUSH:
-		cqe.opcode = SROCE_WC_FLUSH;
-		cqe.byte_len = 0;
-		break;
-	case IB_UVERBS_WR_LOCAL_INV:
-		cqe.opcode = IB_WC_LOCAL_INV;
-		break;
-	case SROCE_WR_REG_MR:
-		cqe.opcode = IB_WC_REG_MR;
-		break;
-	case IB_UVERBS_WR_BIND_MW:
-		cqe.opcode = IB_UVERBS_WC_BIND_MW;
-		break;
-	default:
-		cqe.opcode = IB_UVERBS_WC_SEND;
-		break;
-	}
-	if (sroce_cq_post(sroce_to_cq(qp->ibqp.send_cq), &cqe, false))
-		sroce_qp_set_error(qp);
 }
 
 /**
@@ -839,25 +705,6 @@ static int sroce_req_fetch(struct sroce_qp *qp)
 		sroce_stat_inc(qp->sdev, SROCE_STAT_SQ_WQES);
 	}
 	return 0;
-}
-
-/**
- * sroce_req_retire_local() - complete local operations at the head
- * @qp: the QP
- *
- * A local operation takes effect when the requester reaches it, in order,
- * and completes once everything before it has completed.
- */
-void sroce_req_retire_local(struct sroce_qp *qp)
-{
-	struct sroce_req *req = &qp->req;
-
-	lockdep_assert_held(&qp->lock);
-
-	while (req->comp_idx != req->send_idx &&
-	       sroce_wqe_is_local(sroce_shadow(qp, req->comp_idx)) &&
-	       sroce_swqe(qp, req->comp_idx)->tail_sent)
-		sroce_comp_retire(qp, IB_WC_SUCCESS);
 }
 
 /* Carry out a local operation. Return: IB_WC_SUCCESS or its error status. */
@@ -1092,19 +939,18 @@ void sroce_requester(struct sroce_qp *qp, int budget)
 }
 
 /**
- * sroce_req_flush() - complete everything outstanding with WR_FLUSH_ERR
+ * sroce_req_flush() - complete the SQ's entries with WR_FLUSH_ERR
  * @qp: the QP, in ERR
  *
- * Also flushes entries posted after the QP entered ERR whenever the worker
- * runs (doorbell, or a post_recv doorbell for the RQ).
+ * The send side of the scheduler's flush (sroce_sched_flush(); the receive
+ * side is sroce_responder_flush()). Also flushes entries posted after the
+ * QP entered ERR whenever the worker runs (doorbell, or a post_recv
+ * doorbell for the RQ).
  */
 void sroce_req_flush(struct sroce_qp *qp)
 {
 	struct sroce_req *req = &qp->req;
-	struct sroce_cqe cqe = {};
-	struct sroce_recv_wqe rqe;
 	u32 prod;
-	int n;
 
 	lockdep_assert_held(&qp->lock);
 
@@ -1126,45 +972,6 @@ void sroce_req_flush(struct sroce_qp *qp)
 		req->started = req->comp_idx;
 		req->send_off = 0;
 	}
-	/*
-	 * In ERR every post must reach us to be flushed: ask for the
-	 * doorbell on both rings (the RQ never asks otherwise).
-	 */
+	/* in ERR every post must reach us to be flushed: ask for the doorbell */
 	WRITE_ONCE(qp->sq->hdr->flags, SROCE_RING_F_NEED_WAKEUP);
-	WRITE_ONCE(qp->rq->hdr->flags, SROCE_RING_F_NEED_WAKEUP);
-
-	/* XRC QPs have no receive CQ and nothing can post to their RQ */
-	n = qp->ibqp.recv_cq ? sroce_queue_avail(qp->rq) : 0;
-	while (n-- > 0) {
-		memcpy(&rqe, sroce_queue_at(qp->rq, qp->rq->cons), sizeof(rqe));
-		cqe.wr_id = rqe.wr_id;
-		cqe.status = IB_WC_WR_FLUSH_ERR;
-		cqe.opcode = IB_WC_RECV;
-		cqe.qp_num = qp->ibqp.qp_num;
-		sroce_queue_consumed(qp->rq, 1);
-		sroce_qp_count(qp, SROCE_CNTR_RECV, true);
-		if (sroce_cq_post(sroce_to_cq(qp->ibqp.recv_cq), &cqe, false))
-			break;
-	}
-	/* a buffer taken out of the (XRC) SRQ is the QP's to complete */
-	if ((qp->srq || qp->ibqp.qp_type == IB_QPT_XRC_TGT) && qp->resp.rqe_valid) {
-		struct sroce_recv_wqe *w = qp->resp.rqe;
-
-		cqe.wr_id = w->wr_id;
-		cqe.status = IB_WC_WR_FLUSH_ERR;
-		cqe.opcode = IB_WC_RECV;
-		cqe.qp_num = qp->ibqp.qp_num;
-		sroce_qp_count(qp, SROCE_CNTR_RECV, true);
-		if (qp->srq)
-			sroce_cq_post(sroce_to_cq(qp->ibqp.recv_cq), &cqe, false);
-		else
-			sroce_xrc_flush_rqe(qp, &cqe);
-	}
-	qp->resp.rqe_valid = false;
-	/* IBTA: an SRQ's QP in ERR takes nothing more from it */
-	if (qp->srq && !qp->flushed)
-		sroce_qp_event(qp, IB_EVENT_QP_LAST_WQE_REACHED);
-	/* the MRs of half-received WRITEs and unanswered READs go too */
-	sroce_responder_release(qp);
-	qp->flushed = true;
 }

@@ -1075,6 +1075,61 @@ void sroce_responder_rx(struct sroce_qp *qp, struct sk_buff *skb,
 	sroce_xrc_resp_end(qp);
 }
 
+/**
+ * sroce_responder_flush() - complete the RQ's buffers with WR_FLUSH_ERR
+ * @qp: the QP, in ERR
+ *
+ * The receive side of the scheduler's flush (sroce_sched_flush(), after
+ * sroce_req_flush()): the RQ, the buffer taken out of an SRQ, and the MRs
+ * of half-received WRITEs and unanswered READs.
+ */
+void sroce_responder_flush(struct sroce_qp *qp)
+{
+	struct sroce_cqe cqe = {};
+	struct sroce_recv_wqe rqe;
+	int n;
+
+	lockdep_assert_held(&qp->lock);
+
+	/* in ERR every post must reach us: the RQ never asks otherwise */
+	WRITE_ONCE(qp->rq->hdr->flags, SROCE_RING_F_NEED_WAKEUP);
+
+	/* XRC QPs have no receive CQ and nothing can post to their RQ */
+	n = qp->ibqp.recv_cq ? sroce_queue_avail(qp->rq) : 0;
+	while (n-- > 0) {
+		memcpy(&rqe, sroce_queue_at(qp->rq, qp->rq->cons), sizeof(rqe));
+		cqe.wr_id = rqe.wr_id;
+		cqe.status = IB_WC_WR_FLUSH_ERR;
+		cqe.opcode = IB_WC_RECV;
+		cqe.qp_num = qp->ibqp.qp_num;
+		sroce_queue_consumed(qp->rq, 1);
+		sroce_qp_count(qp, SROCE_CNTR_RECV, true);
+		if (sroce_cq_post(sroce_to_cq(qp->ibqp.recv_cq), &cqe, false))
+			break;
+	}
+	/* a buffer taken out of the (XRC) SRQ is the QP's to complete */
+	if ((qp->srq || qp->ibqp.qp_type == IB_QPT_XRC_TGT) && qp->resp.rqe_valid) {
+		struct sroce_recv_wqe *w = qp->resp.rqe;
+
+		cqe.wr_id = w->wr_id;
+		cqe.status = IB_WC_WR_FLUSH_ERR;
+		cqe.opcode = IB_WC_RECV;
+		cqe.qp_num = qp->ibqp.qp_num;
+		sroce_qp_count(qp, SROCE_CNTR_RECV, true);
+		if (qp->srq)
+			sroce_cq_post(sroce_to_cq(qp->ibqp.recv_cq), &cqe, false);
+		else
+			sroce_xrc_flush_rqe(qp, &cqe);
+	}
+	qp->resp.rqe_valid = false;
+	/* IBTA: an SRQ's QP in ERR takes nothing more from it */
+	if (qp->srq && !qp->flushed)
+		sroce_qp_event(qp, IB_EVENT_QP_LAST_WQE_REACHED);
+	/* the MRs of half-received WRITEs and unanswered READs go too */
+	sroce_responder_release(qp);
+	qp->flushed = true;
+}
+
 /* Forget responder state (RESET/INIT). */
 void sroce_responder_reset(struct sroce_qp *qp)
 {

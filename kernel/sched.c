@@ -126,6 +126,19 @@ void sroce_sched_sync_cq(struct ib_cq *ibcq)
 	}
 }
 
+/**
+ * sroce_sched_flush() - complete everything the QP holds with WR_FLUSH_ERR
+ * @qp: the QP, in ERR, its transport running here
+ *
+ * The QP-wide flush is the scheduler's: one flush per role, the send side
+ * (sroce_req_flush()) and the receive side (sroce_responder_flush()).
+ */
+static void sroce_sched_flush(struct sroce_qp *qp)
+{
+	sroce_req_flush(qp);
+	sroce_responder_flush(qp);
+}
+
 static void sroce_retrans_timer(struct timer_list *t)
 {
 	struct sroce_qp *qp = sroce_timer_container_of(qp, t, retrans_timer);
@@ -326,17 +339,12 @@ static void sroce_rc_process(struct sroce_qp *qp, int budget)
 	sroce_txb_end(qp);
 	/* a role that failed the QP left it in ERR: flush in this round */
 	if (READ_ONCE(qp->state) == IB_QPS_ERR)
-		sroce_req_flush(qp);
+		sroce_sched_flush(qp);
 }
 
 /* Request packets per run: the work item may send more than a softirq. */
 #define SROCE_WORK_BUDGET	64
 #define SROCE_KICK_BUDGET	32
-
-unsigned int sroce_sq_poll_us;	/* off: see Documentation/datapath.rst */
-module_param_named(sq_poll_us, sroce_sq_poll_us, uint, 0644);
-MODULE_PARM_DESC(sq_poll_us,
-		 "microseconds a streaming QP waits for the next post before asking for a doorbell (0: always ask)");
 
 /* Arm the polling grace's end: the transport runs again then. */
 static void sroce_qp_arm_poll(struct sroce_qp *qp, u64 until)
@@ -572,7 +580,7 @@ static void sroce_ud_work(struct work_struct *w)
 		break;
 	}
 	if (READ_ONCE(qp->state) == IB_QPS_ERR)
-		sroce_req_flush(qp);
+		sroce_sched_flush(qp);
 	spin_unlock_bh(&qp->lock);
 	if (test_bit(SROCE_QP_EV_YIELD, &qp->events) || sroce_rxq_ready(qp))
 		sroce_sched_queue(qp);
@@ -649,23 +657,6 @@ void sroce_sched_stop_qp(struct sroce_qp *qp)
 }
 
 /* ---- doorbells --------------------------------------------------- */
-
-/* doorbell_defer: 0 never, 1 when it pays (sroce_db_defer()), 2 always */
-unsigned int sroce_db_defer_mode = 1;
-
-/* anything but 0, 1 or 2 is refused (-EINVAL), the mode unchanged */
-static int sroce_db_defer_set(const char *val, const struct kernel_param *kp)
-{
-	return param_set_uint_minmax(val, kp, 0, 2);
-}
-
-static const struct kernel_param_ops sroce_db_defer_ops = {
-	.set = sroce_db_defer_set,
-	.get = param_get_uint,
-};
-module_param_cb(doorbell_defer, &sroce_db_defer_ops, &sroce_db_defer_mode, 0644);
-MODULE_PARM_DESC(doorbell_defer,
-		 "hand a streaming QP's doorbell rounds to a worker so that its next posts need no system call: 0 never, 1 when the QP streams (default), 2 always");
 
 /* a deferral must gather this many posts to be worth its wakeup */
 #define SROCE_DB_BATCH_MIN	4

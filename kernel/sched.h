@@ -7,8 +7,6 @@
 
 #include "qp.h"
 
-extern unsigned int sroce_sq_poll_us;
-extern unsigned int sroce_db_defer_mode;
 int sroce_sched_init_module(void);
 void sroce_sched_exit_module(void);
 void sroce_sched_init_qp(struct sroce_qp *qp, enum ib_qp_type type);

@@ -8,7 +8,7 @@
  * SRQ entry out at once (sroce_srq_take(), under the SRQ's lock, as the
  * other QPs of the SRQ take theirs): the copy it keeps is its receive
  * buffer, and if the QP fails before the receive completes, the flush
- * completes the copy (sroce_req_flush()).
+ * completes the copy (sroce_responder_flush()).
  */
 #include <linux/slab.h>
 #include <rdma/ib_verbs.h>
@@ -18,7 +18,6 @@
 #include "queue.h"
 #include "srq.h"
 #include "xrc.h"
-#include "requester.h"
 
 static u32 sroce_srq_stride(u32 max_sge)
 {

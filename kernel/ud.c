@@ -34,6 +34,7 @@
 #include "trace.h"
 #include "ah.h"
 #include "requester.h"
+#include "completer.h"
 #include "xmit.h"
 #include "recv.h"
 #include "ud.h"
