@@ -1047,6 +1047,79 @@ void sroce_resp_rx(struct sroce_qp *qp, struct sk_buff *skb,
 		sroce_resp_fatal(qp, SROCE_NAK_INVALID_REQ);
 }
 
+/*
+ * Selective repeat: the gap is filled, execute the held requests that
+ * follow, in PSN order (sroce_sr_next()). One that is not executed (RNR,
+ * ODP fault, an error) ends it: everything held is dropped, and the
+ * requester, whose NAK or timer ends its SACK, resends it all.
+ */
+static void sroce_resp_sr_drain(struct sroce_qp *qp)
+{
+	struct sroce_resp *resp = &qp->resp;
+	struct sroce_pkt_hdr hdr;
+	struct sk_buff *skb;
+	bool done = false;
+	u32 psn;
+	int ret;
+
+	lockdep_assert_held(&qp->lock);
+	for (;;) {
+		psn = resp->psn;
+		ret = sroce_sr_next(qp, &skb, &hdr);
+		if (ret <= 0)
+			break;
+		sroce_resp_rx(qp, skb, &hdr, 0);	/* no skb: placed */
+		kfree_skb(skb);
+		if (resp->psn == psn) {
+			ret = -EAGAIN;	/* not executed */
+			break;
+		}
+		done = true;
+	}
+	if (ret < 0) {
+		sroce_sr_release(resp);
+		return;
+	}
+	if (done && sroce_sr_drained(qp))
+		sroce_resp_nak_resend(qp, sroce_aeth_syn_nak(SROCE_NAK_PSN_SEQ_ERR));
+}
+
+/**
+ * sroce_responder_sr_gap() - the reordering window of a held gap ended
+ * @qp: the QP whose sr_timer fired
+ *
+ * Packets are held after a gap and nothing arrived since to NAK it (the
+ * packets after the missing one are all in, or lost too): NAK the gap now,
+ * with the SACK of what is held, instead of leaving it to the requester's
+ * retransmit timer. A timer that fired before the window's end (the gap
+ * moved on meanwhile) is armed again; one that finds no gap does nothing.
+ */
+void sroce_responder_sr_gap(struct sroce_qp *qp)
+{
+	struct sroce_resp *resp = &qp->resp;
+	unsigned long end;
+
+	lockdep_assert_held(&qp->lock);
+
+	switch (READ_ONCE(qp->state)) {
+	case IB_QPS_RTR:
+	case IB_QPS_RTS:
+	case IB_QPS_SQD:
+		break;
+	default:
+		return;
+	}
+	if (!qp->opt.selrep_peer || !resp->sr_held || resp->nak_sent)
+		return;
+	end = resp->sr_gap_since + sroce_sr_nak_delay();
+	if (time_before(jiffies, end)) {
+		mod_timer(&qp->sr_timer, end);
+		return;
+	}
+	if (sroce_sr_nak_due(qp))
+		sroce_resp_nak_resend(qp, sroce_aeth_syn_nak(SROCE_NAK_PSN_SEQ_ERR));
+}
+
 /**
  * sroce_responder_rx() - a request packet for this QP
  * @qp: the QP
@@ -1066,7 +1139,7 @@ void sroce_responder_rx(struct sroce_qp *qp, struct sk_buff *skb,
 	if (qp->ibqp.qp_type != IB_QPT_XRC_TGT) {
 		sroce_resp_rx(qp, skb, hdr, 0);
 		if (unlikely(qp->resp.sr_held))
-			sroce_sr_drain(qp);
+			sroce_resp_sr_drain(qp);
 		return;
 	}
 	xerr = (hdr->info->flags & SROCE_OPF_XRCETH) ?

@@ -15,7 +15,6 @@
 #include "mr_copy.h"
 #include "mw.h"
 #include "trace.h"
-#include "responder.h"
 #include "sr.h"
 
 static unsigned int sroce_sr_nak_delay_ms = 8;
@@ -51,16 +50,19 @@ static bool sroce_sr_reorder_expected(const struct sroce_qp *qp)
 	return qp->opt.ar_peer;
 }
 
-/* NAK the gap before what is held now, with its SACK (once per gap) */
-static void sroce_sr_nak_now(struct sroce_qp *qp)
+/*
+ * The gap before what is held is to be NAKed now, with its SACK (once per
+ * gap): true when the caller, the responder, sends the NAK.
+ */
+bool sroce_sr_nak_due(struct sroce_qp *qp)
 {
 	struct sroce_resp *resp = &qp->resp;
 
 	if (resp->nak_sent)
-		return;
+		return false;
 	resp->nak_sent = true;
 	sroce_stat_inc(qp->sdev, SROCE_STAT_SEQ_NAKS_SENT);
-	sroce_resp_nak_resend(qp, sroce_aeth_syn_nak(SROCE_NAK_PSN_SEQ_ERR));
+	return true;
 }
 
 /*
@@ -292,96 +294,73 @@ bool sroce_sr_hold(struct sroce_qp *qp, struct sk_buff *skb, const struct sroce_
 	       time_before(jiffies, resp->sr_gap_since + sroce_sr_nak_delay());
 }
 
-/*
- * The gap is filled: execute the held requests that follow, in PSN order.
- * One that is not executed (RNR, ODP fault, an error) ends it: everything
- * held is dropped, and the requester, whose NAK or timer ends its SACK,
- * resends it all.
+/**
+ * sroce_sr_next() - the next held request to execute, the gap being filled
+ * @qp: the QP
+ * @skb: set to the held packet (the caller frees it), or NULL for one
+ *	placed already (its payload is in place: the rest of its execution)
+ * @hdr: set to its parsed transport header
+ *
+ * The responder executes what this hands back, in PSN order, while
+ * resp->psn moves on (sroce_resp_sr_drain()); sr.c calls no role.
+ *
+ * Return: 1 for a request at the expected PSN (its slot emptied), 0 for
+ * none, -EPROTO for a held packet that does not parse (freed).
  */
-void sroce_sr_drain(struct sroce_qp *qp)
+int sroce_sr_next(struct sroce_qp *qp, struct sk_buff **skb, struct sroce_pkt_hdr *hdr)
 {
 	struct sroce_resp *resp = &qp->resp;
-	struct sroce_pkt_hdr hdr;
-	bool done = false;
+	u32 psn = resp->psn, slot = psn % SROCE_SR_WINDOW;
+	const struct sroce_sr_rec *rec;
 
 	lockdep_assert_held(&qp->lock);
-	while (resp->sr_held) {
-		u32 psn = resp->psn, slot = psn % SROCE_SR_WINDOW;
-		struct sk_buff *skb;
-
-		if (!sroce_sr_used(resp, slot) || resp->sr_psn[slot] != psn)
-			break;
-		if (test_bit(slot, resp->sr_placed)) {
-			/* its payload is in place: the rest of its execution */
-			const struct sroce_sr_rec *rec = &resp->sr_rec[slot];
-
-			memset(&hdr, 0, sizeof(hdr));
-			hdr.bth.opcode = rec->opcode;
-			hdr.bth.psn = psn;
-			hdr.bth.ack_req = rec->ack_req;
-			hdr.bth.se = rec->se;
-			hdr.info = sroce_opcode(rec->opcode);
-			hdr.immdt = rec->immdt;
-			hdr.payload_len = rec->len;
-			hdr.reth.va = rec->va;
-			hdr.reth.rkey = rec->rkey;
-			hdr.reth.dma_len = rec->len;
-			sroce_sr_take(resp, slot);
-			sroce_resp_rx(qp, NULL, &hdr, 0);	/* no skb: placed */
-		} else {
-			skb = sroce_sr_take(resp, slot);
-			if (!sroce_pkt_parse(skb->data + sizeof(struct udphdr),
-					     skb->len - sizeof(struct udphdr), &hdr))
-				sroce_resp_rx(qp, skb, &hdr, 0);
-			kfree_skb(skb);
-		}
-		if (resp->psn == psn) {
-			sroce_sr_release(resp);
-			return;
-		}
-		done = true;
+	*skb = NULL;
+	if (!resp->sr_held || !sroce_sr_used(resp, slot) || resp->sr_psn[slot] != psn)
+		return 0;
+	if (!test_bit(slot, resp->sr_placed)) {
+		*skb = sroce_sr_take(resp, slot);
+		if (!sroce_pkt_parse((*skb)->data + sizeof(struct udphdr),
+				     (*skb)->len - sizeof(struct udphdr), hdr))
+			return 1;
+		kfree_skb(*skb);
+		*skb = NULL;
+		return -EPROTO;
 	}
-	if (done) {
-		/* tell the requester at once; a gap still open starts its window now */
-		resp->ack_pending = true;
-		if (resp->sr_held && sroce_sr_reorder_expected(qp))
-			sroce_resp_sr_open_gap(qp);
-		else if (resp->sr_held)
-			sroce_sr_nak_now(qp);	/* it acknowledges as much */
-	}
+	rec = &resp->sr_rec[slot];
+	memset(hdr, 0, sizeof(*hdr));
+	hdr->bth.opcode = rec->opcode;
+	hdr->bth.psn = psn;
+	hdr->bth.ack_req = rec->ack_req;
+	hdr->bth.se = rec->se;
+	hdr->info = sroce_opcode(rec->opcode);
+	hdr->immdt = rec->immdt;
+	hdr->payload_len = rec->len;
+	hdr->reth.va = rec->va;
+	hdr->reth.rkey = rec->rkey;
+	hdr->reth.dma_len = rec->len;
+	sroce_sr_take(resp, slot);
+	return 1;
 }
 
 /**
- * sroce_responder_sr_gap() - the reordering window of a held gap ended
- * @qp: the QP whose sr_timer fired
+ * sroce_sr_drained() - held requests were executed: what now for the gap
+ * @qp: the QP
  *
- * Packets are held after a gap and nothing arrived since to NAK it (the
- * packets after the missing one are all in, or lost too): NAK the gap now,
- * with the SACK of what is held, instead of leaving it to the requester's
- * retransmit timer. A timer that fired before the window's end (the gap
- * moved on meanwhile) is armed again; one that finds no gap does nothing.
+ * Asks for an ACK at once; a gap still open starts its reordering window
+ * now, or (no reordering expected) is to be NAKed.
+ *
+ * Return: true when the responder is to NAK the gap now (it acknowledges
+ * as much as was executed).
  */
-void sroce_responder_sr_gap(struct sroce_qp *qp)
+bool sroce_sr_drained(struct sroce_qp *qp)
 {
 	struct sroce_resp *resp = &qp->resp;
-	unsigned long end;
 
 	lockdep_assert_held(&qp->lock);
-
-	switch (READ_ONCE(qp->state)) {
-	case IB_QPS_RTR:
-	case IB_QPS_RTS:
-	case IB_QPS_SQD:
-		break;
-	default:
-		return;
+	resp->ack_pending = true;
+	if (resp->sr_held && sroce_sr_reorder_expected(qp)) {
+		sroce_resp_sr_open_gap(qp);
+		return false;
 	}
-	if (!qp->opt.selrep_peer || !resp->sr_held || resp->nak_sent)
-		return;
-	end = resp->sr_gap_since + sroce_sr_nak_delay();
-	if (time_before(jiffies, end)) {
-		mod_timer(&qp->sr_timer, end);
-		return;
-	}
-	sroce_sr_nak_now(qp);
+	return resp->sr_held && sroce_sr_nak_due(qp);
 }
