@@ -23,7 +23,6 @@
 
 #include "sroce.h"
 #include "qp.h"
-#include "ud.h"
 #include "ah.h"
 
 /* The AH id a kernel WQE carries (kpost.c) */
@@ -184,14 +183,15 @@ err_free_info:
 }
 
 /**
- * sroce_destroy_ah() - ib_device_ops.destroy_ah
+ * sroce_destroy_ah() - the AH object goes
  * @ibah: the AH
  * @flags: RDMA_DESTROY_AH_SLEEPABLE or 0 (maybe atomic); we never sleep
  *
- * When the caller may sleep (user AHs), datagrams already posted on the
- * PD's UD QPs are sent first, as a NIC has read their address at the
- * doorbell (sroce_ud_send_posted_pd()). WQEs that still name the id and
- * are sent after this fail their lookup and complete in error.
+ * The device op is sroce_ud_destroy_ah(): when the caller may sleep (user
+ * AHs), it first sends the datagrams already posted on the PD's UD QPs, as
+ * a NIC has read their address at the doorbell (sroce_ud_send_posted_pd()).
+ * WQEs that still name the id and are sent after this fail their lookup
+ * and complete in error.
  *
  * Return: 0.
  */
@@ -201,8 +201,6 @@ int sroce_destroy_ah(struct ib_ah *ibah, u32 flags)
 	struct sroce_ah *ah = sroce_to_ah(ibah);
 	unsigned long irqflags;
 
-	if (flags & RDMA_DESTROY_AH_SLEEPABLE)
-		sroce_ud_send_posted_pd(ibah->pd);
 
 	xa_lock_irqsave(&sdev->ah_xa, irqflags);
 	__xa_erase(&sdev->ah_xa, ah->id);

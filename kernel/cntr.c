@@ -32,7 +32,6 @@
 #include <rdma/ib_verbs.h>
 
 #include "sroce.h"
-#include "ah.h"
 #include "qp.h"
 #include "cntr.h"
 

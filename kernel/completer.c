@@ -7,12 +7,12 @@
 
 #include "sroce.h"
 #include "qp.h"
+#include "cntr.h"
 #include "queue.h"
 #include "trace.h"
 #include "completer.h"
 #include "cq.h"
 #include "sr.h"
-#include "mr.h"
 #include "mr_copy.h"
 #include "sroce_rc_comp.h"
 

@@ -33,7 +33,6 @@
 #include "sroce.h"
 #include "queue.h"
 #include "dm.h"
-#include "mr.h"
 
 /**
  * struct sroce_dm - device memory

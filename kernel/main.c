@@ -26,7 +26,6 @@
 
 #include "sroce.h"
 #include "crc.h"
-#include "qp.h"
 #include "mw.h"
 #include "sched.h"
 #include "debugfs.h"

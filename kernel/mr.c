@@ -35,7 +35,6 @@
 
 #include "sroce.h"
 #include "mr.h"
-#include "mr_copy.h"
 #include "dm.h"
 #include "dmabuf.h"
 

@@ -18,8 +18,6 @@
 #include <rdma/ib_verbs.h>
 
 #include "sroce.h"
-#include "dm.h"
-#include "dmabuf.h"
 #include "mr.h"
 #include "mr_copy.h"
 #include "odp.h"

@@ -24,7 +24,6 @@
 #include "qp.h"
 #include "mw.h"
 #include "mr.h"
-#include "mr_copy.h"
 
 /**
  * struct sroce_win - a memory window's table entry

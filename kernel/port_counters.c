@@ -8,7 +8,6 @@
 #include <rdma/ib_verbs.h>
 
 #include "sroce.h"
-#include "qp.h"
 #include "recv.h"
 #include "port_counters.h"
 

@@ -25,7 +25,6 @@
 #include <net/dst_cache.h>
 
 #include "sroce.h"
-#include "cntr.h"
 #include "sroce_wire.h"
 #include "sroce_psn.h"
 #include "sroce_sr.h"
@@ -35,6 +34,37 @@
 struct sroce_queue;
 struct sroce_cq;
 struct sroce_mr;
+
+/*
+ * Completion counters (cntr.c): the operation classes a counter is
+ * attached for, one per bit of the uverbs op_mask (enum
+ * ib_uverbs_qp_attach_comp_cntr_op, bit n: class n), and the values the
+ * QP's inline sroce_qp_count() updates. Here, below cntr.h, which needs
+ * the QP.
+ */
+enum sroce_cntr_op {
+	SROCE_CNTR_SEND,		/* SEND work requests completed */
+	SROCE_CNTR_RECV,		/* receive work requests completed */
+	SROCE_CNTR_RDMA_READ,		/* RDMA READ work requests completed */
+	SROCE_CNTR_REMOTE_RDMA_READ,	/* READ requests of the peer served */
+	SROCE_CNTR_RDMA_WRITE,		/* RDMA WRITE work requests completed */
+	SROCE_CNTR_REMOTE_RDMA_WRITE,	/* WRITE messages of the peer placed */
+	SROCE_CNTR_NOPS
+};
+
+#define SROCE_CNTR_ALL_OPS	(BIT(SROCE_CNTR_NOPS) - 1)
+
+/**
+ * struct sroce_cntr - the values of a completion counter
+ * @val: [0] completions without error, [1] completions in error (the
+ *	uverbs entries IB_UVERBS_COMP_CNTR_ENTRY_COMP and _ERR); modulo 2^64
+ * @qps: the QP op classes pointing here (sroce_qp.cntr[]): the counter
+ *	is not destroyed while any is left, whatever the core counts
+ */
+struct sroce_cntr {
+	atomic64_t val[2];
+	atomic_t qps;
+};
 
 /*
  * PSNs a READ may reach past the oldest unacknowledged one: a quarter of
@@ -63,6 +93,35 @@ extern unsigned int sroce_dev_rxq_kb;
  * a batch that changed would leave the CPUs' parts outside that bound.
  */
 #define SROCE_DEV_RXQ_BATCH	SZ_64K
+
+/*
+ * Why a received packet was dropped (recv.c, ud.c, sched.c). One list for the enum, the
+ * rx_drop_* counters (port_counters.c) and the sroce_drop tracepoint's names
+ * (trace.h): X(NAME, name) for SROCE_DROP_NAME, counted as rx_drop_name;
+ * the last one is Y(NAME, name), for lists that must end without a comma
+ * (a __print_symbolic() table).
+ *  LEN       runt or unlinearisable datagram
+ *  HDR       bad IP/transport header, wrong QP type/peer
+ *  ICRC      ICRC mismatch
+ *  NO_QP     no such destination QP in this namespace
+ *  QKEY      UD: Q_Key is not the QP's
+ *  NO_RQE    UD: no receive posted, or the QP's backlog full
+ *  QP_STATE  RC: the QP does not receive in its state
+ *  BACKLOG   RC: the QP's receive queue is full
+ *  CNP       a CNP for no QP, or one not doing DCQCN
+ */
+#define SROCE_DROP_REASONS(X, Y)					\
+	X(LEN, len) X(HDR, hdr) X(ICRC, icrc) X(NO_QP, no_qp)		\
+	X(QKEY, qkey) X(NO_RQE, no_rqe) X(QP_STATE, qp_state)		\
+	X(BACKLOG, backlog) X(DEV_BACKLOG, dev_backlog) Y(CNP, cnp)
+
+#define SROCE_DROP_ENUM_(up, low)	SROCE_DROP_##up,
+enum sroce_drop {
+	SROCE_DROP_REASONS(SROCE_DROP_ENUM_, SROCE_DROP_ENUM_)
+	SROCE_DROP_MAX
+};
+
+#undef SROCE_DROP_ENUM_
 
 /* qp->events bits: set by timers and kickers, consumed by the transport */
 enum {
@@ -492,13 +551,11 @@ static inline bool sroce_wqe_is_local(const struct sroce_send_wqe *wqe)
 }
 
 /* qp.c */
-int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
-		    struct ib_udata *udata);
-int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
-		    struct ib_udata *udata);
-int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
-		   struct ib_qp_init_attr *init);
-int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+#define SROCE_GSI_QPN		1		/* the GSI QP, one per device (ud.c) */
+#define SROCE_QPN_MAX		0xffffff
+int sroce_qp_alloc_qpn(u32 *qpn);
+int sroce_qp_publish(struct sroce_qp *qp, u32 qpn);
+void sroce_qp_unpublish(u32 qpn);
 struct sroce_qp *sroce_qp_get_net(struct net *net, u32 qpn);
 struct sroce_qp *sroce_qp_next(struct ib_cq *ibcq, unsigned long *index);
 struct sroce_qp *sroce_qp_next_ud_rts(struct ib_pd *pd, unsigned long *index);

@@ -24,7 +24,6 @@
 #include "sroce.h"
 #include "qp.h"
 #include "queue.h"
-#include "srq.h"
 #include "trace.h"
 #include "kpost.h"
 #include "ud.h"

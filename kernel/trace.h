@@ -30,7 +30,6 @@ enum sroce_retx_why {
 
 #include "qp.h"
 #include "sroce_wire.h"
-#include "recv.h"
 
 /*
  * Symbol tables for __print_symbolic(), each value also announced with

@@ -16,7 +16,8 @@
  * QPNs >= 16 are module-wide (qp.c). QP1 exists once per device: received
  * packets for QPN 1 go to the GSI QP of the device they arrived on, found
  * from the ingress netdev, or for loopback traffic (which arrives on lo)
- * from the device owning the destination address.
+ * from the device owning the destination address (the receive path's UD
+ * demultiplexing is recv.c's: sroce_ud_accept()).
  *
  * Receive buffers start with a 40-byte area for the GRH (IBTA 11.4.1.2):
  * RoCEv2 puts the IPv6 header there, or the IPv4 header in its last 20
@@ -39,174 +40,11 @@
 #include "recv.h"
 #include "ud.h"
 #include "cq.h"
-#include "mr.h"
 #include "mr_copy.h"
 #include "odp.h"
 
 #define SROCE_GRH_LEN		40
-#define SROCE_UD_RXQ_MAX	1024	/* packets queued to one QP */
-#define SROCE_UD_MAX_PAYLOAD	4096	/* a UD message fits the largest path MTU */
 #define SROCE_UD_SEND_BUDGET	64	/* SQ entries sent per round of the worker */
-
-/* GSI QPs of all devices, for the receive path: RCU, writers under the lock */
-static LIST_HEAD(sroce_gsi_list);
-static DEFINE_SPINLOCK(sroce_gsi_lock);
-
-/**
- * sroce_gsi_add() - make @qp its device's QP1
- * @qp: a new GSI QP
- *
- * Return: 0, or -EBUSY when the device has one already.
- */
-int sroce_gsi_add(struct sroce_qp *qp)
-{
-	int err = 0;
-
-	spin_lock(&sroce_gsi_lock);
-	if (qp->sdev->gsi_qp) {
-		err = -EBUSY;
-	} else {
-		WRITE_ONCE(qp->sdev->gsi_qp, qp);
-		list_add_tail_rcu(&qp->gsi_node, &sroce_gsi_list);
-	}
-	spin_unlock(&sroce_gsi_lock);
-	return err;
-}
-
-/**
- * sroce_gsi_del() - unpublish a GSI QP
- * @qp: the device's GSI QP
- *
- * The caller waits for an RCU grace period before freeing anything the
- * receive path may look at (sroce_destroy_qp() does).
- */
-void sroce_gsi_del(struct sroce_qp *qp)
-{
-	spin_lock(&sroce_gsi_lock);
-	list_del_rcu(&qp->gsi_node);
-	WRITE_ONCE(qp->sdev->gsi_qp, NULL);
-	spin_unlock(&sroce_gsi_lock);
-}
-
-/* Does @ndev own the destination address of the packet at @iph? */
-static bool sroce_dst_is_local(struct net *net, struct net_device *ndev,
-			       const u8 *iph, bool v6)
-{
-	if (v6)
-		return ipv6_chk_addr(net, &((const struct ipv6hdr *)iph)->daddr,
-				     ndev, 0);
-	return __ip_dev_find(net, ((const struct iphdr *)iph)->daddr, false) == ndev;
-}
-
-/**
- * sroce_gsi_get() - the GSI QP a packet for QPN 1 is for
- * @net: namespace of the receiving socket
- * @skb: the packet (skb->dev is the ingress netdev)
- * @iph: its IP header
- * @v6: @iph is IPv6
- *
- * Context: softirq. Return: the QP with a reference, or NULL.
- */
-static struct sroce_qp *sroce_gsi_get(struct net *net, struct sk_buff *skb,
-				      const u8 *iph, bool v6)
-{
-	struct sroce_qp *qp, *found = NULL;
-	struct net_device *ndev;
-
-	rcu_read_lock();
-	list_for_each_entry_rcu(qp, &sroce_gsi_list, gsi_node) {
-		if (READ_ONCE(qp->sdev->ndev) == skb->dev) {
-			found = qp;
-			break;
-		}
-	}
-	if (!found) {
-		/* loopback: arrived on lo, addressed to one of our netdevs */
-		list_for_each_entry_rcu(qp, &sroce_gsi_list, gsi_node) {
-			ndev = READ_ONCE(qp->sdev->ndev);
-			if (ndev && net_eq(dev_net(ndev), net) &&
-			    sroce_dst_is_local(net, ndev, iph, v6)) {
-				found = qp;
-				break;
-			}
-		}
-	}
-	if (found)
-		found = sroce_qp_tryget(found->h);
-	rcu_read_unlock();
-	return found;
-}
-
-/**
- * sroce_ud_check() - may @qp take the UD packet @hdr describes?
- * @qp: the destination UD or GSI QP
- * @skb: the packet
- * @hdr: its parsed transport header
- *
- * Checks the QP type, the length (at most 4096 bytes, the largest MTU), the
- * P_Key, the Q_Key and the backlogs of the QP (packets, bytes) and of its
- * device (bytes).
- *
- * Return: SROCE_DROP_MAX when it may, else why the packet is dropped.
- */
-enum sroce_drop sroce_ud_check(struct sroce_qp *qp, const struct sk_buff *skb,
-			       const struct sroce_pkt_hdr *hdr)
-{
-	if (qp->ibqp.qp_type != IB_QPT_UD && qp->ibqp.qp_type != IB_QPT_GSI)
-		return SROCE_DROP_HDR;
-	if (hdr->payload_len > SROCE_UD_MAX_PAYLOAD)
-		return SROCE_DROP_LEN;
-	if ((hdr->bth.pkey & 0x7fff) != (SROCE_DEFAULT_PKEY & 0x7fff))
-		return SROCE_DROP_HDR;
-	if (hdr->deth.qkey != READ_ONCE(qp->attr.qkey))
-		return SROCE_DROP_QKEY;
-	if (skb_queue_len(&qp->rxq) >= SROCE_UD_RXQ_MAX)
-		return SROCE_DROP_NO_RQE;
-	/* a UD QP's queue is bounded in bytes too, as RC's and UC's */
-	if ((unsigned int)atomic_read(&qp->rxq_bytes) + skb->truesize > SROCE_RXQ_BYTES)
-		return SROCE_DROP_BACKLOG;
-	if (sroce_dev_rxq_full(qp, skb))
-		return SROCE_DROP_DEV_BACKLOG;
-	return SROCE_DROP_MAX;
-}
-
-/**
- * sroce_ud_accept() - find and check the QP a UD packet is for
- * @net: namespace of the receiving socket
- * @skb: the datagram, data at the UDP header (after the ICRC and header
- *	checks in recv.c)
- * @hdr: its parsed transport header (a UD opcode)
- * @iph: its IP header
- * @v6: @iph is IPv6
- *
- * Finds the destination UD or GSI QP and checks the packet against it
- * (sroce_ud_check()). A failure is counted and the packet dropped.
- *
- * Context: softirq. Return: the QP with a reference (the caller queues
- * @skb to it), or NULL when @skb was dropped.
- */
-struct sroce_qp *sroce_ud_accept(struct net *net, struct sk_buff *skb,
-				  const struct sroce_pkt_hdr *hdr, const u8 *iph, bool v6)
-{
-	u32 dqpn = hdr->bth.dqpn;
-	enum sroce_drop why;
-	struct sroce_qp *qp;
-
-	if (dqpn == SROCE_GSI_QPN)
-		qp = sroce_gsi_get(net, skb, iph, v6);
-	else if (dqpn >= 16)
-		qp = sroce_qp_get_net(net, dqpn);
-	else
-		qp = NULL;
-	why = qp ? sroce_ud_check(qp, skb, hdr) : SROCE_DROP_NO_QP;
-	if (why == SROCE_DROP_MAX)
-		return qp;
-	if (qp)
-		sroce_qp_put(qp);
-	sroce_drop_count(why, dqpn);
-	kfree_skb(skb);
-	return NULL;
-}
 
 /**
  * sroce_ud_send_posted_pd() - send what the UD QPs of @pd still hold
@@ -231,6 +69,24 @@ void sroce_ud_send_posted_pd(struct ib_pd *pd)
 		sroce_qp_put(qp);
 		index++;
 	}
+}
+
+/**
+ * sroce_ud_destroy_ah() - ib_device_ops.destroy_ah
+ * @ibah: the AH
+ * @flags: RDMA_DESTROY_AH_SLEEPABLE or 0 (maybe atomic)
+ *
+ * When the caller may sleep (user AHs), datagrams already posted on the
+ * PD's UD QPs are sent first (sroce_ud_send_posted_pd()), then the AH goes
+ * (sroce_destroy_ah()).
+ *
+ * Return: 0.
+ */
+int sroce_ud_destroy_ah(struct ib_ah *ibah, u32 flags)
+{
+	if (flags & RDMA_DESTROY_AH_SLEEPABLE)
+		sroce_ud_send_posted_pd(ibah->pd);
+	return sroce_destroy_ah(ibah, flags);
 }
 
 /* ---- receive (worker) ------------------------------------------------ */

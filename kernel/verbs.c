@@ -17,6 +17,8 @@
 #include "sroce.h"
 #include "cntr.h"
 #include "qp.h"
+#include "qp_verbs.h"
+#include "ud.h"
 #include "queue.h"
 #include "srq.h"
 #include "xrc.h"
@@ -25,7 +27,6 @@
 #include "dm.h"
 #include "restrack.h"
 #include "sched.h"
-#include "xmit.h"
 #include "ah.h"
 #include "port_counters.h"
 #include "cq.h"
@@ -526,7 +527,7 @@ const struct ib_device_ops sroce_dev_ops = {
 	.dealloc_xrcd = sroce_dealloc_xrcd,
 	.dereg_mr = sroce_dereg_mr,
 	.disassociate_ucontext = sroce_disassociate_ucontext,
-	.destroy_ah = sroce_destroy_ah,
+	.destroy_ah = sroce_ud_destroy_ah,
 	.destroy_cq = sroce_destroy_cq,
 	.destroy_qp = sroce_destroy_qp,
 	.destroy_srq = sroce_destroy_srq,

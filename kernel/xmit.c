@@ -19,15 +19,12 @@
 #include <net/inet_ecn.h>
 
 #include "sroce.h"
-#include "mcast.h"
 #include "qp.h"
 #include "recv.h"
 #include "sroce_icrc.h"
 #include "sroce_wire.h"
 #include "trace.h"
 #include "xmit.h"
-#include "mr.h"
-#include "mr_copy.h"
 
 /**
  * sroce_pkt_alloc() - an skb for one packet of @qp

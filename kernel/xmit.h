@@ -24,15 +24,6 @@ __be16 sroce_qp_ar_sport(struct sroce_qp *qp);
 void sroce_txb_begin(struct sroce_qp *qp);
 void sroce_txb_end(struct sroce_qp *qp);
 
-/*
- * Opt-in ICRC skip between two sroce peers (xmit.c and recv.c, Documentation/
- * datapath.rst): two reserved bits of the BTH's Resv8a byte, which the
- * ICRC masks and other implementations ignore. ADV: the sender's QP skips
- * the ICRC when its peer does; NONE: this packet carries no ICRC.
- */
-/* SROCE_BTH_RESV8A_OFF: the byte's offset, proto/sroce_wire.h */
-#define SROCE_BTH_ICRC_ADV	0x01
-#define SROCE_BTH_ICRC_NONE	0x02
 void sroce_qp_icrc_learn(struct sroce_qp *qp, const struct sk_buff *skb);
 
 #endif /* SROCE_XMIT_H */
