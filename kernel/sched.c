@@ -30,7 +30,6 @@
 #include "requester.h"
 #include "completer.h"
 #include "responder.h"
-#include "sr.h"
 #include "dcqcn.h"
 #include "xmit.h"
 #include "recv.h"

@@ -11,13 +11,96 @@
  * completes the copy (sroce_responder_flush()).
  */
 #include <linux/slab.h>
+#include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
 #include "sroce.h"
 #include "qp.h"
 #include "queue.h"
 #include "srq.h"
-#include "xrc.h"
+
+/* ---- XRC SRQ numbers: module-wide, like QPNs; xrc.c looks them up ---- */
+
+#define SROCE_XRC_SRQN_MIN	1
+#define SROCE_XRC_SRQN_MAX	0xffffff	/* XRCETH: 24 bits */
+
+static DEFINE_XARRAY_ALLOC(sroce_xsrq_xa);
+static u32 sroce_xsrq_next;
+
+/**
+ * sroce_xrc_srq_reserve() - give a new XRC SRQ its number
+ * @srq: the SRQ being created
+ *
+ * Lookups find nothing under the number until sroce_xrc_srq_publish().
+ *
+ * Return: 0 or -errno (-EBUSY: the number space is full).
+ */
+int sroce_xrc_srq_reserve(struct sroce_srq *srq)
+{
+	u32 srqn;
+	int err;
+
+	err = xa_alloc_cyclic(&sroce_xsrq_xa, &srqn, NULL,
+			      XA_LIMIT(SROCE_XRC_SRQN_MIN, SROCE_XRC_SRQN_MAX),
+			      &sroce_xsrq_next, GFP_KERNEL_ACCOUNT);
+	if (err < 0)
+		return err;
+	srq->ibsrq.ext.xrc.srq_num = srqn;
+	refcount_set(&srq->ref, 1);
+	init_completion(&srq->freed);
+	return 0;
+}
+
+/* Make a reserved XRC SRQ number find its SRQ: nothing can fail any more. */
+void sroce_xrc_srq_publish(struct sroce_srq *srq)
+{
+	/* the reserved slot exists: storing into it allocates nothing */
+	xa_store(&sroce_xsrq_xa, srq->ibsrq.ext.xrc.srq_num, srq, GFP_KERNEL);
+}
+
+void sroce_xrc_srq_put(struct sroce_srq *srq)
+{
+	if (refcount_dec_and_test(&srq->ref))
+		complete(&srq->freed);
+}
+
+/**
+ * sroce_xrc_srq_remove() - withdraw an XRC SRQ's number (destroy, or a
+ *	failed create)
+ * @srq: the SRQ
+ *
+ * Waits for the responders executing a packet into it, never for a peer.
+ *
+ * Context: process, may sleep.
+ */
+void sroce_xrc_srq_remove(struct sroce_srq *srq)
+{
+	xa_erase(&sroce_xsrq_xa, srq->ibsrq.ext.xrc.srq_num);
+	/* a reader that found it before the erase has its reference by now */
+	synchronize_rcu();
+	sroce_xrc_srq_put(srq);
+	wait_for_completion(&srq->freed);
+}
+
+/* The XRC SRQ @srqn of @sdev in XRC domain @xrcd, with a reference, or NULL. */
+struct sroce_srq *sroce_xrc_srq_get(struct sroce_dev *sdev, struct ib_xrcd *xrcd,
+				    u32 srqn, int *err)
+{
+	struct sroce_srq *srq;
+
+	rcu_read_lock();
+	srq = xa_load(&sroce_xsrq_xa, srqn);
+	if (srq && (srq->ibsrq.device != &sdev->ib_dev || !refcount_inc_not_zero(&srq->ref)))
+		srq = NULL;
+	rcu_read_unlock();
+	*err = -ENOENT;
+	if (srq && srq->ibsrq.ext.xrc.xrcd != xrcd) {
+		sroce_xrc_srq_put(srq);
+		*err = -EACCES;
+		return NULL;
+	}
+	return srq;
+}
 
 static u32 sroce_srq_stride(u32 max_sge)
 {

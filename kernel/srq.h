@@ -27,7 +27,7 @@ struct sroce_dev;
  * @user: a user SRQ (its ring is mmapped)
  * @limit: IB_EVENT_SRQ_LIMIT_REACHED fires (once) when fewer than this
  *	remain posted; 0: not armed
- * @ref: XRC SRQ: one reference for its number (xrc.c) plus one per
+ * @ref: XRC SRQ: one reference for its number (srq.c) plus one per
  *	responder executing a packet into it
  * @freed: XRC SRQ: the last reference is gone
  */
@@ -59,6 +59,14 @@ int sroce_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
 int sroce_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 			const struct ib_recv_wr **bad_wr);
 int sroce_srq_take(struct sroce_srq *srq, void *rqe);
+
+/* XRC SRQ numbers, module-wide (srq.c; the XRC TGT QP's lookup: xrc.c) */
+int sroce_xrc_srq_reserve(struct sroce_srq *srq);
+void sroce_xrc_srq_publish(struct sroce_srq *srq);
+void sroce_xrc_srq_remove(struct sroce_srq *srq);
+struct sroce_srq *sroce_xrc_srq_get(struct sroce_dev *sdev, struct ib_xrcd *xrcd,
+				    u32 srqn, int *err);
+void sroce_xrc_srq_put(struct sroce_srq *srq);
 
 struct sroce_qp;
 struct sroce_recv_wqe;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * sroce XRC: domains and XRC SRQ numbers.
+ * sroce XRC: domains and the XRC TGT QP's SRQ (the XRC SRQ numbers are
+ * srq.c's).
  *
  * An XRC INI QP sends like an RC QP, with the XRC opcodes and an XRCETH
  * naming the remote XRC SRQ in every request. Its peer, an XRC TGT QP, has
@@ -14,7 +15,6 @@
  * reference on the SRQ only while it executes one packet, so destroying an
  * XRC SRQ waits for no peer: the next packet naming it is refused.
  */
-#include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
 #include "sroce.h"
@@ -22,12 +22,6 @@
 #include "srq.h"
 #include "xrc.h"
 #include "cq.h"
-
-#define SROCE_XRC_SRQN_MIN	1
-#define SROCE_XRC_SRQN_MAX	0xffffff	/* XRCETH: 24 bits */
-
-static DEFINE_XARRAY_ALLOC(sroce_xsrq_xa);
-static u32 sroce_xsrq_next;
 
 int sroce_alloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata)
 {
@@ -52,81 +46,6 @@ int sroce_dealloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata)
 {
 	atomic_dec(&sroce_to_dev(ibxrcd->device)->xrcd_count);
 	return 0;
-}
-
-/**
- * sroce_xrc_srq_reserve() - give a new XRC SRQ its number
- * @srq: the SRQ being created
- *
- * Lookups find nothing under the number until sroce_xrc_srq_publish().
- *
- * Return: 0 or -errno (-EBUSY: the number space is full).
- */
-int sroce_xrc_srq_reserve(struct sroce_srq *srq)
-{
-	u32 srqn;
-	int err;
-
-	err = xa_alloc_cyclic(&sroce_xsrq_xa, &srqn, NULL,
-			      XA_LIMIT(SROCE_XRC_SRQN_MIN, SROCE_XRC_SRQN_MAX),
-			      &sroce_xsrq_next, GFP_KERNEL_ACCOUNT);
-	if (err < 0)
-		return err;
-	srq->ibsrq.ext.xrc.srq_num = srqn;
-	refcount_set(&srq->ref, 1);
-	init_completion(&srq->freed);
-	return 0;
-}
-
-/* Make a reserved XRC SRQ number find its SRQ: nothing can fail any more. */
-void sroce_xrc_srq_publish(struct sroce_srq *srq)
-{
-	/* the reserved slot exists: storing into it allocates nothing */
-	xa_store(&sroce_xsrq_xa, srq->ibsrq.ext.xrc.srq_num, srq, GFP_KERNEL);
-}
-
-static void sroce_xrc_srq_put(struct sroce_srq *srq)
-{
-	if (refcount_dec_and_test(&srq->ref))
-		complete(&srq->freed);
-}
-
-/**
- * sroce_xrc_srq_remove() - withdraw an XRC SRQ's number (destroy, or a
- *	failed create)
- * @srq: the SRQ
- *
- * Waits for the responders executing a packet into it, never for a peer.
- *
- * Context: process, may sleep.
- */
-void sroce_xrc_srq_remove(struct sroce_srq *srq)
-{
-	xa_erase(&sroce_xsrq_xa, srq->ibsrq.ext.xrc.srq_num);
-	/* a reader that found it before the erase has its reference by now */
-	synchronize_rcu();
-	sroce_xrc_srq_put(srq);
-	wait_for_completion(&srq->freed);
-}
-
-/* The XRC SRQ @srqn of @sdev in XRC domain @xrcd, with a reference, or NULL. */
-static struct sroce_srq *sroce_xrc_srq_get(struct sroce_dev *sdev, struct ib_xrcd *xrcd,
-					   u32 srqn, int *err)
-{
-	struct sroce_srq *srq;
-
-	rcu_read_lock();
-	srq = xa_load(&sroce_xsrq_xa, srqn);
-	if (srq && (srq->ibsrq.device != &sdev->ib_dev || !refcount_inc_not_zero(&srq->ref)))
-		srq = NULL;
-	rcu_read_unlock();
-	*err = -ENOENT;
-	if (srq && srq->ibsrq.ext.xrc.xrcd != xrcd) {
-		sroce_xrc_srq_put(srq);
-		*err = -EACCES;
-		return NULL;
-	}
-	return srq;
 }
 
 /**
