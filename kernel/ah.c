@@ -201,7 +201,6 @@ int sroce_destroy_ah(struct ib_ah *ibah, u32 flags)
 	struct sroce_ah *ah = sroce_to_ah(ibah);
 	unsigned long irqflags;
 
-
 	xa_lock_irqsave(&sdev->ah_xa, irqflags);
 	__xa_erase(&sdev->ah_xa, ah->id);
 	xa_unlock_irqrestore(&sdev->ah_xa, irqflags);

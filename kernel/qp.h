@@ -95,9 +95,10 @@ extern unsigned int sroce_dev_rxq_kb;
 #define SROCE_DEV_RXQ_BATCH	SZ_64K
 
 /*
- * Why a received packet was dropped (recv.c, ud.c, sched.c). One list for the enum, the
- * rx_drop_* counters (port_counters.c) and the sroce_drop tracepoint's names
- * (trace.h): X(NAME, name) for SROCE_DROP_NAME, counted as rx_drop_name;
+ * Why a received packet was dropped (recv.c, ud.c, sched.c). One list for
+ * the enum, the rx_drop_* counters (port_counters.c) and the sroce_drop
+ * tracepoint's names (trace.h): X(NAME, name) for SROCE_DROP_NAME, counted
+ * as rx_drop_name;
  * the last one is Y(NAME, name), for lists that must end without a comma
  * (a __print_symbolic() table).
  *  LEN       runt or unlinearisable datagram
@@ -536,6 +537,8 @@ static inline bool sroce_wqe_empty_response(const struct sroce_send_wqe *wqe)
  * READs, atomics, FLUSH and ATOMIC WRITE: they count against
  * max_rd_atomic, a FENCE waits for them, and only their responses (never a
  * plain ACK) complete them.
+ *
+ * Return: true for those.
  */
 static inline bool sroce_wqe_has_response(const struct sroce_send_wqe *wqe)
 {

@@ -121,7 +121,8 @@ static bool sroce_dst_is_local(struct net *net, struct net_device *ndev,
  * @iph: its IP header
  * @v6: @iph is IPv6
  *
- * Context: softirq. Return: the QP with a reference, or NULL.
+ * Context: softirq.
+ * Return: the QP with a reference, or NULL.
  */
 static struct sroce_qp *sroce_gsi_get(struct net *net, struct sk_buff *skb,
 				      const u8 *iph, bool v6)
@@ -198,11 +199,12 @@ enum sroce_drop sroce_ud_check(struct sroce_qp *qp, const struct sk_buff *skb,
  * Finds the destination UD or GSI QP and checks the packet against it
  * (sroce_ud_check()). A failure is counted and the packet dropped.
  *
- * Context: softirq. Return: the QP with a reference (the caller queues
- * @skb to it), or NULL when @skb was dropped.
+ * Context: softirq.
+ * Return: the QP with a reference (the caller queues @skb to it), or NULL
+ * when @skb was dropped.
  */
 struct sroce_qp *sroce_ud_accept(struct net *net, struct sk_buff *skb,
-				  const struct sroce_pkt_hdr *hdr, const u8 *iph, bool v6)
+				 const struct sroce_pkt_hdr *hdr, const u8 *iph, bool v6)
 {
 	u32 dqpn = hdr->bth.dqpn;
 	enum sroce_drop why;

@@ -41,6 +41,6 @@ void sroce_gsi_del(struct sroce_qp *qp);
 enum sroce_drop sroce_ud_check(struct sroce_qp *qp, const struct sk_buff *skb,
 			       const struct sroce_pkt_hdr *hdr);
 struct sroce_qp *sroce_ud_accept(struct net *net, struct sk_buff *skb,
-				  const struct sroce_pkt_hdr *hdr, const u8 *iph, bool v6);
+				 const struct sroce_pkt_hdr *hdr, const u8 *iph, bool v6);
 
 #endif

@@ -972,6 +972,6 @@ void sroce_req_flush(struct sroce_qp *qp)
 		req->started = req->comp_idx;
 		req->send_off = 0;
 	}
-	/* in ERR every post must reach us to be flushed: ask for the doorbell */
+	/* in ERR every post must reach us to be flushed: doorbell wanted */
 	WRITE_ONCE(qp->sq->hdr->flags, SROCE_RING_F_NEED_WAKEUP);
 }

@@ -793,7 +793,7 @@ int sroce_sched_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	return 0;
 }
 
-/* what the objects and the wire call through sroce_qp_kick() and its siblings */
+/* what the objects and the wire call through sroce_qp_kick() and the like */
 static const struct sroce_sched_hooks sroce_sched_hooks = {
 	.kick = sroce_sched_kick,
 	.queue = sroce_sched_queue,

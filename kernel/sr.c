@@ -192,7 +192,7 @@ static bool sroce_resp_sr_place_only(struct sroce_qp *qp, struct sk_buff *skb,
  * The WRITE whose FIRST was executed already says where every later packet
  * of it goes (sroce_sr_write_at()): its payload is copied there now, inside
  * the range the RETH's rkey check covered, and only what the in-order pass
- * needs of it is kept (sroce_sr_drain() then advances without copying).
+ * needs of it is kept (sroce_resp_sr_drain() then advances without copying).
  * An adaptive routing WRITE ONLY says it itself (sroce_resp_sr_place_only()).
  * A packet of another message, an ODP page not present or a copy error is
  * left to the ordinary hold.

@@ -25,7 +25,6 @@ struct sroce_xrcd {
 int sroce_alloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata);
 int sroce_dealloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata);
 
-
 int sroce_xrc_resp_begin(struct sroce_qp *qp, u32 srqn);
 void sroce_xrc_resp_end(struct sroce_qp *qp);
 void sroce_xrc_flush_rqe(struct sroce_qp *qp, struct sroce_cqe *cqe);
