@@ -112,7 +112,7 @@ static void sroce_qp_work_exit(struct sroce_qp *qp)
  *
  * Context: process, may sleep.
  */
-void sroce_sched_sync_cq(struct ib_cq *ibcq)
+static void sroce_sched_sync_cq(struct ib_cq *ibcq)
 {
 	unsigned long index = 0;
 	struct sroce_qp *qp;
@@ -481,13 +481,13 @@ static DEFINE_PER_CPU(unsigned int, sroce_local_depth);
  * Context: BH disabled (the sending QP's lock), so on one CPU until
  * sroce_sched_local_exit().
  */
-void sroce_sched_local_enter(void)
+static void sroce_sched_local_enter(void)
 {
 	this_cpu_inc(sroce_local_depth);
 }
 
 /* The local delivery sroce_sched_local_enter() announced is done. */
-void sroce_sched_local_exit(void)
+static void sroce_sched_local_exit(void)
 {
 	this_cpu_dec(sroce_local_depth);
 }
@@ -530,7 +530,7 @@ static void sroce_sched_kick_deep(struct sroce_qp *qp)
  *
  * Context: softirq, or BH disabled.
  */
-void sroce_sched_rx(struct sroce_qp *qp, struct sk_buff *skb)
+static void sroce_sched_rx(struct sroce_qp *qp, struct sk_buff *skb)
 {
 	/* counted before it is queued: a dequeue never subtracts first */
 	unsigned int bytes = sroce_rxq_charge(qp, skb);

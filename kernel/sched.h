@@ -11,9 +11,6 @@ int sroce_sched_init_module(void);
 void sroce_sched_exit_module(void);
 void sroce_sched_init_qp(struct sroce_qp *qp, enum ib_qp_type type);
 void sroce_sched_stop_qp(struct sroce_qp *qp);
-void sroce_sched_rx(struct sroce_qp *qp, struct sk_buff *skb);
-void sroce_sched_local_enter(void);
-void sroce_sched_local_exit(void);
 void sroce_sched_rxq_purge(struct sroce_qp *qp);
 
 void sroce_sched_queue(struct sroce_qp *qp);
@@ -22,7 +19,5 @@ int sroce_sched_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		    const struct ib_send_wr **bad_wr);
 int sroce_sched_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		    const struct ib_recv_wr **bad_wr);
-
-void sroce_sched_sync_cq(struct ib_cq *ibcq);
 
 #endif /* SROCE_SCHED_H */
