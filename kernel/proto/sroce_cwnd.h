@@ -211,6 +211,11 @@ static inline bool sroce_cwnd_undo(struct sroce_cwnd *c, u64 now)
 			sroce_cwnd_set(c, c->undo_cwnd);
 			restored = true;
 		}
+		/*
+		 * No loss: the episode the resend opened is none, so a NAK
+		 * that follows is a loss of its own and cuts the window.
+		 */
+		c->recovering = false;
 	}
 	c->undo_cwnd = 0;
 	return restored;

@@ -322,6 +322,19 @@ TEST(Cwnd, ASpuriousTimeoutIsUndone)
 	EXPECT_FALSE(sroce_cwnd_acked(&c, 10, 70, 0));
 }
 
+TEST(Cwnd, ALossAfterAnUndoneTimeoutCutsAgain)
+{
+	// the undo ends the resend's episode: a NAK for a packet sent before
+	// the resend is a real loss, not part of a cut that never happened
+	sroce_cwnd c = measured(1000);
+	sroce_cwnd_timer_loss(&c, true, 100, kT);
+	EXPECT_TRUE(sroce_cwnd_acked(&c, 10, 60, kT + 200 * kUs));
+	EXPECT_EQ(c.cwnd, SROCE_CWND_MAX);
+	EXPECT_FALSE(c.recovering);
+	EXPECT_TRUE(sroce_cwnd_loss(&c, false, 100));
+	EXPECT_LT(c.cwnd, SROCE_CWND_MAX);
+}
+
 TEST(Cwnd, ATimeoutWhoseAckTakesARoundTripStands)
 {
 	sroce_cwnd c = measured(1000);
