@@ -300,7 +300,7 @@ static u8 sroce_qp_tos(const struct sroce_qp *qp)
  * offload would leave with its pseudo-header sum as UDP checksum (each
  * counted in the receiver's UdpInCsumErrors and dropped). So a burst is
  * CHECKSUM_PARTIAL (the device completes every packet's checksum) only
- * where the device offloads IPv4 checksums; elsewhere its packets carry
+ * on a veth that offloads IPv4 checksums; elsewhere its packets carry
  * UDP checksum 0, as every single packet of sroce does, marked
  * CHECKSUM_UNNECESSARY (the other ip_summed a GSO packet may have). The
  * ICRC masks the checksum either way.
@@ -313,6 +313,20 @@ static u8 sroce_qp_tos(const struct sroce_qp *qp)
 #define SROCE_TXB_MAX_PKTS	32
 #define SROCE_TXB_MAX_LEN	(60 * 1024)
 #define SROCE_TXB_DEV_CSUM	(NETIF_F_HW_CSUM | NETIF_F_IP_CSUM)
+
+/*
+ * May a burst to @dev stay CHECKSUM_PARTIAL? Only where the device itself
+ * takes the burst whole and offloads the checksum: a veth. A stacked
+ * device (macvlan, ipvlan, a bond, a VLAN, a bridge) advertises offloads
+ * its lower device may lack, and the lower device's segmentation would
+ * then send the partial sums (the UdpInCsumErrors above); so every other
+ * device gets UDP checksum 0, which RoCEv2 allows.
+ */
+static bool sroce_txb_partial_csum(const struct net_device *dev)
+{
+	return (dev->features & SROCE_TXB_DEV_CSUM) && dev->rtnl_link_ops &&
+	       !strcmp(dev->rtnl_link_ops->kind, "veth");
+}
 
 /* Start collecting (a round of sroce_rc_process()). */
 void sroce_txb_begin(struct sroce_qp *qp)
@@ -399,7 +413,7 @@ static void sroce_txb_add(struct sroce_qp *qp, struct sk_buff *skb, u32 seg,
 	struct udphdr *uh = udp_hdr(skb);
 
 	if (!head)
-		b->csum = !!(rt->dst.dev->features & SROCE_TXB_DEV_CSUM);
+		b->csum = sroce_txb_partial_csum(rt->dst.dev);
 	if (b->csum) {
 		/* the pseudo-header sum: the device completes it */
 		uh->check = ~csum_tcpudp_magic(iph->saddr, iph->daddr, ntohs(uh->len),
