@@ -839,7 +839,8 @@ int sroce_sched_init_module(void)
 
 void sroce_sched_exit_module(void)
 {
-	sroce_qp_set_sched(NULL);
+	/* the hooks go last: a work item still draining may call them */
 	destroy_workqueue(sroce_kwq);
 	destroy_workqueue(sroce_wq);
+	sroce_qp_set_sched(NULL);
 }
