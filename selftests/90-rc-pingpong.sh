@@ -10,11 +10,13 @@
 . "$(dirname "$0")/net-topo.sh"
 trap topo_down EXIT
 
+# a debug kernel (make check-debug) runs each case several times slower
+T=$((60 * ${SROCE_TIMEOUT_SCALE:-1}))
 pp() { local s=$1 n=$2 c=$3 ip=$4; shift 4; client_server "$s" "$n" "$c" "$ip" ibv_rc_pingpong -g 1 -n 8 --chk "$@"; }
 loop() {
-	timeout 60 ibv_rc_pingpong -d sroce8 -g 1 -n 8 --chk -s "$1" > /dev/null 2>&1 & local s=$!
+	timeout $T ibv_rc_pingpong -d sroce8 -g 1 -n 8 --chk -s "$1" > /dev/null 2>&1 & local s=$!
 	wait_listening init 18515 "$s"
-	timeout 60 ibv_rc_pingpong -d sroce8 -g 1 -n 8 --chk -s "$1" 192.0.2.1 > /dev/null 2>&1 &&
+	timeout $T ibv_rc_pingpong -d sroce8 -g 1 -n 8 --chk -s "$1" 192.0.2.1 > /dev/null 2>&1 &&
 	wait "$s"
 }
 
@@ -22,10 +24,10 @@ sizes="1 37 4096 65537 1048576"
 v6() {
 	local ga gb
 	ga=$(gid_index init sroce8 "$V6A") && gb=$(gid_index peer sroce9 "$V6B") || return 1
-	timeout 60 ip netns exec srpeer ibv_rc_pingpong -d sroce9 -g "$gb" -n 8 --chk -s "$1" > /dev/null 2>&1 &
+	timeout $T ip netns exec srpeer ibv_rc_pingpong -d sroce9 -g "$gb" -n 8 --chk -s "$1" > /dev/null 2>&1 &
 	local s=$!
 	wait_listening peer 18515 "$s"
-	timeout 60 ibv_rc_pingpong -d sroce8 -g "$ga" -n 8 --chk -s "$1" 192.0.2.2 > /dev/null 2>&1 &&
+	timeout $T ibv_rc_pingpong -d sroce8 -g "$ga" -n 8 --chk -s "$1" 192.0.2.2 > /dev/null 2>&1 &&
 	wait "$s"
 }
 

@@ -182,11 +182,12 @@ verify_veth() {
 
 client_server() {
 	local sdev=$1 sns=$2 cdev=$3 sip=$4 tool=$5 s rc
+	local t=$((120 * ${SROCE_TIMEOUT_SCALE:-1}))	# slower on a debug kernel
 	shift 5
 	if [ "$sns" = peer ]; then
-		timeout 120 ip netns exec srpeer "$tool" -d "$sdev" "$@" > /tmp/srv.$$ 2>&1 &
+		timeout $t ip netns exec srpeer "$tool" -d "$sdev" "$@" > /tmp/srv.$$ 2>&1 &
 	else
-		timeout 120 "$tool" -d "$sdev" "$@" > /tmp/srv.$$ 2>&1 &
+		timeout $t "$tool" -d "$sdev" "$@" > /tmp/srv.$$ 2>&1 &
 	fi
 	s=$!
 	# the client connects once: wait (bounded) until the server listens
@@ -194,9 +195,9 @@ client_server() {
 	for a in "$@"; do [ "$prev" = -p ] && port=$a; prev=$a; done
 	wait_listening "$sns" "$port" "$s"
 	if [ "$sns" = peer ]; then
-		timeout 120 "$tool" -d "$cdev" "$@" "$sip" > /tmp/cli.$$ 2>&1
+		timeout $t "$tool" -d "$cdev" "$@" "$sip" > /tmp/cli.$$ 2>&1
 	else
-		timeout 120 ip netns exec srpeer "$tool" -d "$cdev" "$@" "$sip" > /tmp/cli.$$ 2>&1
+		timeout $t ip netns exec srpeer "$tool" -d "$cdev" "$@" "$sip" > /tmp/cli.$$ 2>&1
 	fi
 	rc=$?
 	wait "$s" || rc=1
