@@ -129,6 +129,21 @@ static void sroce_uc_drop_msg(struct sroce_qp *qp)
 }
 
 /*
+ * NAK the gap before the expected PSN, once per gap (with the SACK of what
+ * selective repeat holds), and count it.
+ */
+static void sroce_resp_seq_nak(struct sroce_qp *qp)
+{
+	struct sroce_resp *resp = &qp->resp;
+
+	if (resp->nak_sent)
+		return;
+	resp->nak_sent = true;
+	sroce_stat_inc(qp->sdev, SROCE_STAT_SEQ_NAKS_SENT);
+	sroce_resp_nak_resend(qp, sroce_aeth_syn_nak(SROCE_NAK_PSN_SEQ_ERR));
+}
+
+/*
  * Fatal responder error: NAK, then the QP goes to ERR. UC has neither: the
  * message is dropped (IBTA: silently), the QP goes on.
  */
@@ -939,15 +954,10 @@ static void sroce_resp_rx_uc(struct sroce_qp *qp, struct sk_buff *skb,
 static void sroce_resp_gap(struct sroce_qp *qp, struct sk_buff *skb,
 			   const struct sroce_pkt_hdr *hdr, enum sroce_rc_req cls)
 {
-	struct sroce_resp *resp = &qp->resp;
-
 	if (qp->opt.selrep_peer && sroce_sr_hold(qp, skb, hdr))
 		return;
-	if (cls == SROCE_RC_REQ_GAP_NAK) {
-		resp->nak_sent = true;
-		sroce_stat_inc(qp->sdev, SROCE_STAT_SEQ_NAKS_SENT);
-		sroce_resp_nak_resend(qp, sroce_aeth_syn_nak(SROCE_NAK_PSN_SEQ_ERR));
-	}
+	if (cls == SROCE_RC_REQ_GAP_NAK)
+		sroce_resp_seq_nak(qp);
 }
 
 /*
@@ -1081,7 +1091,7 @@ static void sroce_resp_sr_drain(struct sroce_qp *qp)
 		return;
 	}
 	if (done && sroce_sr_drained(qp))
-		sroce_resp_nak_resend(qp, sroce_aeth_syn_nak(SROCE_NAK_PSN_SEQ_ERR));
+		sroce_resp_seq_nak(qp);
 }
 
 /**
@@ -1116,8 +1126,7 @@ void sroce_responder_sr_gap(struct sroce_qp *qp)
 		mod_timer(&qp->sr_timer, end);
 		return;
 	}
-	if (sroce_sr_nak_due(qp))
-		sroce_resp_nak_resend(qp, sroce_aeth_syn_nak(SROCE_NAK_PSN_SEQ_ERR));
+	sroce_resp_seq_nak(qp);
 }
 
 /**

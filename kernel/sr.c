@@ -51,21 +51,6 @@ static bool sroce_sr_reorder_expected(const struct sroce_qp *qp)
 }
 
 /*
- * The gap before what is held is to be NAKed now, with its SACK (once per
- * gap): true when the caller, the responder, sends the NAK.
- */
-bool sroce_sr_nak_due(struct sroce_qp *qp)
-{
-	struct sroce_resp *resp = &qp->resp;
-
-	if (resp->nak_sent)
-		return false;
-	resp->nak_sent = true;
-	sroce_stat_inc(qp->sdev, SROCE_STAT_SEQ_NAKS_SENT);
-	return true;
-}
-
-/*
  * A gap opened (or stayed open past a drain) at resp->sr_gap_since: the
  * QP's sr_timer NAKs it when the window ends even if nothing else arrives
  * (a lost tail), see sroce_responder_sr_gap().
@@ -349,8 +334,8 @@ int sroce_sr_next(struct sroce_qp *qp, struct sk_buff **skb, struct sroce_pkt_hd
  * Asks for an ACK at once; a gap still open starts its reordering window
  * now, or (no reordering expected) is to be NAKed.
  *
- * Return: true when the responder is to NAK the gap now (it acknowledges
- * as much as was executed).
+ * Return: true when the responder is to NAK the gap now, once per gap (it
+ * acknowledges as much as was executed).
  */
 bool sroce_sr_drained(struct sroce_qp *qp)
 {
@@ -362,5 +347,5 @@ bool sroce_sr_drained(struct sroce_qp *qp)
 		sroce_resp_sr_open_gap(qp);
 		return false;
 	}
-	return resp->sr_held && sroce_sr_nak_due(qp);
+	return resp->sr_held;
 }

@@ -16,6 +16,5 @@ bool sroce_sr_sack(struct sroce_qp *qp, struct sroce_sack *sack);
 bool sroce_sr_hold(struct sroce_qp *qp, struct sk_buff *skb, const struct sroce_pkt_hdr *hdr);
 int sroce_sr_next(struct sroce_qp *qp, struct sk_buff **skb, struct sroce_pkt_hdr *hdr);
 bool sroce_sr_drained(struct sroce_qp *qp);
-bool sroce_sr_nak_due(struct sroce_qp *qp);
 
 #endif /* SROCE_RESP_SR_H */
