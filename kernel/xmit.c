@@ -316,7 +316,9 @@ static u8 sroce_qp_tos(const struct sroce_qp *qp)
 
 /*
  * May a burst to @dev stay CHECKSUM_PARTIAL? Only where the device itself
- * takes the burst whole and offloads the checksum: a veth. A stacked
+ * takes the burst whole and offloads the checksum: a veth, whose peer's
+ * UDP receive segments a GSO packet only if it is CHECKSUM_PARTIAL (else
+ * it warns), so checksum 0 for every device is no option. A stacked
  * device (macvlan, ipvlan, a bond, a VLAN, a bridge) advertises offloads
  * its lower device may lack, and the lower device's segmentation would
  * then send the partial sums (the UdpInCsumErrors above); so every other
