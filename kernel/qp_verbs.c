@@ -24,6 +24,7 @@
 #include "ah.h"
 #include "ud.h"
 #include "responder.h"
+#include "completer.h"
 #include "dcqcn.h"
 #include "recv.h"
 
@@ -752,13 +753,17 @@ static void sroce_qp_store_attrs(struct sroce_qp *qp, struct ib_qp_attr *attr, i
 						       qp->attr.dest_qp_num));
 }
 
-/* RTR -> RTS: the requester starts at the SQ PSN with a fresh window and retry budget. */
+/*
+ * RTR -> RTS: the requester starts at the SQ PSN with a fresh window (its
+ * bounds in path-MTU packets; with loss_window=N the PSN bounds alone) and
+ * retry budget.
+ */
 static void sroce_qp_start_requester(struct sroce_qp *qp)
 {
 	qp->req.psn = qp->attr.sq_psn;
 	qp->req.una_psn = qp->attr.sq_psn;
 	qp->req.hi_psn = qp->attr.sq_psn;
-	sroce_cwnd_init(&qp->req.cwnd);
+	sroce_cwnd_init(&qp->req.cwnd, READ_ONCE(sroce_loss_window) ? qp->mtu : 0);
 	qp->req.sack_valid = false;
 	qp->req.retry_left = qp->attr.retry_cnt;
 	qp->req.rnr_left = qp->attr.rnr_retry;

@@ -292,19 +292,22 @@ static bool sroce_req_sacked(struct sroce_qp *qp, const struct sroce_send_wqe *w
 }
 
 /*
- * A request packet of @payload bytes left: count a resend, or time a new
- * packet that asks for an ACK (proto/sroce_cwnd.h)
+ * A request packet of @payload bytes (@psn_bytes per PSN it takes: a READ
+ * request's responses') left: count a resend, or size the window's unit by
+ * a new packet and time it if it asks for an ACK (proto/sroce_cwnd.h)
  */
-static void sroce_req_sent(struct sroce_qp *qp, bool ack_req, u32 payload)
+static void sroce_req_sent(struct sroce_qp *qp, bool ack_req, u32 payload, u32 psn_bytes)
 {
 	struct sroce_req *req = &qp->req;
 
 	if (sroce_psn_diff(req->psn, req->hi_psn) < 0) {
 		sroce_stat_inc(qp->sdev, SROCE_STAT_RETX_PKTS);
 		sroce_stat_add(qp->sdev, SROCE_STAT_RETX_BYTES, payload);
-	} else if (ack_req && !req->cwnd.timing) {
-		sroce_cwnd_sent(&req->cwnd, req->psn, ktime_get_ns());
+		return;
 	}
+	sroce_cwnd_pkt(&req->cwnd, psn_bytes);
+	if (ack_req && !req->cwnd.timing)
+		sroce_cwnd_sent(&req->cwnd, req->psn, ktime_get_ns());
 }
 
 /**
@@ -493,7 +496,9 @@ static int sroce_req_xmit(struct sroce_qp *qp, const struct sroce_send_wqe *wqe,
 	sroce_pkt_xmit_port(qp, skb, payload, ar ? sroce_qp_ar_sport(qp) : qp->path.sport);
 	if (unlikely(sroce_pacer_on(qp)))
 		sroce_dcqcn_sent(qp, hdr_len + payload);
-	sroce_req_sent(qp, hdr->bth.ack_req, payload);
+	sroce_req_sent(qp, hdr->bth.ack_req, payload,
+		       wqe->opcode == IB_UVERBS_WR_RDMA_READ ?
+		       min(hdr->reth.dma_len, qp->mtu) : payload);
 	return 0;
 }
 

@@ -4,9 +4,16 @@
  * (Documentation/transport.rst, "Loss window").
  *
  * An RC requester may have at most cwnd PSNs unacknowledged. A new QP
- * starts at SROCE_CWND_INIT and, without loss, doubles per window up to
- * SROCE_CWND_MAX. What shrinks it depends on whether the loss came with
- * a queue on the path:
+ * starts at SROCE_CWND_INIT_BYTES and, without loss, doubles per window up
+ * to SROCE_CWND_MAX_BYTES. The window counts PSNs but its bounds are bytes,
+ * divided by the size of the packets the requester sends (its unit,
+ * sroce_cwnd_pkt()): what a path's buffers hold is bytes, and at a
+ * 4096-byte MTU a 1024-PSN window is 4 MiB in flight, 64 packets of queue
+ * 256 KiB, more than a host's UDP socket buffer (212 992 bytes by default)
+ * behind a hypervisor's backend holds before the queue could be seen; yet
+ * 64-byte messages must not be held to 256 PSNs because the MTU is large.
+ * What shrinks it depends on whether the loss came with a queue on the
+ * path:
  *   - the round trip is measured on one AckReq packet at a time (never on
  *     a resend: Karn); from the smoothed and the smallest RTT, the window
  *     tells how many of its packets wait in a queue (a NIC ring, a switch
@@ -55,25 +62,38 @@
 extern "C" {
 #endif
 
-#define SROCE_CWND_MAX		1024u	/* PSNs unacknowledged, without loss */
+#define SROCE_CWND_MAX		1024u	/* PSNs unacknowledged, at most */
 #define SROCE_CWND_MIN		16u
+/* bytes unacknowledged without loss: 1024 PSNs at the 1024-byte path MTU of a 1500-byte wire */
+#define SROCE_CWND_MAX_BYTES	(1024u * 1024u)
 #define SROCE_CWND_ACK_MAX	64u	/* AckReq at least every this many PSNs */
 #define SROCE_CWND_ACK_DIV	4u	/* and every cwnd / this */
 /*
- * A queue: this many of the window's packets wait somewhere on the path
+ * A queue: this many bytes of the window's packets wait somewhere on the path
  * (Vegas' estimate, cwnd x (srtt - min RTT) / srtt). A round trip that
  * is long while the window is small is the peer's scheduling, not a
  * queue of ours, and holds nothing back.
  */
-#define SROCE_CWND_QUEUE_PKTS	64u
-#define SROCE_CWND_INIT		128u	/* a new QP's window, in slow start */
+#define SROCE_CWND_QUEUE_BYTES	(64u * 1024u)
+#define SROCE_CWND_QUEUE_MIN	4u	/* packets, whatever the MTU */
+#define SROCE_CWND_INIT_BYTES	(128u * 1024u)	/* a new QP's window, in slow start */
+/* the smallest unit of the byte bounds (smaller packets: the PSN bounds of a 1024-byte MTU) */
+#define SROCE_CWND_UNIT_MIN	1024u
 #define SROCE_CWND_MIN_WIN	256u	/* RTT samples per window of the minimum */
 #define SROCE_CWND_RTO_MIN_US	2000u	/* the shortest resend timer */
 #define SROCE_CWND_RTO_BACKOFF	6u	/* it doubles per resend, this many times */
 
 /**
  * struct sroce_cwnd - a requester's window and round-trip estimate
- * @cwnd: PSNs that may be unacknowledged, SROCE_CWND_MIN..SROCE_CWND_MAX
+ * @cwnd: PSNs that may be unacknowledged, SROCE_CWND_MIN..@max
+ * @max: the largest window: SROCE_CWND_MAX_BYTES in packets of @unit,
+ *	SROCE_CWND_MIN..SROCE_CWND_MAX
+ * @queue_pkts: packets of ours waiting on the path that make a queue:
+ *	SROCE_CWND_QUEUE_BYTES in packets of @unit
+ * @mtu: the path MTU; 0: the PSN bounds alone (loss_window=N)
+ * @unit: bytes per PSN the bounds count: @avg_bytes rounded to a power
+ *	of two, SROCE_CWND_UNIT_MIN (or @mtu if smaller)..@mtu
+ * @avg_bytes: the new packets' bytes per PSN, smoothed (1/8 gain)
  * @ssthresh: slow start below it, additive increase above
  * @ca_acked: PSNs acknowledged towards the next additive step
  * @ack_mask: AckReq when (PSN - oldest unacknowledged) & @ack_mask is 0
@@ -98,6 +118,11 @@ extern "C" {
  */
 struct sroce_cwnd {
 	u32 cwnd;
+	u32 max;
+	u32 queue_pkts;
+	u32 mtu;
+	u32 unit;
+	u32 avg_bytes;
 	u32 ssthresh;
 	u32 ca_acked;
 	u32 ack_mask;
@@ -133,26 +158,89 @@ static inline void sroce_cwnd_set(struct sroce_cwnd *c, u32 cwnd)
 {
 	if (cwnd < SROCE_CWND_MIN)
 		cwnd = SROCE_CWND_MIN;
-	if (cwnd > SROCE_CWND_MAX)
-		cwnd = SROCE_CWND_MAX;
+	if (cwnd > c->max)
+		cwnd = c->max;
 	c->cwnd = cwnd;
 	sroce_cwnd_set_mask(c);
 }
 
-/** sroce_cwnd_init() - a new QP: slow start towards the maximum, nothing measured */
-static inline void sroce_cwnd_init(struct sroce_cwnd *c)
+/* @bytes in packets of @mtu bytes, within @lo..@hi */
+static inline u32 sroce_cwnd_pkts(u32 bytes, u32 mtu, u32 lo, u32 hi)
 {
-	memset(c, 0, sizeof(*c));
-	c->ssthresh = SROCE_CWND_MAX;
-	sroce_cwnd_set(c, SROCE_CWND_INIT);
+	u32 n = mtu ? bytes / mtu : hi;
+
+	return n < lo ? lo : n > hi ? hi : n;
 }
 
-/** sroce_cwnd_queueing() - do more than SROCE_CWND_QUEUE_PKTS of ours wait on the path? */
+/*
+ * The bounds for packets of @unit bytes (0: the PSN bounds alone). A
+ * threshold at the old largest window (no loss yet) follows the new one.
+ */
+static inline void sroce_cwnd_bounds(struct sroce_cwnd *c, u32 unit)
+{
+	u32 max = sroce_cwnd_pkts(SROCE_CWND_MAX_BYTES, unit, SROCE_CWND_MIN, SROCE_CWND_MAX);
+
+	if (c->ssthresh >= c->max || c->ssthresh > max)
+		c->ssthresh = max;
+	c->unit = unit;
+	c->max = max;
+	c->queue_pkts = sroce_cwnd_pkts(SROCE_CWND_QUEUE_BYTES, unit, SROCE_CWND_QUEUE_MIN,
+					SROCE_CWND_MAX);
+	if (c->cwnd > max)
+		sroce_cwnd_set(c, max);
+}
+
+/**
+ * sroce_cwnd_init() - a new QP: slow start towards the maximum, nothing measured
+ * @c: the window
+ * @mtu: the path MTU in bytes (the payload of a full packet)
+ *
+ * The bounds start in packets of @mtu (sroce_cwnd_pkt() moves them with
+ * the packets' size): at 1024 bytes (a 1500-byte wire) 128 PSNs to start,
+ * 1024 at most, a queue of 64; at 4096 bytes 32, 256 and 16; never more
+ * than SROCE_CWND_MAX PSNs. @mtu 0: SROCE_CWND_MAX from the start and no
+ * queue ever (loss_window=N).
+ */
+static inline void sroce_cwnd_init(struct sroce_cwnd *c, u32 mtu)
+{
+	memset(c, 0, sizeof(*c));
+	c->mtu = mtu;
+	c->avg_bytes = mtu;
+	sroce_cwnd_bounds(c, mtu);
+	sroce_cwnd_set(c, sroce_cwnd_pkts(SROCE_CWND_INIT_BYTES, mtu, SROCE_CWND_MIN, c->max));
+}
+
+/**
+ * sroce_cwnd_pkt() - a new request packet leaves
+ * @c: the window
+ * @bytes: its payload, or for a READ request the bytes each of its
+ *	response PSNs carries (at most the MTU)
+ *
+ * The unit of the bounds follows the packets' size, rounded to a power of
+ * two (up from 1.5 times one): 64 KiB messages at a 4096-byte MTU count
+ * 4096 bytes per PSN, 64-byte ones SROCE_CWND_UNIT_MIN.
+ */
+static inline void sroce_cwnd_pkt(struct sroce_cwnd *c, u32 bytes)
+{
+	u32 unit, avg;
+
+	if (!c->mtu)
+		return;
+	c->avg_bytes = c->avg_bytes - c->avg_bytes / 8 + bytes / 8;
+	unit = c->mtu < SROCE_CWND_UNIT_MIN ? c->mtu : SROCE_CWND_UNIT_MIN;
+	avg = c->avg_bytes < c->mtu ? c->avg_bytes : c->mtu;
+	while (unit * 3 <= avg * 2)	/* to the nearer power of two */
+		unit *= 2;
+	if (unit != c->unit)
+		sroce_cwnd_bounds(c, unit);
+}
+
+/** sroce_cwnd_queueing() - do more than @queue_pkts of ours wait on the path? */
 static inline bool sroce_cwnd_queueing(const struct sroce_cwnd *c)
 {
 	return c->srtt_us > c->min_rtt_us &&
 	       (u64)c->cwnd * (c->srtt_us - c->min_rtt_us) >
-	       (u64)SROCE_CWND_QUEUE_PKTS * c->srtt_us;
+	       (u64)c->queue_pkts * c->srtt_us;
 }
 
 /**
@@ -269,7 +357,7 @@ static inline bool sroce_cwnd_acked(struct sroce_cwnd *c, u32 n, u32 una, u64 no
 	}
 	if (c->recovering && sroce_psn_diff(una, c->recover) >= 0)
 		c->recovering = false;
-	else if (!c->recovering && c->clean < SROCE_CWND_MAX)
+	else if (!c->recovering && c->clean < c->max)
 		c->clean += n;
 	if (c->cwnd < c->ssthresh) {
 		/* slow start, until the threshold or a queue */
@@ -280,7 +368,7 @@ static inline bool sroce_cwnd_acked(struct sroce_cwnd *c, u32 n, u32 una, u64 no
 		sroce_cwnd_set(c, c->cwnd + n < c->ssthresh ? c->cwnd + n : c->ssthresh);
 		return undone;
 	}
-	if (c->cwnd >= SROCE_CWND_MAX || sroce_cwnd_queueing(c))
+	if (c->cwnd >= c->max || sroce_cwnd_queueing(c))
 		return undone;
 	c->ca_acked += n;
 	if (c->ca_acked >= c->cwnd) {

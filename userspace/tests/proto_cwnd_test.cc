@@ -3,7 +3,7 @@
 // compiled as C into sroce.ko): RTT samples (Karn), how a loss with and
 // without a queue on the path shrinks the window, slow start and additive
 // increase, one cut per episode, the undo of a spurious timer resend, the
-// resend timer, the AckReq interval.
+// resend timer, the AckReq interval, the bounds in bytes at each path MTU.
 #include <algorithm>
 #include <cstdint>
 
@@ -15,11 +15,13 @@
 namespace {
 
 constexpr std::uint64_t kUs = 1000;  // ns
+// at the 1024-byte path MTU of a 1500-byte wire the byte bounds are these PSNs
+constexpr std::uint32_t kInit = 128, kQueue = 64;
 
-sroce_cwnd fresh()
+sroce_cwnd fresh(std::uint32_t mtu = 1024)
 {
 	sroce_cwnd c{};
-	sroce_cwnd_init(&c);
+	sroce_cwnd_init(&c, mtu);
 	return c;
 }
 
@@ -46,13 +48,15 @@ sroce_cwnd measured(std::uint32_t now_us, std::uint32_t cwnd = SROCE_CWND_MAX)
 TEST(Cwnd, StartsInSlowStartWithTheUsualAckInterval)
 {
 	sroce_cwnd c = fresh();
-	EXPECT_EQ(c.cwnd, SROCE_CWND_INIT);
+	EXPECT_EQ(c.max, SROCE_CWND_MAX);
+	EXPECT_EQ(c.queue_pkts, kQueue);
+	EXPECT_EQ(c.cwnd, kInit);
 	EXPECT_EQ(c.ssthresh, SROCE_CWND_MAX);
 	EXPECT_EQ(c.srtt_us, 0u);
 	EXPECT_EQ(sroce_cwnd_rto_us(&c), 0u);  // nothing measured: the QP's timeout alone
-	EXPECT_EQ(c.ack_mask + 1, SROCE_CWND_INIT / SROCE_CWND_ACK_DIV);
-	EXPECT_TRUE(sroce_cwnd_open(&c, 100 + SROCE_CWND_INIT - 1, 100));
-	EXPECT_FALSE(sroce_cwnd_open(&c, 100 + SROCE_CWND_INIT, 100));
+	EXPECT_EQ(c.ack_mask + 1, kInit / SROCE_CWND_ACK_DIV);
+	EXPECT_TRUE(sroce_cwnd_open(&c, 100 + kInit - 1, 100));
+	EXPECT_FALSE(sroce_cwnd_open(&c, 100 + kInit, 100));
 	// without loss it opens to the maximum, one PSN per PSN acknowledged
 	sroce_cwnd_acked(&c, 5000, 5000, 0);
 	EXPECT_EQ(c.cwnd, SROCE_CWND_MAX);
@@ -175,8 +179,8 @@ TEST(Cwnd, LossWithoutRttIsTreatedAsAQueue)
 {
 	sroce_cwnd c = fresh();
 	EXPECT_TRUE(sroce_cwnd_loss(&c, false, 5000));
-	EXPECT_EQ(c.cwnd, SROCE_CWND_INIT / 2);
-	EXPECT_EQ(c.ssthresh, SROCE_CWND_INIT / 2);
+	EXPECT_EQ(c.cwnd, kInit / 2);
+	EXPECT_EQ(c.ssthresh, kInit / 2);
 }
 
 TEST(Cwnd, RandomLossCostsAnEighthAndSlowStartReturns)
@@ -382,3 +386,95 @@ TEST(Cwnd, ALossAfterTheResendEndsItsUndo)
 }
 
 }  // namespace
+
+TEST(Cwnd, TheBoundsAreBytesInPathMtuPackets)
+{
+	// 4096 bytes (a 9000-byte wire): 128 KiB to start, 1 MiB at most, 64 KiB of queue
+	sroce_cwnd c = fresh(4096);
+	EXPECT_EQ(c.cwnd, 32u);
+	EXPECT_EQ(c.max, 256u);
+	EXPECT_EQ(c.ssthresh, 256u);
+	EXPECT_EQ(c.queue_pkts, 16u);
+	EXPECT_FALSE(sroce_cwnd_open(&c, 100 + 32, 100));
+	sroce_cwnd_acked(&c, 5000, 5000, 0);
+	EXPECT_EQ(c.cwnd, 256u);  // slow start stops at the byte bound
+	EXPECT_FALSE(sroce_cwnd_open(&c, 100 + 256, 100));
+	sroce_cwnd_set(&c, 4000);
+	EXPECT_EQ(c.cwnd, 256u);
+	// 2048 bytes: half of 1024's
+	c = fresh(2048);
+	EXPECT_EQ(c.cwnd, 64u);
+	EXPECT_EQ(c.max, 512u);
+	EXPECT_EQ(c.queue_pkts, 32u);
+	// 256 bytes: more packets for the same bytes, never past SROCE_CWND_MAX PSNs
+	c = fresh(256);
+	EXPECT_EQ(c.cwnd, 512u);
+	EXPECT_EQ(c.max, SROCE_CWND_MAX);
+	EXPECT_EQ(c.queue_pkts, 256u);
+	// no MTU (loss_window=N): the largest window from the start, no queue
+	c = fresh(0);
+	EXPECT_EQ(c.max, SROCE_CWND_MAX);
+	EXPECT_EQ(c.cwnd, SROCE_CWND_MAX);
+	EXPECT_EQ(c.queue_pkts, SROCE_CWND_MAX);
+}
+
+TEST(Cwnd, TheUnitFollowsThePacketsSize)
+{
+	sroce_cwnd c = fresh(4096);
+	EXPECT_EQ(c.unit, 4096u);
+	// 64-byte messages: within eight packets the PSN bounds of a 1024-byte MTU
+	for (int i = 0; i < 8; i++)
+		sroce_cwnd_pkt(&c, 64);
+	EXPECT_EQ(c.unit, SROCE_CWND_UNIT_MIN);
+	EXPECT_EQ(c.max, SROCE_CWND_MAX);
+	EXPECT_EQ(c.ssthresh, SROCE_CWND_MAX);	// no loss yet: the threshold follows
+	EXPECT_EQ(c.queue_pkts, kQueue);
+	sroce_cwnd_acked(&c, 5000, 5000, 0);
+	EXPECT_EQ(c.cwnd, SROCE_CWND_MAX);
+	// full packets again: back to 4096 bytes per PSN, the window clamped
+	for (int i = 0; i < 12; i++)
+		sroce_cwnd_pkt(&c, 4096);
+	EXPECT_EQ(c.unit, 4096u);
+	EXPECT_EQ(c.max, 256u);
+	EXPECT_EQ(c.cwnd, 256u);
+	EXPECT_EQ(c.ssthresh, 256u);
+	// a threshold a loss set below the bound stays
+	sroce_cwnd_loss(&c, false, 0);
+	std::uint32_t t = c.ssthresh;
+	ASSERT_LT(t, 256u);
+	for (int i = 0; i < 12; i++)
+		sroce_cwnd_pkt(&c, 64);
+	EXPECT_EQ(c.max, SROCE_CWND_MAX);
+	EXPECT_EQ(c.ssthresh, t);
+	// half-full packets (3000 bytes) count 2048
+	for (int i = 0; i < 40; i++)
+		sroce_cwnd_pkt(&c, 3000);
+	EXPECT_EQ(c.unit, 2048u);
+	// a 1024-byte MTU never moves; loss_window=N (no MTU) neither
+	for (std::uint32_t mtu : {1024u, 0u}) {
+		sroce_cwnd d = fresh(mtu);
+		std::uint32_t max = d.max;
+		for (int i = 0; i < 12; i++)
+			sroce_cwnd_pkt(&d, 64);
+		EXPECT_EQ(d.max, max) << mtu;
+	}
+	// below 1024 bytes the path MTU is the unit
+	c = fresh(256);
+	for (int i = 0; i < 12; i++)
+		sroce_cwnd_pkt(&c, 64);
+	EXPECT_EQ(c.unit, 256u);
+}
+
+TEST(Cwnd, AQueueIsBytesWhateverTheMtu)
+{
+	// 256 PSNs whose RTT is a tenth above the smallest: 23 packets wait,
+	// 23 KiB at 1024 bytes (no queue), 92 KiB at 4096 (a queue)
+	for (std::uint32_t mtu : {1024u, 4096u}) {
+		sroce_cwnd c = fresh(mtu);
+		sroce_cwnd_set(&c, 256);
+		sample(c, 0, 1000);
+		for (int i = 0; i < 40; i++)
+			sample(c, 1 + i, 1100);
+		EXPECT_EQ(sroce_cwnd_queueing(&c), mtu == 4096) << mtu;
+	}
+}
