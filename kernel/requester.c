@@ -840,8 +840,10 @@ static bool sroce_req_ring_idle(struct sroce_qp *qp)
  *
  * Not when the QP drains (SQD: no new message starts, the started ones are
  * resent), the loss window is full, a request answered by a response finds
- * max_rd_atomic of them outstanding or would take the PSNs in flight past
- * a quarter of the PSN space, or a FENCE waits for them.
+ * max_rd_atomic of them outstanding, would take its responses past the
+ * loss window (unless nothing else is in flight: a READ longer than the
+ * window goes alone) or the PSNs in flight past a quarter of the PSN
+ * space, or a FENCE waits for them.
  *
  * Return: true to go on; false to stop until an ACK, a response or the
  * timer runs the requester again.
@@ -859,13 +861,21 @@ static bool sroce_req_may_send(struct sroce_qp *qp, const struct sroce_send_wqe 
 		return false;
 	if (sroce_wqe_has_response(wqe)) {
 		struct sroce_swqe *sw = sroce_swqe(qp, req->send_idx);
+		u32 span = sroce_npkts(sw->length - req->send_off, qp->mtu);
 
 		if (req->rd_outstanding >= max_t(u32, qp->attr.max_rd_atomic, 1))
 			return false;
+		/*
+		 * The responder sends a READ's responses in one burst: they
+		 * are the window's too (a first PSN inside let a 64 KiB READ
+		 * take 15 more, and the bursts of a few such overflowed the
+		 * receiving host's socket buffer)
+		 */
+		if (req->psn != req->una_psn &&
+		    !sroce_cwnd_open(&req->cwnd, sroce_psn_add(req->psn, span - 1), req->una_psn))
+			return false;
 		if (sroce_req_busy(req) &&
-		    sroce_psn_diff(req->psn, req->una_psn) +
-		    sroce_npkts(sw->length - req->send_off, qp->mtu) >
-		    SROCE_MAX_PSN_INFLIGHT)
+		    sroce_psn_diff(req->psn, req->una_psn) + span > SROCE_MAX_PSN_INFLIGHT)
 			return false;
 	}
 	return !(req->send_off == 0 && (wqe->send_flags & SROCE_SEND_FENCE) &&
