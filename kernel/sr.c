@@ -2,7 +2,7 @@
 /*
  * sroce selective repeat, the responder's side (the protocol is in
  * proto/sroce_sr.h and Documentation/transport.rst): RC requests that
- * arrive after a gap are held (or, the later packets of a WRITE whose
+ * arrive after a gap are held (or, the MIDDLE packets of a WRITE whose
  * FIRST was executed, placed at once) instead of dropped, executed in PSN
  * order once the gap is filled, and the gap is NAKed with a SACK block of
  * what is held, so the requester resends only what is missing.
@@ -175,11 +175,15 @@ static bool sroce_resp_sr_place_only(struct sroce_qp *qp, struct sk_buff *skb,
  * @off: its distance from the expected PSN
  *
  * The WRITE whose FIRST was executed already says where every later packet
- * of it goes (sroce_sr_write_at()): its payload is copied there now, inside
- * the range the RETH's rkey check covered, and only what the in-order pass
- * needs of it is kept (sroce_resp_sr_drain() then advances without copying).
- * An adaptive routing WRITE ONLY says it itself (sroce_resp_sr_place_only()).
- * A packet of another message, an ODP page not present or a copy error is
+ * of it goes (sroce_sr_write_at()): a MIDDLE's payload is copied there now,
+ * inside the range the RETH's rkey check covered, and only what the
+ * in-order pass needs of it is kept (sroce_resp_sr_drain() then advances
+ * without copying). The LAST is held and written in order, after every
+ * byte before it: a protocol that polls a WRITE's last bytes (an eager
+ * buffer's tail flag) sees them only once the rest is there, as with
+ * in-order arrival. An adaptive routing WRITE ONLY says it itself
+ * (sroce_resp_sr_place_only(): its requester accepted arrival order). A
+ * packet of another message, an ODP page not present or a copy error is
  * left to the ordinary hold.
  *
  * Return: true if placed.
@@ -194,9 +198,8 @@ static bool sroce_resp_sr_place(struct sroce_qp *qp, struct sk_buff *skb,
 	if ((flags & SROCE_OPF_WRITE) && (flags & SROCE_OPF_ONLY))
 		return sroce_resp_sr_place_only(qp, skb, hdr);
 	if (!resp->in_write || !resp->wmr || !(flags & SROCE_OPF_WRITE) ||
-	    !(flags & (SROCE_OPF_MIDDLE | SROCE_OPF_LAST)) ||
-	    !sroce_sr_write_at(off, qp->mtu, resp->wleft, flags & SROCE_OPF_LAST,
-			       hdr->payload_len, &at))
+	    !(flags & SROCE_OPF_MIDDLE) ||
+	    !sroce_sr_write_at(off, qp->mtu, resp->wleft, false, hdr->payload_len, &at))
 		return false;
 	if (sroce_mr_copy_skb(resp->wmr, resp->wgen, resp->wva + at, skb,
 			      sizeof(struct udphdr) + hdr->hdr_len, hdr->payload_len))

@@ -460,13 +460,14 @@ def sr_sysfs(dev, value):
 def case_sr_place(env):
     """Selective repeat's direct placement, from a peer that claims it
     (Resv8a 0x04) to a victim that opted in: after a WRITE FIRST (RETH:
-    4 MTUs), PSN +1 is left out; the MIDDLE and LAST after it must be in
-    the MR at once (placed at arrival, sr_placed_pkts +2), and a MIDDLE one
-    PSN past the WRITE's end (a packet of a later message) must not be
-    placed: the bytes after the WRITE's range stay untouched. When the gap
-    is filled the WRITE is done byte-exact, and the stray MIDDLE is then
-    executed in order, out of sequence: the victim NAKs it (invalid request)
-    and its QP goes to the error state."""
+    4 MTUs), PSN +1 is left out; the MIDDLE after it must be in the MR at
+    once (placed at arrival, sr_placed_pkts +1), the LAST must not be (it
+    is held, so that a WRITE's last bytes land after all before them), and
+    a MIDDLE one PSN past the WRITE's end (a packet of a later message)
+    must not be placed: the bytes after the WRITE's range stay untouched.
+    When the gap is filled the WRITE is done byte-exact, and the stray
+    MIDDLE is then executed in order, out of sequence: the victim NAKs it
+    (invalid request) and its QP goes to the error state."""
     sr_sysfs(env.args.victim, '1')
     try:
         v = env.victim()
@@ -491,13 +492,17 @@ def case_sr_place(env):
     time.sleep(0.3)
     got = v.mr.read(8 * MTU, 0)
     placed = counter(env.args.victim, 'sr_placed_pkts') - placed0
-    env.say('before the gap is filled: sr_placed_pkts +%d, MTUs 2-3 %s, MTU 1 %s' %
-            (placed, 'placed' if got[2 * MTU:4 * MTU] == data[2 * MTU:] else 'NOT placed',
+    env.say('before the gap is filled: sr_placed_pkts +%d, MTU 2 %s, MTU 3 (LAST) %s, MTU 1 %s' %
+            (placed, 'placed' if got[2 * MTU:3 * MTU] == data[2 * MTU:3 * MTU] else 'NOT placed',
+             'empty' if got[3 * MTU:4 * MTU] == bytes(MTU) else 'written',
              'empty' if got[MTU:2 * MTU] == bytes(MTU) else 'written'))
-    if got[2 * MTU:4 * MTU] != data[2 * MTU:] or placed != 2:
+    if got[2 * MTU:3 * MTU] != data[2 * MTU:3 * MTU] or placed != 1:
         snif.stop()
-        raise Fail('the MIDDLE and LAST after the gap were not placed at arrival '
+        raise Fail('the MIDDLE after the gap was not placed at arrival '
                    '(sr_placed_pkts +%d)' % placed)
+    if got[3 * MTU:4 * MTU] != bytes(MTU):
+        snif.stop()
+        raise Fail('the WRITE\'s LAST was written before the bytes before it')
     if got[MTU:2 * MTU] != bytes(MTU) or got[4 * MTU:] != bytes(4 * MTU):
         snif.stop()
         raise Fail('bytes outside the packets placed were written before the gap was filled')
@@ -513,7 +518,7 @@ def case_sr_place(env):
     env.say('the victim answered %s' % ', '.join('op %#x psn %d syn %#x' % a[:3] for a in ans))
     if len(inval) != 1 or inval[0][1] != 104:
         raise Fail('the stray MIDDLE (PSN 104) was not NAKed as an invalid request')
-    if counter(env.args.victim, 'sr_placed_pkts') - placed0 != 2:
+    if counter(env.args.victim, 'sr_placed_pkts') - placed0 != 1:
         raise Fail('sr_placed_pkts moved after the gap was filled')
 
 
