@@ -160,31 +160,28 @@ static inline int sroce_sack_get(const u8 *p, u32 len, struct sroce_sack *s)
 }
 
 /**
- * sroce_sr_write_at() - where an early packet of the WRITE in progress goes
+ * sroce_sr_write_at() - where an early MIDDLE of the WRITE in progress goes
  * @off: its PSN's distance from the expected PSN (1..SROCE_SR_WINDOW-1)
  * @mtu: the path MTU in bytes
  * @wleft: bytes of the WRITE still to come from the expected PSN on
- * @last: the packet is the WRITE's LAST (else a MIDDLE)
  * @len: its payload length
  * @at: set to its byte offset from the expected PSN's place
  *
  * Every packet of a message but the last carries exactly @mtu bytes, so the
  * packet @off PSNs ahead belongs to the WRITE in progress exactly when its
- * bytes start before @wleft runs out; it is placed only if its opcode and
- * length are the ones that position requires (anything else is left to the
- * in-order path, which rejects it).
+ * bytes start before @wleft runs out. Only a full MIDDLE that ends before
+ * the WRITE does is placed early: the packet that ends the WRITE is held
+ * and written in order, after every byte before it, so that a protocol
+ * polling a WRITE's last bytes sees them last (Documentation/multipath.rst).
+ * Anything else is left to the in-order path, which rejects it if it must.
  *
  * Return: true if the packet may be placed at @at now.
  */
-static inline bool sroce_sr_write_at(u32 off, u32 mtu, u32 wleft, bool last,
-				     u32 len, u64 *at)
+static inline bool sroce_sr_write_at(u32 off, u32 mtu, u32 wleft, u32 len, u64 *at)
 {
 	u64 start = (u64)off * mtu;
 
-	if (!off || off >= SROCE_SR_WINDOW || !mtu || start >= wleft)
-		return false;
-	if (last ? (!len || len > mtu || start + len != wleft)
-		 : (len != mtu || start + len >= wleft))
+	if (!off || off >= SROCE_SR_WINDOW || !mtu || len != mtu || start + len >= wleft)
 		return false;
 	*at = start;
 	return true;

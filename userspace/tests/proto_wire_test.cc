@@ -1209,36 +1209,36 @@ TEST(Sr, OffsetWindow)
 	EXPECT_EQ(sroce_sr_offset(SROCE_PSN_MASK, 3), 0u);
 }
 
-TEST(Sr, WriteAtPlacesOnlyThePacketsOfTheWriteInProgress)
+TEST(Sr, WriteAtPlacesOnlyTheMiddlesOfTheWriteInProgress)
 {
 	u64 at = 0;
 
 	// 10 packets of 1024 left, the last one 100 bytes: 9 * 1024 + 100
 	const u32 left = 9 * 1024 + 100;
-	EXPECT_TRUE(sroce_sr_write_at(1, 1024, left, false, 1024, &at));
+	EXPECT_TRUE(sroce_sr_write_at(1, 1024, left, 1024, &at));
 	EXPECT_EQ(at, 1024u);
-	EXPECT_TRUE(sroce_sr_write_at(8, 1024, left, false, 1024, &at));
+	EXPECT_TRUE(sroce_sr_write_at(8, 1024, left, 1024, &at));
 	EXPECT_EQ(at, 8u * 1024);
-	EXPECT_TRUE(sroce_sr_write_at(9, 1024, left, true, 100, &at));
-	EXPECT_EQ(at, 9u * 1024);
-	// the LAST's position with a MIDDLE, or a LAST anywhere else
-	EXPECT_FALSE(sroce_sr_write_at(9, 1024, left, false, 1024, &at));
-	EXPECT_FALSE(sroce_sr_write_at(8, 1024, left, true, 1024, &at));
-	EXPECT_FALSE(sroce_sr_write_at(9, 1024, left, true, 99, &at));
-	EXPECT_FALSE(sroce_sr_write_at(9, 1024, left, true, 0, &at));
+	// the packet that ends the WRITE (its LAST) is held, never placed early
+	EXPECT_FALSE(sroce_sr_write_at(9, 1024, left, 100, &at));
+	// the LAST's position with a full packet, or a short one anywhere
+	EXPECT_FALSE(sroce_sr_write_at(9, 1024, left, 1024, &at));
+	EXPECT_FALSE(sroce_sr_write_at(9, 1024, left, 99, &at));
+	EXPECT_FALSE(sroce_sr_write_at(9, 1024, left, 0, &at));
 	// a short MIDDLE, or past the end: a later message's packet
-	EXPECT_FALSE(sroce_sr_write_at(3, 1024, left, false, 1000, &at));
-	EXPECT_FALSE(sroce_sr_write_at(10, 1024, left, false, 1024, &at));
-	EXPECT_FALSE(sroce_sr_write_at(10, 1024, left, true, 4, &at));
-	// exact multiple of the MTU: the last packet is a full LAST
-	EXPECT_TRUE(sroce_sr_write_at(3, 256, 4 * 256, true, 256, &at));
-	EXPECT_FALSE(sroce_sr_write_at(3, 256, 4 * 256, false, 256, &at));
+	EXPECT_FALSE(sroce_sr_write_at(3, 1024, left, 1000, &at));
+	EXPECT_FALSE(sroce_sr_write_at(10, 1024, left, 1024, &at));
+	EXPECT_FALSE(sroce_sr_write_at(10, 1024, left, 4, &at));
+	// exact multiple of the MTU: the full last packet ends the WRITE, held too
+	EXPECT_FALSE(sroce_sr_write_at(3, 256, 4 * 256, 256, &at));
+	EXPECT_TRUE(sroce_sr_write_at(2, 256, 4 * 256, 256, &at));
+	EXPECT_EQ(at, 2u * 256);
 	// offset 0 (in order), the window's end, no MTU
-	EXPECT_FALSE(sroce_sr_write_at(0, 1024, left, false, 1024, &at));
-	EXPECT_FALSE(sroce_sr_write_at(SROCE_SR_WINDOW, 256, 0xffffffffu, false, 256, &at));
-	EXPECT_FALSE(sroce_sr_write_at(1, 0, left, false, 0, &at));
+	EXPECT_FALSE(sroce_sr_write_at(0, 1024, left, 1024, &at));
+	EXPECT_FALSE(sroce_sr_write_at(SROCE_SR_WINDOW, 256, 0xffffffffu, 256, &at));
+	EXPECT_FALSE(sroce_sr_write_at(1, 0, left, 0, &at));
 	// a huge WRITE: no overflow of offset * MTU
-	EXPECT_TRUE(sroce_sr_write_at(SROCE_SR_WINDOW - 1, 4096, 0xffffffffu, false, 4096, &at));
+	EXPECT_TRUE(sroce_sr_write_at(SROCE_SR_WINDOW - 1, 4096, 0xffffffffu, 4096, &at));
 	EXPECT_EQ(at, (u64)(SROCE_SR_WINDOW - 1) * 4096);
 }
 
