@@ -92,8 +92,9 @@ extern "C" {
  *	SROCE_CWND_QUEUE_BYTES in packets of @unit
  * @mtu: the path MTU; 0: the PSN bounds alone (loss_window=N)
  * @unit: bytes per PSN the bounds count: @avg_bytes rounded to a power
- *	of two, SROCE_CWND_UNIT_MIN (or @mtu if smaller)..@mtu
- * @avg_bytes: the new packets' bytes per PSN, smoothed (1/8 gain)
+ *	of two, SROCE_CWND_UNIT_MIN..@mtu; @mtu when that is smaller
+ * @avg_bytes: the new packets' bytes per PSN, smoothed (1/8 gain; only
+ *	kept above a path MTU of SROCE_CWND_UNIT_MIN)
  * @ssthresh: slow start below it, additive increase above
  * @ca_acked: PSNs acknowledged towards the next additive step
  * @ack_mask: AckReq when (PSN - oldest unacknowledged) & @ack_mask is 0
@@ -218,16 +219,18 @@ static inline void sroce_cwnd_init(struct sroce_cwnd *c, u32 mtu)
  *
  * The unit of the bounds follows the packets' size, rounded to a power of
  * two (up from 1.5 times one): 64 KiB messages at a 4096-byte MTU count
- * 4096 bytes per PSN, 64-byte ones SROCE_CWND_UNIT_MIN.
+ * 4096 bytes per PSN, 64-byte ones SROCE_CWND_UNIT_MIN. At a path MTU of
+ * SROCE_CWND_UNIT_MIN or less (a 1500-byte wire) the unit is the MTU
+ * whatever the packets, and so it is with no MTU (loss_window=N): nothing
+ * to do per packet.
  */
 static inline void sroce_cwnd_pkt(struct sroce_cwnd *c, u32 bytes)
 {
-	u32 unit, avg;
+	u32 unit = SROCE_CWND_UNIT_MIN, avg;
 
-	if (!c->mtu)
+	if (c->mtu <= SROCE_CWND_UNIT_MIN)
 		return;
 	c->avg_bytes = c->avg_bytes - c->avg_bytes / 8 + bytes / 8;
-	unit = c->mtu < SROCE_CWND_UNIT_MIN ? c->mtu : SROCE_CWND_UNIT_MIN;
 	avg = c->avg_bytes < c->mtu ? c->avg_bytes : c->mtu;
 	while (unit * 3 <= avg * 2)	/* to the nearer power of two */
 		unit *= 2;
