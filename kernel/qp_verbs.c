@@ -755,15 +755,17 @@ static void sroce_qp_store_attrs(struct sroce_qp *qp, struct ib_qp_attr *attr, i
 
 /*
  * RTR -> RTS: the requester starts at the SQ PSN with a fresh window (its
- * bounds in path-MTU packets; with loss_window=N the PSN bounds alone) and
- * retry budget.
+ * bounds in path-MTU packets; with loss_window=N those of a 1024-byte MTU
+ * whatever the path's, the window it always had: 128 PSNs in slow start,
+ * up to 1024, never cut) and retry budget.
  */
 static void sroce_qp_start_requester(struct sroce_qp *qp)
 {
 	qp->req.psn = qp->attr.sq_psn;
 	qp->req.una_psn = qp->attr.sq_psn;
 	qp->req.hi_psn = qp->attr.sq_psn;
-	sroce_cwnd_init(&qp->req.cwnd, READ_ONCE(sroce_loss_window) ? qp->mtu : 0);
+	sroce_cwnd_init(&qp->req.cwnd,
+			READ_ONCE(sroce_loss_window) ? qp->mtu : SROCE_CWND_UNIT_MIN);
 	qp->req.sack_valid = false;
 	qp->req.retry_left = qp->attr.retry_cnt;
 	qp->req.rnr_left = qp->attr.rnr_retry;

@@ -90,7 +90,7 @@ extern "C" {
  *	SROCE_CWND_MIN..SROCE_CWND_MAX
  * @queue_pkts: packets of ours waiting on the path that make a queue:
  *	SROCE_CWND_QUEUE_BYTES in packets of @unit
- * @mtu: the path MTU; 0: the PSN bounds alone (loss_window=N)
+ * @mtu: the path MTU (0: none known, the largest PSN bounds)
  * @unit: bytes per PSN the bounds count: @avg_bytes rounded to a power
  *	of two, SROCE_CWND_UNIT_MIN..@mtu; @mtu when that is smaller
  * @avg_bytes: the new packets' bytes per PSN, smoothed (1/8 gain; only
@@ -200,7 +200,7 @@ static inline void sroce_cwnd_bounds(struct sroce_cwnd *c, u32 unit)
  * the packets' size): at 1024 bytes (a 1500-byte wire) 128 PSNs to start,
  * 1024 at most, a queue of 64; at 4096 bytes 32, 256 and 16; never more
  * than SROCE_CWND_MAX PSNs. @mtu 0: SROCE_CWND_MAX from the start and no
- * queue ever (loss_window=N).
+ * queue ever.
  */
 static inline void sroce_cwnd_init(struct sroce_cwnd *c, u32 mtu)
 {
@@ -221,7 +221,7 @@ static inline void sroce_cwnd_init(struct sroce_cwnd *c, u32 mtu)
  * two (up from 1.5 times one): 64 KiB messages at a 4096-byte MTU count
  * 4096 bytes per PSN, 64-byte ones SROCE_CWND_UNIT_MIN. At a path MTU of
  * SROCE_CWND_UNIT_MIN or less (a 1500-byte wire) the unit is the MTU
- * whatever the packets, and so it is with no MTU (loss_window=N): nothing
+ * whatever the packets, and so it is with no MTU: nothing
  * to do per packet.
  */
 static inline void sroce_cwnd_pkt(struct sroce_cwnd *c, u32 bytes)

@@ -411,7 +411,7 @@ TEST(Cwnd, TheBoundsAreBytesInPathMtuPackets)
 	EXPECT_EQ(c.cwnd, 512u);
 	EXPECT_EQ(c.max, SROCE_CWND_MAX);
 	EXPECT_EQ(c.queue_pkts, 256u);
-	// no MTU (loss_window=N): the largest window from the start, no queue
+	// no MTU: the largest window from the start, no queue
 	c = fresh(0);
 	EXPECT_EQ(c.max, SROCE_CWND_MAX);
 	EXPECT_EQ(c.cwnd, SROCE_CWND_MAX);
@@ -450,7 +450,7 @@ TEST(Cwnd, TheUnitFollowsThePacketsSize)
 	for (int i = 0; i < 40; i++)
 		sroce_cwnd_pkt(&c, 3000);
 	EXPECT_EQ(c.unit, 2048u);
-	// a 1024-byte MTU never moves; loss_window=N (no MTU) neither
+	// a 1024-byte MTU never moves (loss_window=N's window); no MTU neither
 	for (std::uint32_t mtu : {1024u, 0u}) {
 		sroce_cwnd d = fresh(mtu);
 		std::uint32_t max = d.max;
