@@ -204,7 +204,7 @@ static void sroce_comp_fail(struct sroce_qp *qp, enum ib_wc_status status)
 bool sroce_loss_window = true;
 module_param_named(loss_window, sroce_loss_window, bool, 0644);
 MODULE_PARM_DESC(loss_window,
-		 "bound the requester's window of unacknowledged packets by loss and RTT, resend after the measured RTT (N: always 1024, the QP's timeout alone)");
+		 "bound the requester's window of unacknowledged packets by loss and RTT, resend after the measured RTT (N: 128 to 1024 PSNs, never cut, the QP's timeout alone)");
 
 /*
  * Packets were lost (@timeout: nothing came back): the loss window shrinks
