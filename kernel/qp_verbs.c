@@ -834,6 +834,9 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		capable(CAP_NET_RAW);
 
 	spin_lock_bh(&qp->lock);
+	/* what arrived before the move is handled in the state it arrived in */
+	if ((mask & IB_QP_STATE) && attr->qp_state == IB_QPS_ERR)
+		sroce_sched_settle_rx(qp);
 	spin_lock_irq(&qp->state_lock);
 	cur = (mask & IB_QP_CUR_STATE) ? attr->cur_qp_state : qp->state;
 	next = (mask & IB_QP_STATE) ? attr->qp_state : cur;

@@ -340,6 +340,42 @@ static void sroce_rc_process(struct sroce_qp *qp, int budget)
 		sroce_sched_flush(qp);
 }
 
+/**
+ * sroce_sched_settle_rx() - handle what a connected QP has received, now
+ * @qp: the QP, about to be moved to ERR by its consumer
+ *
+ * Hardware handles a packet as it arrives; here it may wait in qp->rxq for
+ * the QP's next round, and a round in ERR drops it. So an ACK that arrived
+ * before the consumer moved the QP to ERR would be thrown away and the
+ * sends it acknowledges flushed as if never delivered: an iSER target's
+ * logout response, acknowledged by the initiator, completed with
+ * WR_FLUSH_ERR when the initiator's disconnect overtook the target QP's
+ * round, and LIO freed that command while it was still listed (a list
+ * corruption BUG). What is queued (one round's 256 packets at most) is
+ * handled in the state it arrived in, and the ACK of what it carried goes
+ * out; the move to ERR then flushes only what was not delivered.
+ */
+void sroce_sched_settle_rx(struct sroce_qp *qp)
+{
+	enum ib_qp_state state = READ_ONCE(qp->state);
+	unsigned int queued;
+
+	lockdep_assert_held(&qp->lock);
+
+	if (!sroce_qpt_connected(qp->ibqp.qp_type) ||
+	    (state != IB_QPS_RTR && state != IB_QPS_RTS && state != IB_QPS_SQD))
+		return;
+	queued = skb_queue_len(&qp->rxq);
+	if (!queued)
+		return;
+	sroce_txb_begin(qp);
+	sroce_qp_drain_rx(qp, sroce_rc_rx);
+	sroce_responder_flush_acks(qp);
+	sroce_txb_end(qp);
+	queued -= min(queued, skb_queue_len(&qp->rxq));
+	sroce_stat_add(qp->sdev, SROCE_STAT_ERR_RX_SETTLED, queued);
+}
+
 /* Request packets per run: the work item may send more than a softirq. */
 #define SROCE_WORK_BUDGET	64
 #define SROCE_KICK_BUDGET	32

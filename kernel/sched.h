@@ -12,6 +12,7 @@ void sroce_sched_exit_module(void);
 void sroce_sched_init_qp(struct sroce_qp *qp, enum ib_qp_type type);
 void sroce_sched_stop_qp(struct sroce_qp *qp);
 void sroce_sched_rxq_purge(struct sroce_qp *qp);
+void sroce_sched_settle_rx(struct sroce_qp *qp);
 
 void sroce_sched_queue(struct sroce_qp *qp);
 void sroce_sched_kick(struct sroce_qp *qp);

@@ -169,8 +169,12 @@ login() {
 	return 1
 }
 
+# (rx_settled_at_err: packets the QPs had queued when the disconnect moved
+# them to ERR, handled first; the logout response's ACK was once among them
+# and, flushed instead, made LIO free the command twice)
 logout() {
 	bounded $((60 * scale)) iscsiadm -m node -T "$IQN" -p "$NP" -I iser --logout || return 1
+	echo "rx_settled_at_err: $(port_counter "$CL_DEV" rx_settled_at_err)"
 	iscsiadm -m node -T "$IQN" -p "$NP" -I iser -o delete || return 1
 	! find_dev
 }
