@@ -1087,7 +1087,7 @@ static void sroce_resp_sr_drain(struct sroce_qp *qp)
 		done = true;
 	}
 	if (ret < 0) {
-		sroce_sr_release(resp);
+		sroce_sr_release(qp);
 		return;
 	}
 	if (done && sroce_sr_drained(qp))
@@ -1230,7 +1230,7 @@ void sroce_responder_release(struct sroce_qp *qp)
 
 	while (sroce_reads_queued(resp))
 		sroce_read_release(&resp->reads[resp->rd_head++ % SROCE_MAX_RD_ATOMIC]);
-	sroce_sr_release(resp);
+	sroce_sr_release(qp);
 	if (resp->wmr)
 		sroce_mr_put(resp->wmr);
 	resp->wmr = NULL;

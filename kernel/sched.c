@@ -197,7 +197,7 @@ static const struct kernel_param_ops sroce_dev_rxq_kb_ops = {
 };
 module_param_cb(rx_backlog_dev_kb, &sroce_dev_rxq_kb_ops, &sroce_dev_rxq_kb, 0644);
 MODULE_PARM_DESC(rx_backlog_dev_kb,
-		 "KiB of received packets all QPs of one device may have queued, 64 to 4194304 (default 65536); more are dropped (rx_drop_dev_backlog)");
+		 "KiB of received packets all QPs of one device may have queued or hold (selective repeat), 64 to 4194304 (default 65536); more are dropped (rx_drop_dev_backlog, sr_hold_drops)");
 
 /*
  * Count @skb as queued to @qp, on the QP and on its device (both bounds:

@@ -61,9 +61,36 @@ static void sroce_resp_sr_open_gap(struct sroce_qp *qp)
 	mod_timer(&qp->sr_timer, jiffies + sroce_sr_nak_delay());
 }
 
-/* Free every held request packet. */
-void sroce_sr_release(struct sroce_resp *resp)
+/*
+ * Held packets count on the QP (SROCE_SR_HOLD_BYTES) and in the device's
+ * receive backlog (rx_backlog_dev_kb, with the packets queued to its QPs):
+ * many QPs each holding their 2 MiB are bounded together.
+ */
+static void sroce_sr_charge(struct sroce_qp *qp, s64 bytes)
 {
+	qp->resp.sr_bytes += bytes;
+	percpu_counter_add_batch(&qp->sdev->rxq_bytes, bytes, SROCE_DEV_RXQ_BATCH);
+}
+
+/*
+ * May @skb be held as far as its device goes? What is held fills at most
+ * half of the device's receive backlog bound: the other half stays for
+ * the packets that fill the gaps (queued before they execute), else the
+ * held packets would keep out what they wait for until the requesters'
+ * retries ran out (a 64 KiB bound did, in 93-selective-repeat).
+ */
+static bool sroce_sr_dev_room(struct sroce_qp *qp, const struct sk_buff *skb)
+{
+	s64 half = ((s64)READ_ONCE(sroce_dev_rxq_kb) << 10) / 2;
+
+	return __percpu_counter_compare(&qp->sdev->rxq_bytes, half - skb->truesize,
+					SROCE_DEV_RXQ_BATCH) <= 0;
+}
+
+/* Free every held request packet. */
+void sroce_sr_release(struct sroce_qp *qp)
+{
+	struct sroce_resp *resp = &qp->resp;
 	u32 i;
 
 	for (i = 0; i < SROCE_SR_WINDOW; i++) {
@@ -72,7 +99,7 @@ void sroce_sr_release(struct sroce_resp *resp)
 	}
 	bitmap_zero(resp->sr_placed, SROCE_SR_WINDOW);
 	resp->sr_held = 0;
-	resp->sr_bytes = 0;
+	sroce_sr_charge(qp, -(s64)resp->sr_bytes);
 	resp->sr_inv_held = 0;
 }
 
@@ -85,15 +112,16 @@ static bool sroce_sr_skb_inv(const struct sk_buff *skb)
 }
 
 /* Empty a slot in use; its skb (NULL for a placed packet) is returned. */
-static struct sk_buff *sroce_sr_take(struct sroce_resp *resp, u32 slot)
+static struct sk_buff *sroce_sr_take(struct sroce_qp *qp, u32 slot)
 {
+	struct sroce_resp *resp = &qp->resp;
 	struct sk_buff *skb = resp->sr_hold[slot];
 
 	resp->sr_hold[slot] = NULL;
 	__clear_bit(slot, resp->sr_placed);
 	resp->sr_held--;
 	if (skb) {
-		resp->sr_bytes -= skb->truesize;
+		sroce_sr_charge(qp, -(s64)skb->truesize);
 		if (sroce_sr_skb_inv(skb))
 			resp->sr_inv_held--;
 	}
@@ -230,7 +258,8 @@ bool sroce_sr_sack(struct sroce_qp *qp, struct sroce_sack *sack)
  * @hdr: its header
  *
  * SEND and WRITE packets up to SROCE_SR_WINDOW - 1 PSNs past the expected
- * one are held, within SROCE_SR_HOLD_BYTES; READ and atomic requests are
+ * one are held, within SROCE_SR_HOLD_BYTES and half the device's receive
+ * backlog bound (sroce_sr_dev_room()); READ and atomic requests are
  * not (they are executed in order only: a gap before them is NAKed).
  *
  * Return: true if the packet was held and the gap is not to be NAKed yet;
@@ -254,16 +283,17 @@ bool sroce_sr_hold(struct sroce_qp *qp, struct sk_buff *skb, const struct sroce_
 			return true;
 		}
 		/* a PSN the expected one has passed since (see the drain) */
-		kfree_skb(sroce_sr_take(resp, slot));
+		kfree_skb(sroce_sr_take(qp, slot));
 	}
 	if (sroce_resp_sr_place(qp, skb, hdr, off)) {
 		/* placed: nothing of the packet is kept */
-	} else if (resp->sr_bytes + skb->truesize > SROCE_SR_HOLD_BYTES) {
+	} else if (resp->sr_bytes + skb->truesize > SROCE_SR_HOLD_BYTES ||
+		   !sroce_sr_dev_room(qp, skb)) {
 		sroce_stat_inc(qp->sdev, SROCE_STAT_SR_HOLD_DROPS);
 		return false;
 	} else {
 		resp->sr_hold[slot] = skb_get(skb);
-		resp->sr_bytes += skb->truesize;
+		sroce_sr_charge(qp, skb->truesize);
 		if (flags & SROCE_OPF_IETH)
 			resp->sr_inv_held++;
 		sroce_stat_inc(qp->sdev, SROCE_STAT_SR_HELD);
@@ -306,7 +336,7 @@ int sroce_sr_next(struct sroce_qp *qp, struct sk_buff **skb, struct sroce_pkt_hd
 	if (!resp->sr_held || !sroce_sr_used(resp, slot) || resp->sr_psn[slot] != psn)
 		return 0;
 	if (!test_bit(slot, resp->sr_placed)) {
-		*skb = sroce_sr_take(resp, slot);
+		*skb = sroce_sr_take(qp, slot);
 		if (!sroce_pkt_parse((*skb)->data + sizeof(struct udphdr),
 				     (*skb)->len - sizeof(struct udphdr), hdr))
 			return 1;
@@ -326,7 +356,7 @@ int sroce_sr_next(struct sroce_qp *qp, struct sk_buff **skb, struct sroce_pkt_hd
 	hdr->reth.va = rec->va;
 	hdr->reth.rkey = rec->rkey;
 	hdr->reth.dma_len = rec->len;
-	sroce_sr_take(resp, slot);
+	sroce_sr_take(qp, slot);
 	return 1;
 }
 

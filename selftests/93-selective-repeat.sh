@@ -16,7 +16,8 @@
 # judged where it is deterministic: one 3-packet WRITE at a time, its
 # MIDDLE dropped, exactly the dropped packets are resent. READs stay in
 # order by design, so they are left out of those runs (the runs after
-# them add READ). Also
+# them add READ). What the QPs hold counts in the device's receive backlog
+# bound: at its least, holds past it are refused, still byte-exact. Also
 # with 2 % loss, in NCCL's pattern, and with selective repeat on one end
 # only and against rdma_rxe, where it falls back to go-back-N and never
 # sends a SACK.
@@ -26,8 +27,11 @@
 . "$(dirname "$0")/fault-lib.sh"
 
 CTRDIR=$(mktemp -d /tmp/93-sr.XXXXXX)
+DEVKB=/sys/module/sroce/parameters/rx_backlog_dev_kb
+DEVKB0=$(cat "$DEVKB" 2>/dev/null)
 cleanup() {
 	bg_kill_all
+	[ -z "$DEVKB0" ] || echo "$DEVKB0" > "$DEVKB"
 	rm -rf "$CTRDIR"
 	tc qdisc del dev srA root 2>/dev/null
 	topo_down_bounded
@@ -49,7 +53,7 @@ netem() {
 	tc qdisc add dev srA root netem "$@" && in_peer tc qdisc add dev srB root netem "$@"
 }
 
-CTRS="retx_pkts retx_bytes sr_ooo_rx_pkts sr_placed_pkts sr_sack_tx sr_sack_rx sr_retx_skipped_pkts sr_sack_rx_drops local_ack_timeouts"
+CTRS="retx_pkts retx_bytes sr_ooo_rx_pkts sr_placed_pkts sr_sack_tx sr_sack_rx sr_retx_skipped_pkts sr_sack_rx_drops sr_hold_drops local_ack_timeouts"
 # sum NAME: counter NAME of sroce8 and sroce9 added up
 sum() { echo $(($(port_counter sroce8 "$1") + $(port_counter sroce9 "$1"))); }
 # (ktap_case runs its command in a subshell: the movement goes to a file)
@@ -100,7 +104,7 @@ VARGS=(-m 1024 -n 40 --depth 8 --max-size 64K --ops 'write,send,read' --timeout 
 # what selective repeat covers: SEND and WRITE
 SRARGS=(-m 1024 -n 40 --depth 8 --max-size 64K --ops 'write,send' --timeout 30)
 
-ktap_header 16
+ktap_header 18
 dmesg_mark
 ktap_result "topology sroce8 <-> sroce9" topo_up sroce
 ktap_result "selective_repeat off by default, rejects a non-boolean" \
@@ -123,6 +127,18 @@ ktap_result "reorder 50 % and loss: packets held, SACKs sent, none dropped" \
 # held, not placed; placement needs the FIRST executed, see transport.rst)
 ktap_result "early WRITE packets placed at arrival (sr_placed_pkts), none by go-back-N" \
 	test "$(got sr50 sr_placed_pkts)" -gt 0 -a "$(got gbn sr_placed_pkts)" -eq 0
+# the device-wide bound: what its QPs hold counts in rx_backlog_dev_kb with
+# the packets queued to them; at its least (64 KiB, a few dozen packets)
+# the holds past it are refused and the gap NAKed, still byte-exact (SENDs
+# of 32-64 KiB, 8 outstanding: a SEND's early packets are held, never
+# placed, and a 2 ms reordering gap lets more than 64 KiB arrive after it)
+echo 64 > "$DEVKB"
+ktap_case "selective repeat within a 64 KiB device backlog, reorder 50 % and 2 % loss: byte-exact" \
+	run srdev -m 1024 -n 40 --depth 8 --min-size 32K --max-size 64K --ops send \
+	--timeout 30 --seed 17
+echo "$DEVKB0" > "$DEVKB"
+ktap_result "holds past the device's backlog bound refused (sr_hold_drops)" \
+	test "$(got srdev sr_hold_drops)" -gt 0
 netem
 tail_drop
 # the requester's ACK timeout 2^22 x 4.096 us = 17 s (--qp-timeout 22),
