@@ -217,12 +217,15 @@ static void sroce_rxq_uncharge(struct sroce_qp *qp, const struct sk_buff *skb)
 	atomic_sub(skb->truesize, &qp->rxq_bytes);
 }
 
+/* Received packets one round takes (sroce_qp_drain_rx()) */
+#define SROCE_RX_BUDGET		256
+
 /**
  * sroce_qp_drain_rx() - hand the queued received packets to @rx, in order
  * @qp: the QP
  * @rx: the transport's receive handler
- *
- * At most 256 packets per call; the caller reschedules if more are left.
+ * @budget: packets to take at most (a round's: SROCE_RX_BUDGET); the
+ *	caller reschedules if more are left
  *
  * A UC or UD receive that meets an ODP page not present (the fault is
  * queued) cannot ask its sender to come back later as RC does with an RNR
@@ -232,20 +235,23 @@ static void sroce_rxq_uncharge(struct sroce_qp *qp, const struct sk_buff *skb)
  * then runs again. Packets arriving meanwhile queue behind it, within the
  * queue's bounds (sroce_rxq_full(), SROCE_UD_RXQ_MAX). A fault that fails
  * makes the next try fail with an error instead, so a park always ends.
+ *
+ * Return: the packets taken (a parked one is not).
  */
-static void sroce_qp_drain_rx(struct sroce_qp *qp,
-			      void (*rx)(struct sroce_qp *qp, struct sk_buff *skb,
-				  const struct sroce_pkt_hdr *hdr))
+static unsigned int sroce_qp_drain_rx(struct sroce_qp *qp,
+				      void (*rx)(struct sroce_qp *qp, struct sk_buff *skb,
+						 const struct sroce_pkt_hdr *hdr),
+				      unsigned int budget)
 {
 	struct sroce_pkt_hdr hdr;
 	struct sk_buff *skb;
-	int budget = 256;
+	unsigned int taken = 0;
 
 	lockdep_assert_held(&qp->lock);
 
 	if (unlikely(qp->resp.odp_park)) {
 		if (READ_ONCE(qp->odp_waiting))
-			return;		/* the page is still on its way */
+			return 0;	/* the page is still on its way */
 		WRITE_ONCE(qp->resp.odp_park, false);
 	}
 	while (budget-- && (skb = skb_dequeue(&qp->rxq))) {
@@ -261,7 +267,7 @@ static void sroce_qp_drain_rx(struct sroce_qp *qp,
 				skb_queue_head(&qp->rxq, skb);
 				sroce_stat_inc(qp->sdev, SROCE_STAT_ODP_RX_WAITS);
 				sroce_odp_wait(qp);
-				return;
+				return taken;
 			}
 		} else if (skb->data[sizeof(struct udphdr)] == SROCE_OP_CNP) {
 			trace_sroce_pkt_rx(qp, skb->data + sizeof(struct udphdr), 0);
@@ -269,7 +275,9 @@ static void sroce_qp_drain_rx(struct sroce_qp *qp,
 		}
 		sroce_stat_inc(qp->sdev, SROCE_STAT_RX_PKTS);
 		kfree_skb(skb);
+		taken++;
 	}
+	return taken;
 }
 
 static void sroce_rc_rx(struct sroce_qp *qp, struct sk_buff *skb,
@@ -305,7 +313,7 @@ static void sroce_rc_process(struct sroce_qp *qp, int budget)
 
 	/* what the roles send in this round may leave as UDP GSO bursts (xmit.c) */
 	sroce_txb_begin(qp);
-	sroce_qp_drain_rx(qp, sroce_rc_rx);
+	sroce_qp_drain_rx(qp, sroce_rc_rx, SROCE_RX_BUDGET);
 	sroce_responder_flush_acks(qp);
 	if (test_and_clear_bit(SROCE_QP_EV_TIMEOUT, &qp->events))
 		sroce_completer_timeout(qp);
@@ -351,9 +359,16 @@ static void sroce_rc_process(struct sroce_qp *qp, int budget)
  * logout response, acknowledged by the initiator, completed with
  * WR_FLUSH_ERR when the initiator's disconnect overtook the target QP's
  * round, and LIO freed that command while it was still listed (a list
- * corruption BUG). What is queued (one round's 256 packets at most) is
- * handled in the state it arrived in, and the ACK of what it carried goes
- * out; the move to ERR then flushes only what was not delivered.
+ * corruption BUG). Every packet queued when this starts (at most the
+ * queue's bound, SROCE_RXQ_MAX) is handled in the state it arrived in, and
+ * the ACK of what they carried goes out; a role that failed the QP meanwhile
+ * leaves it flushed here, as a round's end does. The move to ERR then
+ * flushes only what was not delivered.
+ *
+ * Context: modify_qp's, qp->lock held, BH off: a kernel ULP's completion
+ * and event handlers may run inside its ib_modify_qp() (ib_cq's handlers
+ * only schedule; no in-tree ULP's QP event handler takes a lock it holds
+ * across modify_qp).
  */
 void sroce_sched_settle_rx(struct sroce_qp *qp)
 {
@@ -369,10 +384,11 @@ void sroce_sched_settle_rx(struct sroce_qp *qp)
 	if (!queued)
 		return;
 	sroce_txb_begin(qp);
-	sroce_qp_drain_rx(qp, sroce_rc_rx);
+	queued = sroce_qp_drain_rx(qp, sroce_rc_rx, queued);
 	sroce_responder_flush_acks(qp);
 	sroce_txb_end(qp);
-	queued -= min(queued, skb_queue_len(&qp->rxq));
+	if (READ_ONCE(qp->state) == IB_QPS_ERR)
+		sroce_sched_flush(qp);
 	sroce_stat_add(qp->sdev, SROCE_STAT_ERR_RX_SETTLED, queued);
 }
 
@@ -604,7 +620,7 @@ static void sroce_ud_work(struct work_struct *w)
 	sroce_qp_work_enter(qp);
 	spin_lock_bh(&qp->lock);
 	clear_bit(SROCE_QP_EV_YIELD, &qp->events);
-	sroce_qp_drain_rx(qp, sroce_ud_rx);
+	sroce_qp_drain_rx(qp, sroce_ud_rx, SROCE_RX_BUDGET);
 	switch (READ_ONCE(qp->state)) {
 	case IB_QPS_RTS:
 	case IB_QPS_SQD:
