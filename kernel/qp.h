@@ -584,13 +584,16 @@ static inline void sroce_qp_yield(struct sroce_qp *qp)
 struct ib_qp *sroce_qp_from_qpn(struct sroce_dev *sdev, u32 qpn);
 
 /*
- * May @skb not be queued to any QP of @qp's device (sroce_dev_rxq_kb)?
- * Far from the bound the per-CPU count's approximate value decides; within
- * SROCE_DEV_RXQ_BATCH per CPU of it, the exact sum.
+ * Would @skb take what @qp's device holds past its bound (sroce_dev_rxq_kb)
+ * shifted right by @shift: 0 for a packet queued to a QP, 1 for one held
+ * by selective repeat (sr.c)? Far from the bound the per-CPU count's
+ * approximate value decides; within SROCE_DEV_RXQ_BATCH per CPU of it, the
+ * exact sum.
  */
-static inline bool sroce_dev_rxq_full(struct sroce_qp *qp, const struct sk_buff *skb)
+static inline bool sroce_dev_rxq_full(struct sroce_qp *qp, const struct sk_buff *skb,
+				      unsigned int shift)
 {
-	s64 limit = (s64)READ_ONCE(sroce_dev_rxq_kb) << 10;
+	s64 limit = ((s64)READ_ONCE(sroce_dev_rxq_kb) << 10) >> shift;
 
 	return __percpu_counter_compare(&qp->sdev->rxq_bytes, limit - skb->truesize,
 					SROCE_DEV_RXQ_BATCH) > 0;

@@ -182,7 +182,7 @@ enum sroce_drop sroce_ud_check(struct sroce_qp *qp, const struct sk_buff *skb,
 	/* a UD QP's queue is bounded in bytes too, as RC's and UC's */
 	if ((unsigned int)atomic_read(&qp->rxq_bytes) + skb->truesize > SROCE_RXQ_BYTES)
 		return SROCE_DROP_BACKLOG;
-	if (sroce_dev_rxq_full(qp, skb))
+	if (sroce_dev_rxq_full(qp, skb, 0))
 		return SROCE_DROP_DEV_BACKLOG;
 	return SROCE_DROP_MAX;
 }
@@ -357,7 +357,7 @@ static bool sroce_rcv_icrc_ok(const struct sk_buff *skb, const u8 *iph, bool v6)
 static int sroce_rcv_finish(struct sroce_qp *qp, struct sk_buff *skb, enum sroce_drop why)
 {
 	/* every QP type: the device's packets queued are bounded in bytes */
-	if (why == SROCE_DROP_MAX && sroce_dev_rxq_full(qp, skb))
+	if (why == SROCE_DROP_MAX && sroce_dev_rxq_full(qp, skb, 0))
 		why = SROCE_DROP_DEV_BACKLOG;
 	if (why == SROCE_DROP_MAX)
 		sroce_qp_rx(qp, skb);

@@ -72,21 +72,6 @@ static void sroce_sr_charge(struct sroce_qp *qp, s64 bytes)
 	percpu_counter_add_batch(&qp->sdev->rxq_bytes, bytes, SROCE_DEV_RXQ_BATCH);
 }
 
-/*
- * May @skb be held as far as its device goes? What is held fills at most
- * half of the device's receive backlog bound: the other half stays for
- * the packets that fill the gaps (queued before they execute), else the
- * held packets would keep out what they wait for until the requesters'
- * retries ran out (a 64 KiB bound did, in 93-selective-repeat).
- */
-static bool sroce_sr_dev_room(struct sroce_qp *qp, const struct sk_buff *skb)
-{
-	s64 half = ((s64)READ_ONCE(sroce_dev_rxq_kb) << 10) / 2;
-
-	return __percpu_counter_compare(&qp->sdev->rxq_bytes, half - skb->truesize,
-					SROCE_DEV_RXQ_BATCH) <= 0;
-}
-
 /* Free every held request packet. */
 void sroce_sr_release(struct sroce_qp *qp)
 {
@@ -259,7 +244,7 @@ bool sroce_sr_sack(struct sroce_qp *qp, struct sroce_sack *sack)
  *
  * SEND and WRITE packets up to SROCE_SR_WINDOW - 1 PSNs past the expected
  * one are held, within SROCE_SR_HOLD_BYTES and half the device's receive
- * backlog bound (sroce_sr_dev_room()); READ and atomic requests are
+ * backlog bound (sroce_dev_rxq_full()); READ and atomic requests are
  * not (they are executed in order only: a gap before them is NAKed).
  *
  * Return: true if the packet was held and the gap is not to be NAKed yet;
@@ -285,10 +270,17 @@ bool sroce_sr_hold(struct sroce_qp *qp, struct sk_buff *skb, const struct sroce_
 		/* a PSN the expected one has passed since (see the drain) */
 		kfree_skb(sroce_sr_take(qp, slot));
 	}
+	/*
+	 * What is held fills at most half of the device's receive backlog
+	 * bound: the other half stays for the packets that fill the gaps
+	 * (queued before they execute), else the held packets would keep out
+	 * what they wait for until the requesters' retries ran out (a 64 KiB
+	 * bound did, in 93-selective-repeat).
+	 */
 	if (sroce_resp_sr_place(qp, skb, hdr, off)) {
 		/* placed: nothing of the packet is kept */
 	} else if (resp->sr_bytes + skb->truesize > SROCE_SR_HOLD_BYTES ||
-		   !sroce_sr_dev_room(qp, skb)) {
+		   sroce_dev_rxq_full(qp, skb, 1)) {
 		sroce_stat_inc(qp->sdev, SROCE_STAT_SR_HOLD_DROPS);
 		return false;
 	} else {
