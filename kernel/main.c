@@ -43,6 +43,12 @@ MODULE_LICENSE("GPL");
 static LIST_HEAD(sroce_dev_list);
 static DEFINE_MUTEX(sroce_dev_lock);
 
+/* a new device's sysfs selective_repeat (sr.c; negotiated per RC QP) */
+static bool sroce_sr_default = true;
+module_param_named(sr_default, sroce_sr_default, bool, 0644);
+MODULE_PARM_DESC(sr_default,
+		 "selective repeat allowed on devices created afterwards (their sysfs selective_repeat; default Y)");
+
 static struct sroce_dev *sroce_find_by_ndev(struct net_device *ndev)
 {
 	struct sroce_dev *sdev;
@@ -209,6 +215,7 @@ static struct sroce_dev *sroce_dev_create(const char *ibdev_name, struct net_dev
 	sroce_init_ib_dev(sdev);
 	sroce_dcqcn_dev_init(sdev);
 	sdev->ar_paths = SROCE_AR_PATHS_DEFAULT;
+	sdev->sr = READ_ONCE(sroce_sr_default);
 	sdev->last_port_state = sroce_port_state(sdev);
 	get_device(&sdev->ib_dev.dev);
 	list_add_tail(&sdev->list, &sroce_dev_list);

@@ -193,8 +193,9 @@ struct sroce_dev_stats {
  *	default); sampled by each connected QP when it moves to RTR, see
  *	sroce_qp_opts_sample() and sroce_qp_icrc_learn()
  * @sr: the administrator allows selective repeat with a sroce peer that
- *	allows it too (sysfs ``selective_repeat``, off by default); sampled
- *	by each RC QP when it moves to RTR (responder.c, completer.c)
+ *	allows it too (sysfs ``selective_repeat``; on unless the module
+ *	parameter ``sr_default`` is off when the device is created);
+ *	sampled by each RC QP when it moves to RTR (responder.c, completer.c)
  * @dcqcn: the administrator turned DCQCN on (sysfs ``dcqcn_enable``, off by
  *	default): connected QPs that reach RTR afterwards send ECN-capable
  *	packets, answer CE marks with CNPs and pace themselves (dcqcn.c)

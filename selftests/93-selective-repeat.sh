@@ -1,9 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # sroce-timeout: 420
-# Opt-in selective repeat (sysfs selective_repeat, off by default; see
+# Selective repeat (sysfs selective_repeat, on by default unless the module
+# parameter sr_default was off when the device was created; see
 # Documentation/multipath.rst): across a veth that reorders (netem), two
-# sroce devices that both opted in hold out-of-order SEND/WRITE packets,
+# sroce devices that both allow it hold out-of-order SEND/WRITE packets,
 # NAK a gap with a SACK block (at once: no adaptive routing here), and resend
 # only what is missing. The same sroce-verify run (WRITE and SEND, 8
 # outstanding, every byte checked) goes once with go-back-N and once with
@@ -29,9 +30,13 @@
 CTRDIR=$(mktemp -d /tmp/93-sr.XXXXXX)
 DEVKB=/sys/module/sroce/parameters/rx_backlog_dev_kb
 DEVKB0=$(cat "$DEVKB" 2>/dev/null)
+SRDEF=/sys/module/sroce/parameters/sr_default
 cleanup() {
 	bg_kill_all
 	[ -z "$DEVKB0" ] || echo "$DEVKB0" > "$DEVKB"
+	echo Y > "$SRDEF" 2>/dev/null
+	rdma link delete sroce7 2>/dev/null
+	ip link del srdum 2>/dev/null
 	rm -rf "$CTRDIR"
 	tc qdisc del dev srA root 2>/dev/null
 	topo_down_bounded
@@ -104,11 +109,25 @@ VARGS=(-m 1024 -n 40 --depth 8 --max-size 64K --ops 'write,send,read' --timeout 
 # what selective repeat covers: SEND and WRITE
 SRARGS=(-m 1024 -n 40 --depth 8 --max-size 64K --ops 'write,send' --timeout 30)
 
-ktap_header 18
+# a device created while the module parameter sr_default is N starts
+# with sysfs selective_repeat 0, and the parameter back at Y changes no
+# existing device
+param_off() {
+	ip link add srdum type dummy || return 1
+	echo N > "$SRDEF" || return 1
+	rdma link add sroce7 type sroce netdev srdum || return 1
+	echo Y > "$SRDEF"
+	echo "new device with the parameter N: selective_repeat $(cat "$(sys sroce7)")"
+	[ "$(cat "$(sys sroce7)")" = 0 ] && [ "$(cat "$(sys sroce8)")" = 1 ] &&
+		rdma link delete sroce7 && ip link del srdum
+}
+
+ktap_header 19
 dmesg_mark
 ktap_result "topology sroce8 <-> sroce9" topo_up sroce
-ktap_result "selective_repeat off by default, rejects a non-boolean" \
-	bash -c "test \"\$(cat $(sys sroce8))\" = 0 -a \"\$(cat $(sys sroce9))\" = 0 && ! echo maybe > $(sys sroce8)"
+ktap_result "selective_repeat on by default, rejects a non-boolean" \
+	bash -c "test \"\$(cat $(sys sroce8))\" = 1 -a \"\$(cat $(sys sroce9))\" = 1 && ! echo maybe > $(sys sroce8)"
+ktap_result "module parameter sr_default=N: new devices start with 0" param_off
 
 netem delay 2ms reorder 25% 50%
 sr_set 0 0

@@ -27,6 +27,7 @@ devices, and the kernel log must be clean. Output, per case:
 
 (99-hostile.sh turns these into KTAP.)
 """
+import contextlib
 import json
 import os
 import re
@@ -405,9 +406,10 @@ def case_forged_sack(env):
     malformed (wrong kind, a bit past the 128-PSN window, a block of the
     wrong length): every one is dropped and counted (sr_sack_rx_drops, or
     rx_drop_hdr for the length), none makes the victim resend anything,
-    and the QP goes on. (99-hostile.sh keeps selective_repeat at its
-    default, off.)"""
-    v, p = env.pair(vpsn=0x1000, ppsn=0x2000)
+    and the QP goes on. (The victim's device does not allow selective
+    repeat while the pair is set up, so its QP never negotiates it.)"""
+    with sr_allowed(env, '0'):
+        v, p = env.pair(vpsn=0x1000, ppsn=0x2000)
     traffic(v, p, 'before the forged SACKs', seed=71)
     v.recv(4096, 4096)
     sacks, bad_hdr = 0, 0
@@ -445,16 +447,34 @@ def case_forged_sack(env):
     traffic(p, v, 'peer -> victim after the forged SACKs', seed=81)
 
 
-def sr_sysfs(dev, value):
-    """Set DEV's selective_repeat (the case runs in the peer namespace, whose
-    sysfs may not show the attribute: then through init's mounts)."""
+def sr_sysfs(dev, value=None):
+    """Set DEV's selective_repeat to VALUE, or read it (the case runs in the
+    peer namespace, whose sysfs may not show the attribute: then through
+    init's mounts)."""
     path = '/sys/class/infiniband/%s/selective_repeat' % dev
     try:
+        if value is None:
+            with open(path) as f:
+                return f.read().strip()
         with open(path, 'w') as f:
             f.write(value)
+        return value
     except OSError:
-        subprocess.run(['nsenter', '-t', '1', '-m', '-n', 'sh', '-c', 'echo %s > %s' % (value, path)],
-                       check=True, timeout=5)
+        cmd = 'cat %s' % path if value is None else 'echo %s > %s' % (value, path)
+        return subprocess.run(['nsenter', '-t', '1', '-m', '-n', 'sh', '-c', cmd], check=True,
+                              timeout=5, capture_output=True, text=True).stdout.strip()
+
+
+@contextlib.contextmanager
+def sr_allowed(env, value):
+    """The victim device's selective_repeat at VALUE while the QPs made in
+    the block reach RTR (they sample it there), then back to what it was."""
+    old = sr_sysfs(env.args.victim)
+    sr_sysfs(env.args.victim, value)
+    try:
+        yield
+    finally:
+        sr_sysfs(env.args.victim, old)
 
 
 def case_sr_place(env):
@@ -468,12 +488,9 @@ def case_sr_place(env):
     When the gap is filled the WRITE is done byte-exact, and the stray
     MIDDLE is then executed in order, out of sequence: the victim NAKs it
     (invalid request) and its QP goes to the error state."""
-    sr_sysfs(env.args.victim, '1')
-    try:
+    with sr_allowed(env, '1'):
         v = env.victim()
         v.connect(env.peer_gid, FAKE_QPN, rq_psn=100, sq_psn=500)
-    finally:
-        sr_sysfs(env.args.victim, '0')
     v.mr.write(bytes(8 * MTU), 8 * MTU, 0)
     data = pattern(91, 4 * MTU)
     stray = b'\xee' * MTU
@@ -532,12 +549,9 @@ SEND_ONLY_INV = 0x17    # SEND ONLY with Invalidate (IETH)
 
 def ar_victim(env, **kw):
     """A victim QP that does selective repeat with the forging peer."""
-    sr_sysfs(env.args.victim, '1')
-    try:
+    with sr_allowed(env, '1'):
         v = env.victim(**kw)
         v.connect(env.peer_gid, FAKE_QPN, rq_psn=100, sq_psn=500)
-    finally:
-        sr_sysfs(env.args.victim, '0')
     return v
 
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * sroce protocol core: selective repeat between two sroce peers
- * (Documentation/multipath.rst, "Opt-in selective repeat").
+ * (Documentation/multipath.rst, "Selective repeat").
  *
  * A responder that negotiated selective repeat keeps request packets that
  * arrive up to SROCE_SR_WINDOW - 1 PSNs past the expected one, and its

@@ -25,7 +25,7 @@ CHECKS=(
 	"write_retx:the 64 KiB WRITEs left no go-back flood: the requester resent at most 20 % of its packets"
 	"read_bw:ib_read_bw, node 0 -> node 1"
 	"verify:sroce-verify byte-exact (all ops but atomics, both initiators), node 0 -> node 1"
-	"sr_verify:selective repeat on both nodes: sroce-verify byte-exact, node 1 -> node 0"
+	"gbn_verify:go-back-N (selective_repeat 0 on both nodes): sroce-verify byte-exact, node 1 -> node 0"
 	"lossy_verify:1 % loss on both wires (netem): sroce-verify byte-exact, node 1 -> node 0"
 	"gso_verify:transmit bursts (tx_gso) on both nodes: sroce-verify byte-exact, node 1 -> node 0, bursts sent, no UDP checksum error"
 	"rxe_up:node 1 replaces sroce0 with rdma_rxe (rxe0 on eth0)"
@@ -80,17 +80,19 @@ rping_run() {
 	rm -f "$log"
 	return "$rc"
 }
-# sr_verify NAME SERVER SEED: verify with selective_repeat on at both
-# ends (negotiated in-band), the counters of its SACKs as diagnostics
-sr_verify() {
+# gbn_verify NAME SERVER SEED: verify with selective_repeat off at both
+# ends (plain go-back-N, as with a peer that does not offer selective
+# repeat), the counters of its resends and SACKs as diagnostics; the
+# other sroce <-> sroce checks run with the default, selective repeat
+gbn_verify() {
 	local f=/sys/class/infiniband/$dev/selective_repeat
-	if ! echo 1 > "$f"; then
-		echo "cannot enable $f" > "$D/$1.$me.out"
+	if ! echo 0 > "$f"; then
+		echo "cannot turn off $f" > "$D/$1.$me.out"
 		echo 1 > "$D/$1.$me.rc"
 		return
 	fi
 	PAIR_POST=sr_counters verify "$@"
-	echo 0 > "$f"
+	echo 1 > "$f"
 }
 sr_counters() {
 	echo "$dev: $(rdma statistic show link "$dev/1" | grep -oE '(retx_pkts|seq_naks_sent|sr_[a-z_]+) [0-9]+' | tr '\n' ' ')"
@@ -195,7 +197,7 @@ step write_bw bw write_bw 0 ib_write_bw
 step write_retx both write_retx write_retx
 step read_bw bw read_bw 1 ib_read_bw
 step verify verify verify 1 11
-step sr_verify sr_verify sr_verify 0 13
+step gbn_verify gbn_verify gbn_verify 0 13
 step lossy_verify lossy_verify lossy_verify 0 14
 step gso_verify gso_verify gso_verify 0 16
 step rxe_up both rxe_up rxe_up

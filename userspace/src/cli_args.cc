@@ -322,6 +322,7 @@ std::span<const Knob> knobs()
 		{"loss_window", false, "shrink the send window on loss (bool)"},
 		{"rx_backlog_dev_kb", false, "KiB of packets a device's QPs may queue"},
 		{"sq_poll_us", false, "us a streaming QP waits for the next post"},
+		{"sr_default", false, "new devices allow selective repeat (bool)"},
 		{"sr_nak_delay_ms", false, "ms a selective-repeat gap stays open"},
 		{"zcopy", false, "send user MR pages by reference (bool)"},
 		{"dcqcn_alpha_timer_us", true, "DCQCN alpha update period, us"},
