@@ -23,6 +23,20 @@ static bool sroce_is_read(struct sroce_qp *qp, u32 idx)
 }
 
 /*
+ * Does the entry at @idx wait for response data? A READ or an atomic, but
+ * not a READ of zero bytes: the responder executes requests in PSN order,
+ * so the ACK or response of a later one says it was done, and a responder
+ * that answers no duplicate of it (sroce_read_rkey()) then costs nothing.
+ */
+static bool sroce_read_awaits_data(struct sroce_qp *qp, u32 idx)
+{
+	const struct sroce_send_wqe *wqe = sroce_shadow(qp, idx);
+
+	return sroce_wqe_has_response(wqe) &&
+	       (wqe->opcode != IB_UVERBS_WR_RDMA_READ || sroce_swqe(qp, idx)->length);
+}
+
+/*
  * When the measured RTT's resend is due (jiffies, 0 for none): the RTO of
  * proto/sroce_cwnd.h, doubled per resend without progress, only with the
  * loss window on (loss_window=N keeps the QP's timeout alone)
@@ -299,7 +313,7 @@ static bool sroce_ack_upto(struct sroce_qp *qp, u32 psn)
 
 		if (!sw->tail_sent || sroce_psn_diff(psn, sw->last_psn) < 0)
 			break;
-		if (sroce_is_read(qp, req->comp_idx)) {
+		if (sroce_read_awaits_data(qp, req->comp_idx)) {
 			una = sroce_psn_add(sw->first_psn, sw->read_done / qp->mtu);
 			sroce_read_gap(qp, req->comp_idx);
 			break;
@@ -500,7 +514,7 @@ static bool sroce_retire_before(struct sroce_qp *qp, u32 idx)
 	struct sroce_req *req = &qp->req;
 
 	while (req->comp_idx != idx) {
-		if (sroce_is_read(qp, req->comp_idx)) {
+		if (sroce_read_awaits_data(qp, req->comp_idx)) {
 			sroce_read_gap(qp, req->comp_idx);
 			return false;
 		}

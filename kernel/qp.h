@@ -208,6 +208,7 @@ struct sroce_req {
 	u32 odp_retry_psn;	/* faulted in, ask again from odp_retry_psn */
 	bool rd_gap;		/* a READ's responses were lost: asked again from rd_gap_psn */
 	u32 rd_gap_psn;
+	u8 zread_resends;	/* resends of a zero-length READ, the newest request */
 	u32 hi_psn;		/* the first PSN never sent (resends are before it) */
 	struct sroce_cwnd cwnd;	/* loss window (proto/sroce_cwnd.h) */
 	/*

@@ -364,6 +364,37 @@ static u32 sroce_req_data_hdr(struct sroce_qp *qp, const struct sroce_send_wqe *
 }
 
 /**
+ * sroce_read_rkey() - the R_Key a READ request of @len bytes carries
+ * @qp: the QP
+ * @wqe: the READ
+ * @len: bytes it asks for (what is left of it after a go-back)
+ *
+ * The WR's, but every third resend of a zero-length READ that is the
+ * newest request carries 0. A responder checks no R_Key for zero bytes
+ * (IBTA C9-88), yet rxe since 6.12 keeps 0 as the one of a zero-length
+ * READ and drops a duplicate whose R_Key differs, silently: a lost
+ * response would end in RETRY_EXC. rxe 6.1 keeps the WR's and answers
+ * that one (so it stays the first and most resends'). Only the newest:
+ * 6.12's rxe answers a duplicate with R_Key 0 only while the last READ or
+ * WRITE it began was of zero length (else it NAKs a remote access error);
+ * an older one is completed by the ACK of a later one instead
+ * (completer.c, sroce_read_awaits_data()).
+ *
+ * Return: the R_Key for the RETH.
+ */
+static u32 sroce_read_rkey(struct sroce_qp *qp, const struct sroce_send_wqe *wqe, u32 len)
+{
+	struct sroce_req *req = &qp->req;
+
+	if (req->psn == req->hi_psn)	/* the first transmission */
+		req->zread_resends = 0;
+	else if (!len && sroce_psn_inc(req->psn) == req->hi_psn &&
+		 ++req->zread_resends % 3 == 0)
+		return 0;
+	return wqe->wr.rdma.rkey;
+}
+
+/**
  * sroce_req_resp_hdr() - the header of a request answered by a response
  * @qp: the QP
  * @wqe: its SQ entry (sroce_wqe_has_response(): READ, atomic, ATOMIC
@@ -389,7 +420,7 @@ static u32 sroce_req_resp_hdr(struct sroce_qp *qp, const struct sroce_send_wqe *
 	case IB_UVERBS_WR_RDMA_READ:
 		hdr->bth.opcode = SROCE_OP_RC_READ_REQUEST;
 		hdr->reth.va = wqe->wr.rdma.remote_addr + off;
-		hdr->reth.rkey = wqe->wr.rdma.rkey;
+		hdr->reth.rkey = sroce_read_rkey(qp, wqe, sw->length - off);
 		hdr->reth.dma_len = sw->length - off;
 		sw->last_psn = sroce_psn_add(req->psn,
 					     sroce_npkts(sw->length - off, qp->mtu) - 1);

@@ -19,7 +19,7 @@
 # over 10 % netem loss, which must finish: retry exhaustion fails it), a
 # receive backlog overflow with the loss window off and on (both runs
 # byte-exact, then fewer resends with it), and sroce against rdma_rxe (without
-# READs, see RXE_MATRIX). Retransmit and sequence-NAK counters are printed
+# READs of data, see RXE_MATRIX). Retransmit and sequence-NAK counters are printed
 # per case.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/net-topo.sh"
@@ -104,14 +104,20 @@ MATRIX=(
 	"send 10   --ops send -m 1024 --max-size 256K -n 32"
 	"send 30   --ops send -m 1024 --max-size 64K -n 24"
 )
-# Against rdma_rxe without READs: a READ that sroce asks again after a
-# loss reaches rxe as a duplicate, and rxe (6.12) answers a replayed READ
-# with a WARN in rxe_mr_copy() and a REM_ACCESS_ERR NAK - its bug, which
-# would fail this script whatever sroce does.
+# Against rdma_rxe without READs of data: a READ that sroce asks again
+# after a loss reaches rxe as a duplicate, and rxe (6.12) answers a
+# replayed READ with a WARN in rxe_mr_copy() and a REM_ACCESS_ERR NAK - its
+# bug, which would fail this script whatever sroce does. Zero-length READs
+# whose responses are lost: one at a time, each lost response makes sroce
+# ask again, and rxe since 6.12 answers only a duplicate with R_Key 0, 6.1
+# only one with the WR's (sroce_read_rkey()); four at a time, the later
+# responses complete the earlier (sroce_read_awaits_data()).
 NOREAD=send,send_imm,write,write_imm
 RXE_MATRIX=(
 	"ack 10    --ops $NOREAD -m 1024 --max-size 256K -n 24"
 	"write 10  --ops write -m 1024 --max-size 256K -n 24"
+	"rdresp 20 --ops read --max-size 0 -n 100 --depth 1"
+	"rdresp 20 --ops read --max-size 0 -n 100 --depth 4"
 )
 # the READ-heavy load of the local-path cases: READs only, larger than
 # the window (256 KiB at MTU 256) now and then
