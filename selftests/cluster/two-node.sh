@@ -85,14 +85,15 @@ rping_run() {
 # repeat), the counters of its resends and SACKs as diagnostics; the
 # other sroce <-> sroce checks run with the default, selective repeat
 gbn_verify() {
-	local f=/sys/class/infiniband/$dev/selective_repeat
+	local f=/sys/class/infiniband/$dev/selective_repeat old
+	old=$(cat "$f" 2>/dev/null)
 	if ! echo 0 > "$f"; then
 		echo "cannot turn off $f" > "$D/$1.$me.out"
 		echo 1 > "$D/$1.$me.rc"
 		return
 	fi
 	PAIR_POST=sr_counters verify "$@"
-	echo 1 > "$f"
+	echo "${old:-1}" > "$f"
 }
 sr_counters() {
 	echo "$dev: $(rdma statistic show link "$dev/1" | grep -oE '(retx_pkts|seq_naks_sent|sr_[a-z_]+) [0-9]+' | tr '\n' ' ')"
