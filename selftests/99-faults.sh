@@ -104,18 +104,21 @@ MATRIX=(
 	"send 10   --ops send -m 1024 --max-size 256K -n 32"
 	"send 30   --ops send -m 1024 --max-size 64K -n 24"
 )
-# Against rdma_rxe without READs of data: a READ that sroce asks again
-# after a loss reaches rxe as a duplicate, and rxe (6.12) answers a
-# replayed READ with a WARN in rxe_mr_copy() and a REM_ACCESS_ERR NAK - its
-# bug, which would fail this script whatever sroce does. Zero-length READs
-# whose responses are lost: one at a time, each lost response makes sroce
-# ask again, and rxe since 6.12 answers only a duplicate with R_Key 0, 6.1
-# only one with the WR's (sroce_read_rkey()); four at a time, the later
-# responses complete the earlier (sroce_read_awaits_data()).
+# Against rdma_rxe. READs of data and zero-length operations never mix:
+# rxe since 6.12 replays a READ asked again from its first PSN with the MR
+# of the last READ or WRITE it began, none if that one was of zero length:
+# a WARN in rxe_mr_copy() and a REM_ACCESS_ERR NAK, its bug, which would
+# fail this script whatever sroce does. So READs of data (lost responses
+# asked again from where they stopped) with transfers of 1 byte or more,
+# and zero-length READs alone: one at a time, each lost response makes
+# sroce ask again, and rxe since 6.12 answers only a duplicate with R_Key
+# 0, 6.1 only one with the WR's (sroce_read_rkey()); four at a time, the
+# later responses complete the earlier (sroce_read_awaits_data()).
 NOREAD=send,send_imm,write,write_imm
 RXE_MATRIX=(
 	"ack 10    --ops $NOREAD -m 1024 --max-size 256K -n 24"
 	"write 10  --ops write -m 1024 --max-size 256K -n 24"
+	"rdresp 10 --ops read,write -m 1024 --min-size 1 --max-size 64K -n 32"
 	"rdresp 20 --ops read --max-size 0 -n 100 --depth 1"
 	"rdresp 20 --ops read --max-size 0 -n 100 --depth 4"
 )
