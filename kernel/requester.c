@@ -369,12 +369,12 @@ static u32 sroce_req_data_hdr(struct sroce_qp *qp, const struct sroce_send_wqe *
  * @wqe: the READ
  * @len: bytes it asks for (what is left of it after a go-back)
  *
- * The WR's, but every third resend of a zero-length READ that is the
+ * The WR's, but every other resend of a zero-length READ that is the
  * newest request carries 0. A responder checks no R_Key for zero bytes
  * (IBTA C9-88), yet rxe since 6.12 keeps 0 as the one of a zero-length
  * READ and drops a duplicate whose R_Key differs, silently: a lost
  * response would end in RETRY_EXC. rxe 6.1 keeps the WR's and answers
- * that one (so it stays the first and most resends'). Only the newest:
+ * that one (so it stays the first and every other). Only the newest:
  * 6.12's rxe answers a duplicate with R_Key 0 only while the last READ or
  * WRITE it began was of zero length (else it NAKs a remote access error);
  * an older one is completed by the ACK of a later one instead
@@ -389,7 +389,7 @@ static u32 sroce_read_rkey(struct sroce_qp *qp, const struct sroce_send_wqe *wqe
 	if (req->psn == req->hi_psn)	/* the first transmission */
 		req->zread_resends = 0;
 	else if (!len && sroce_psn_inc(req->psn) == req->hi_psn &&
-		 ++req->zread_resends % 3 == 0)
+		 ++req->zread_resends % 2 == 0)
 		return 0;
 	return wqe->wr.rdma.rkey;
 }

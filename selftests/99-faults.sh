@@ -119,8 +119,8 @@ RXE_MATRIX=(
 	"ack 10    --ops $NOREAD -m 1024 --max-size 256K -n 24"
 	"write 10  --ops write -m 1024 --max-size 256K -n 24"
 	"rdresp 10 --ops read,write -m 1024 --min-size 1 --max-size 64K -n 32"
-	"rdresp 20 --ops read --max-size 0 -n 100 --depth 1"
-	"rdresp 20 --ops read --max-size 0 -n 100 --depth 4"
+	"rdresp 10 --ops read --max-size 0 -n 200 --depth 1"
+	"rdresp 10 --ops read --max-size 0 -n 200 --depth 4"
 )
 # the READ-heavy load of the local-path cases: READs only, larger than
 # the window (256 KiB at MTU 256) now and then
