@@ -298,6 +298,8 @@ enum sroce_rc_rresp {
  * @done: bytes received so far, in order
  * @mtu: the path MTU
  * @empty: answered by one READ Response Only without data
+ * @repairs: the requester may have sent READ repairs (selective READ),
+ *	whose responses end (LAST, ONLY) where the lost ones did
  */
 struct sroce_rc_read {
 	u32 first_psn;
@@ -305,6 +307,7 @@ struct sroce_rc_read {
 	u32 done;
 	u32 mtu;
 	bool empty;
+	bool repairs;
 };
 
 /**
@@ -316,7 +319,9 @@ struct sroce_rc_read {
  *
  * Responses come in PSN order, one per MTU of data: every one but the
  * last carries exactly an MTU, and the last ends the data exactly (IBTA
- * 9.7, requester: validating READ responses).
+ * 9.7, requester: validating READ responses). With @r->repairs, a LAST or
+ * ONLY of a full MTU before the end is a repair's (a selective READ
+ * episode ended by a go-back meanwhile): placed, not the end.
  *
  * Return: the verdict.
  */
@@ -335,8 +340,39 @@ static inline enum sroce_rc_rresp sroce_rc_read_resp(const struct sroce_rc_read 
 	if (len > r->length - r->done)
 		return SROCE_RC_RRESP_BAD;
 	if (end && r->done + len != r->length)
-		return SROCE_RC_RRESP_BAD;
+		return r->repairs && len == r->mtu ? SROCE_RC_RRESP_PLACE : SROCE_RC_RRESP_BAD;
 	return end ? SROCE_RC_RRESP_LAST : SROCE_RC_RRESP_PLACE;
+}
+
+/**
+ * sroce_rc_read_resp_at() - check a READ response placed by its PSN
+ * @r: the READ (@r->done is not used)
+ * @psn: the response's PSN
+ * @len: its payload length
+ * @off: set to the byte offset of its payload in the READ's data
+ *
+ * Selective READ takes responses in any order, and a repair's responses
+ * begin and end where the lost ones did (FIRST and LAST anywhere in the
+ * READ), so a response is checked by where its PSN puts it: every one but
+ * the READ's last carries exactly a path MTU, the last what remains.
+ *
+ * Return: SROCE_RC_RRESP_PLACE, or SROCE_RC_RRESP_BAD (an empty answer,
+ * a PSN outside the READ, a length its place does not allow).
+ */
+static inline enum sroce_rc_rresp sroce_rc_read_resp_at(const struct sroce_rc_read *r,
+							u32 psn, u32 len, u32 *off)
+{
+	int at = sroce_psn_diff(psn, r->first_psn);
+	u32 npkts, want;
+
+	if (r->empty || !r->length || !r->mtu || at < 0)
+		return SROCE_RC_RRESP_BAD;
+	npkts = (r->length + r->mtu - 1) / r->mtu;
+	if ((u32)at >= npkts)
+		return SROCE_RC_RRESP_BAD;
+	*off = (u32)at * r->mtu;
+	want = (u32)at + 1 < npkts ? r->mtu : r->length - *off;
+	return len == want ? SROCE_RC_RRESP_PLACE : SROCE_RC_RRESP_BAD;
 }
 
 #ifdef __cplusplus

@@ -311,7 +311,7 @@ constexpr std::uint8_t kOnly = SROCE_OP_RC_READ_RESPONSE_ONLY;
 // a READ of 3000 bytes at MTU 1024 from PSN @first: responses first..first+2
 sroce_rc_read rd(std::uint32_t first, std::uint32_t done, std::uint32_t length = 3000)
 {
-	return {first, length, done, 1024, false};
+	return {first, length, done, 1024, false, false};
 }
 
 const std::vector<ReadRow> kReadRows = {
@@ -342,19 +342,19 @@ const std::vector<ReadRow> kReadRows = {
 	{"ONLY carrying more than asked: bad response", rd(100, 0, 600), 100, kOnly, 700,
 	 SROCE_RC_RRESP_BAD},
 	{"FLUSH / ATOMIC WRITE: one ONLY without data completes",
-	 {100, 8, 0, 1024, true},
+	 {100, 8, 0, 1024, true, false},
 	 100,
 	 kOnly,
 	 0,
 	 SROCE_RC_RRESP_LAST},
 	{"FLUSH / ATOMIC WRITE answered with data: bad response",
-	 {100, 8, 0, 1024, true},
+	 {100, 8, 0, 1024, true, false},
 	 100,
 	 kOnly,
 	 8,
 	 SROCE_RC_RRESP_BAD},
 	{"FLUSH / ATOMIC WRITE answered with a FIRST: bad response",
-	 {100, 8, 0, 1024, true},
+	 {100, 8, 0, 1024, true, false},
 	 100,
 	 kFirst,
 	 0,
@@ -376,6 +376,44 @@ TEST(RcComp, ReadResponseTable)
 		ASSERT_NE(info, nullptr);
 		EXPECT_EQ(sroce_rc_read_resp(&r.r, r.psn, info->flags, r.len), r.verdict);
 	}
+}
+
+// Selective READ: after repairs, a LAST of a full MTU before the end is placed
+TEST(RcComp, ReadResponseOfARepair)
+{
+	sroce_rc_read r = rd(100, 1024);
+	const sroce_opcode_info *last = sroce_opcode(kLast);
+
+	ASSERT_NE(last, nullptr);
+	EXPECT_EQ(sroce_rc_read_resp(&r, 101, last->flags, 1024), SROCE_RC_RRESP_BAD);
+	r.repairs = true;
+	EXPECT_EQ(sroce_rc_read_resp(&r, 101, last->flags, 1024), SROCE_RC_RRESP_PLACE);
+	EXPECT_EQ(sroce_rc_read_resp(&r, 101, last->flags, 1000), SROCE_RC_RRESP_BAD);
+	r.done = 2048;
+	EXPECT_EQ(sroce_rc_read_resp(&r, 102, last->flags, 952), SROCE_RC_RRESP_LAST);
+}
+
+// Selective READ places a response by its PSN: the length its place allows
+TEST(RcComp, ReadResponseAt)
+{
+	sroce_rc_read r = {kTop, 3000, 0, 1024, false, true};
+	std::uint32_t off = 7;
+
+	EXPECT_EQ(sroce_rc_read_resp_at(&r, kTop, 1024, &off), SROCE_RC_RRESP_PLACE);
+	EXPECT_EQ(off, 0u);
+	EXPECT_EQ(sroce_rc_read_resp_at(&r, 0, 1024, &off), SROCE_RC_RRESP_PLACE);
+	EXPECT_EQ(off, 1024u);
+	EXPECT_EQ(sroce_rc_read_resp_at(&r, 1, 952, &off), SROCE_RC_RRESP_PLACE);
+	EXPECT_EQ(off, 2048u);
+	EXPECT_EQ(sroce_rc_read_resp_at(&r, 1, 1024, &off), SROCE_RC_RRESP_BAD);
+	EXPECT_EQ(sroce_rc_read_resp_at(&r, 0, 952, &off), SROCE_RC_RRESP_BAD);
+	EXPECT_EQ(sroce_rc_read_resp_at(&r, 2, 0, &off), SROCE_RC_RRESP_BAD);
+	EXPECT_EQ(sroce_rc_read_resp_at(&r, kTop - 1, 1024, &off), SROCE_RC_RRESP_BAD);
+	r.length = 0;
+	EXPECT_EQ(sroce_rc_read_resp_at(&r, kTop, 0, &off), SROCE_RC_RRESP_BAD);
+	r.length = 8;
+	r.empty = true;
+	EXPECT_EQ(sroce_rc_read_resp_at(&r, kTop, 8, &off), SROCE_RC_RRESP_BAD);
 }
 
 }  // namespace
