@@ -285,7 +285,15 @@ static void sroce_read_gap(struct sroce_qp *qp, u32 idx)
 	struct sroce_req *req = &qp->req;
 	struct sroce_swqe *sw = sroce_swqe(qp, idx);
 	u32 psn = sroce_psn_add(sw->first_psn, sw->read_done / qp->mtu);
+	struct sroce_selrd *s = &req->selrd;
 
+	if (s->on) {
+		/* an ACK past it: its missing responses are asked for alone */
+		if (sroce_psn_diff(sw->last_psn, s->hi) >= 0)
+			s->hi = sroce_psn_inc(sw->last_psn);
+		s->repair_due = true;
+		return;
+	}
 	if (req->rd_gap && req->rd_gap_psn == psn)
 		return;
 	req->rd_gap = true;
@@ -537,6 +545,176 @@ static bool sroce_rx_placed(struct sroce_qp *qp, int err, u32 psn)
 	return !err;
 }
 
+static bool sroce_selective_read = true;
+module_param_named(selective_read, sroce_selective_read, bool, 0644);
+MODULE_PARM_DESC(selective_read,
+		 "with a selective repeat sroce peer, keep the READ responses after a lost one and ask again only for the lost (N: go back to the first lost one)");
+
+/* A READ of data: selective READ places its responses by PSN */
+static bool sroce_selrd_entry(struct sroce_qp *qp, u32 idx)
+{
+	return sroce_shadow(qp, idx)->opcode == IB_UVERBS_WR_RDMA_READ &&
+	       sroce_swqe(qp, idx)->length;
+}
+
+/* The PSN of the first response of entry @sw not placed in order */
+static u32 sroce_read_expect(struct sroce_qp *qp, const struct sroce_swqe *sw)
+{
+	return sroce_psn_add(sw->first_psn, sw->read_done / qp->mtu);
+}
+
+/**
+ * sroce_selrd_begin() - start a selective READ episode?
+ * @qp: the QP
+ * @idx: the entry the READ response with @psn belongs to
+ * @psn: its PSN
+ *
+ * When the response shows a loss (a READ before @idx, or @idx itself, is
+ * missing responses before @psn), the peer answers READ repairs
+ * (qp->opt.selrd_peer) and only READs of data and requests without a
+ * response lie in the way, the responses after the hole are kept from
+ * now on instead of going back to it.
+ *
+ * Return: true if an episode began (the caller places the response).
+ */
+static bool sroce_selrd_begin(struct sroce_qp *qp, u32 idx, u32 psn)
+{
+	struct sroce_req *req = &qp->req;
+	struct sroce_selrd *s = &req->selrd;
+	u32 i;
+
+	if (!qp->opt.selrd_peer || !READ_ONCE(sroce_selective_read) || req->odp_retry ||
+	    sroce_psn_diff(psn, req->una_psn) >= (int)SROCE_SELRD_BITS)
+		return false;
+	for (i = req->comp_idx; ; i++) {
+		struct sroce_swqe *sw = sroce_swqe(qp, i);
+		bool data = sroce_selrd_entry(qp, i);
+
+		if (!data && sroce_wqe_has_response(sroce_shadow(qp, i)))
+			return false;	/* atomics, zero-length READs: go back */
+		if (i == idx ? sroce_psn_diff(psn, sroce_read_expect(qp, sw)) > 0 :
+		    data && sw->read_done < sw->length)
+			break;
+		if (i == idx)
+			return false;	/* in order, or a duplicate */
+	}
+	s->on = true;
+	s->repair_due = false;
+	s->hi = req->una_psn;
+	s->asked = req->una_psn;
+	bitmap_zero(s->got, SROCE_SELRD_BITS);
+	trace_sroce_retransmit(qp->ibqp.qp_num, req->una_psn, req->retry_left,
+			       SROCE_RETX_READ_GAP);
+	sroce_cwnd_cut(qp, false, false);
+	return true;
+}
+
+/* Entry @sw's data placed in order grows over the responses placed after it */
+static void sroce_selrd_fill(struct sroce_qp *qp, struct sroce_swqe *sw)
+{
+	struct sroce_selrd *s = &qp->req.selrd;
+	u32 psn = sroce_read_expect(qp, sw);
+
+	while (sw->read_done < sw->length &&
+	       __test_and_clear_bit(psn % SROCE_SELRD_BITS, s->got)) {
+		sw->read_done = min(sw->length, sw->read_done + qp->mtu);
+		psn = sroce_psn_inc(psn);
+	}
+}
+
+/**
+ * sroce_selrd_advance() - complete what the responses placed allow
+ * @qp: the QP, in a selective READ episode
+ *
+ * From the oldest entry: a READ whose data is all placed completes, and a
+ * request without a response completes once a response after it came (the
+ * responder executes in PSN order). The oldest unacknowledged PSN moves to
+ * the first hole; the episode ends when none is left.
+ */
+static void sroce_selrd_advance(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+	struct sroce_selrd *s = &req->selrd;
+	u32 una = s->hi;
+
+	while (sroce_req_busy(req)) {
+		u32 idx = req->comp_idx;
+		struct sroce_swqe *sw = sroce_swqe(qp, idx);
+
+		if (!sw->tail_sent) {
+			una = sw->first_psn;
+			break;
+		}
+		if (sroce_selrd_entry(qp, idx)) {
+			sroce_selrd_fill(qp, sw);
+			if (sw->read_done < sw->length) {
+				una = sroce_read_expect(qp, sw);
+				break;
+			}
+		} else if (sroce_wqe_has_response(sroce_shadow(qp, idx)) ||
+			   sroce_psn_diff(sw->last_psn, s->hi) >= 0) {
+			una = sw->first_psn;
+			break;
+		}
+		sroce_comp_retire(qp, IB_WC_SUCCESS);
+	}
+	if (sroce_psn_diff(una, s->hi) >= 0) {
+		sroce_selrd_reset(s);
+		una = s->hi;
+	}
+	if (sroce_psn_diff(una, req->una_psn) > 0) {
+		sroce_set_una(qp, una);
+		sroce_progress(qp);
+	}
+}
+
+/*
+ * A READ response in a selective READ episode: placed where its PSN says,
+ * whatever came before it; a PSN past the newest one placed opens a hole
+ * the requester asks for again (sroce_req_repair()).
+ */
+static void sroce_selrd_rx(struct sroce_qp *qp, struct sk_buff *skb,
+			   const struct sroce_pkt_hdr *hdr, u32 idx)
+{
+	struct sroce_req *req = &qp->req;
+	struct sroce_selrd *s = &req->selrd;
+	struct sroce_send_wqe *wqe = sroce_shadow(qp, idx);
+	struct sroce_swqe *sw = sroce_swqe(qp, idx);
+	struct sroce_rc_read rd = {
+		.first_psn = sw->first_psn, .length = sw->length, .mtu = qp->mtu,
+	};
+	u32 psn = hdr->bth.psn, off;
+
+	if (!sroce_selrd_entry(qp, idx)) {
+		/* a response of another kind in the way: go back instead */
+		sroce_selrd_reset(s);
+		req->need_retry = true;
+		req->retry_psn = req->una_psn;
+		return;
+	}
+	if (sroce_rc_read_resp_at(&rd, psn, hdr->payload_len, &off) != SROCE_RC_RRESP_PLACE) {
+		sroce_comp_fail(qp, IB_WC_BAD_RESP_ERR);
+		return;
+	}
+	if (off < sw->read_done || sroce_psn_diff(psn, req->una_psn) < 0 ||
+	    sroce_psn_diff(psn, req->una_psn) >= (int)SROCE_SELRD_BITS ||
+	    test_bit(psn % SROCE_SELRD_BITS, s->got))
+		return;		/* a duplicate, or past the map: asked again later */
+	if (!sroce_rx_placed(qp, sroce_sgl_copy_skb(qp->sdev, qp->ibqp.pd, wqe->sge,
+						    wqe->num_sge, off, skb,
+						    sizeof(struct udphdr) + hdr->hdr_len,
+						    hdr->payload_len), req->una_psn))
+		return;
+	sroce_stat_inc(qp->sdev, SROCE_STAT_SELRD_PLACED);
+	__set_bit(psn % SROCE_SELRD_BITS, s->got);
+	if (sroce_psn_diff(psn, s->hi) >= 0) {
+		if (psn != s->hi)
+			s->repair_due = true;
+		s->hi = sroce_psn_inc(psn);
+	}
+	sroce_selrd_advance(qp);
+}
+
 static void sroce_rx_read_resp(struct sroce_qp *qp, struct sk_buff *skb,
 			       const struct sroce_pkt_hdr *hdr)
 {
@@ -554,6 +732,10 @@ static void sroce_rx_read_resp(struct sroce_qp *qp, struct sk_buff *skb,
 	wqe = sroce_shadow(qp, idx);
 	if (wqe->opcode != IB_UVERBS_WR_RDMA_READ && !sroce_wqe_empty_response(wqe))
 		goto bad;	/* a READ response for an atomic's PSN */
+	if (req->selrd.on || sroce_selrd_begin(qp, idx, psn)) {
+		sroce_selrd_rx(qp, skb, hdr, idx);
+		return;
+	}
 	if (!sroce_retire_before(qp, idx))
 		return;
 
@@ -563,6 +745,7 @@ static void sroce_rx_read_resp(struct sroce_qp *qp, struct sk_buff *skb,
 	rd.done = sw->read_done;
 	rd.mtu = qp->mtu;
 	rd.empty = sroce_wqe_empty_response(wqe);
+	rd.repairs = qp->opt.selrd_peer;
 	verdict = sroce_rc_read_resp(&rd, psn, op, hdr->payload_len);
 	switch (verdict) {
 	case SROCE_RC_RRESP_GAP:	/* lost responses */

@@ -50,6 +50,8 @@ static const struct rdma_stat_desc sroce_stat_descs[] = {
 	[SROCE_STAT_DOORBELLS_DEFERRED]	= { .name = "doorbells_deferred" },
 	[SROCE_STAT_ODP_RX_WAITS]	= { .name = "odp_rx_waits" },
 	[SROCE_STAT_ERR_RX_SETTLED]	= { .name = "rx_settled_at_err" },
+	[SROCE_STAT_SELRD_PLACED]	= { .name = "selrd_placed_pkts" },
+	[SROCE_STAT_SELRD_REPAIRS]	= { .name = "selrd_repairs" },
 	/* module-wide: dropped before the destination QP is known */
 #define SROCE_DROP_DESC_(up, low) \
 	[SROCE_STAT_MAX + SROCE_DROP_##up] = { .name = "rx_drop_" #low },

@@ -186,6 +186,33 @@ struct sroce_swqe {
 	u32 read_done;		/* READ: response bytes placed */
 };
 
+/**
+ * struct sroce_selrd - selective READ: responses after a lost one are kept
+ * @on: an episode: responses before @hi are missing
+ * @repair_due: holes between @asked and @hi were not asked for again yet
+ * @hi: the PSN after the newest READ response placed
+ * @asked: the holes before this PSN were asked for (sroce_req_repair())
+ * @got: by PSN modulo SROCE_SELRD_BITS, the responses placed past the
+ *	first hole (cleared as the contiguous data reaches them)
+ */
+struct sroce_selrd {
+	bool on;
+	bool repair_due;
+	u32 hi;
+	u32 asked;
+	DECLARE_BITMAP(got, SROCE_SELRD_BITS);
+};
+
+/* End a selective READ episode: a go-back asks again for everything from una */
+static inline void sroce_selrd_reset(struct sroce_selrd *s)
+{
+	if (!s->on)
+		return;
+	s->on = false;
+	s->repair_due = false;
+	bitmap_zero(s->got, SROCE_SELRD_BITS);
+}
+
 struct sroce_req {
 	u32 psn;		/* next PSN to send */
 	u32 una_psn;		/* oldest PSN not acknowledged */
@@ -231,6 +258,7 @@ struct sroce_req {
 	u32 db_hold;		/* doorbells to run inline before deferring again */
 	u32 db_backoff;		/* the next @db_hold after a deferral gathered no batch */
 	bool db_deferred;	/* the last doorbell was deferred */
+	struct sroce_selrd selrd;	/* selective READ (completer.c), cold: last */
 };
 
 /**
@@ -421,6 +449,7 @@ struct sroce_qp {
 		bool icrc_peer;	/* the peer advertised ICRC skip */
 		bool selrep;	/* RC: sdev->sr (selective repeat offered) */
 		bool selrep_peer;	/* the peer offers it too: selective repeat on */
+		bool selrd_peer;	/* and answers READ repairs (selective READ) */
 		bool tx_gso;	/* sdev->tx_gso (xmit.c) */
 		bool ar;	/* RC: sdev->ar, adaptive routing mode (requester.c) */
 		bool ar_peer;	/* the peer's requests carry SROCE_BTH_AR (sr.c) */

@@ -630,6 +630,7 @@ void sroce_req_go_back(struct sroce_qp *qp, u32 psn)
 
 	lockdep_assert_held(&qp->lock);
 
+	sroce_selrd_reset(&req->selrd);
 	if (sroce_psn_diff(psn, req->una_psn) < 0)
 		psn = req->una_psn;
 	for (idx = req->comp_idx; idx != req->started; idx++) {
@@ -827,6 +828,104 @@ static void sroce_req_retry(struct sroce_qp *qp)
 	}
 }
 
+/*
+ * A READ repair: one READ request, marked SROCE_BTH_REPAIR, for the
+ * responses [@from, @to) of READ entry @idx (selective READ). It moves no
+ * send state; lost, the resend timer goes back to the oldest hole.
+ */
+static void sroce_req_repair_xmit(struct sroce_qp *qp, u32 idx, u32 from, u32 to)
+{
+	const struct sroce_send_wqe *wqe = sroce_shadow(qp, idx);
+	const struct sroce_swqe *sw = sroce_swqe(qp, idx);
+	u32 off = (u32)sroce_psn_diff(from, sw->first_psn) * qp->mtu;
+	struct sroce_pkt_hdr hdr = {};
+	struct sk_buff *skb;
+	u8 *bth;
+
+	hdr.bth.opcode = sroce_qp_opcode(qp, SROCE_OP_RC_READ_REQUEST);
+	hdr.info = sroce_opcode(hdr.bth.opcode);
+	hdr.bth.pkey = 0xffff;
+	hdr.bth.dqpn = qp->attr.dest_qp_num;
+	hdr.bth.psn = from;
+	hdr.bth.ack_req = true;
+	hdr.reth.va = wqe->wr.rdma.remote_addr + off;
+	hdr.reth.rkey = wqe->wr.rdma.rkey;
+	hdr.reth.dma_len = min_t(u32, (u32)sroce_psn_diff(to, from) * qp->mtu, sw->length - off);
+	hdr.xrc_srqn = wqe->xrc_srqn;
+	skb = sroce_pkt_alloc(qp, hdr.info->hdr_len);
+	if (!skb)
+		return;
+	bth = skb_put(skb, hdr.info->hdr_len);
+	if (sroce_pkt_build_hdrs(bth, hdr.info->hdr_len, &hdr) < 0) {
+		kfree_skb(skb);
+		return;
+	}
+	bth[SROCE_BTH_RESV8A_OFF] |= SROCE_BTH_REPAIR;
+	sroce_pkt_xmit_port(qp, skb, 0, qp->path.sport);
+	sroce_stat_inc(qp->sdev, SROCE_STAT_SELRD_REPAIRS);
+	sroce_stat_inc(qp->sdev, SROCE_STAT_RETX_PKTS);
+	trace_sroce_retransmit(qp->ibqp.qp_num, from, qp->req.retry_left, SROCE_RETX_READ_GAP);
+}
+
+/* Ask for the runs of responses of READ entry @idx missing in [asked, hi) */
+static void sroce_req_repair_read(struct sroce_qp *qp, u32 idx)
+{
+	const struct sroce_selrd *s = &qp->req.selrd;
+	const struct sroce_swqe *sw = sroce_swqe(qp, idx);
+	u32 psn = sroce_psn_add(sw->first_psn, sw->read_done / qp->mtu);
+	u32 to = sroce_psn_inc(sw->last_psn), end, from;
+
+	if (sroce_psn_diff(s->asked, psn) > 0)
+		psn = s->asked;
+	if (sroce_psn_diff(to, s->hi) > 0)
+		to = s->hi;
+	/* the map covers this much (a longer READ goes alone: the timer's) */
+	end = sroce_psn_add(qp->req.una_psn, SROCE_SELRD_BITS);
+	if (sroce_psn_diff(to, end) > 0)
+		to = end;
+	while (sroce_psn_diff(psn, to) < 0) {
+		if (test_bit(psn % SROCE_SELRD_BITS, s->got)) {
+			psn = sroce_psn_inc(psn);
+			continue;
+		}
+		from = psn;
+		while (sroce_psn_diff(psn, to) < 0 && !test_bit(psn % SROCE_SELRD_BITS, s->got))
+			psn = sroce_psn_inc(psn);
+		sroce_req_repair_xmit(qp, idx, from, psn);
+	}
+}
+
+/**
+ * sroce_req_repair() - ask again for the READ responses lost in a
+ *	selective READ episode
+ * @qp: the QP
+ *
+ * The holes the completer found between the PSNs asked for last time and
+ * the newest response placed (req->selrd, completer.c): one repair request
+ * per run of missing responses of each READ. A repair that is lost too is
+ * the resend timer's (a go-back from the oldest hole).
+ */
+static void sroce_req_repair(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+	struct sroce_selrd *s = &req->selrd;
+	u32 idx;
+
+	if (likely(!s->repair_due))
+		return;
+	s->repair_due = false;
+	for (idx = req->comp_idx; idx != req->started; idx++) {
+		const struct sroce_swqe *sw = sroce_swqe(qp, idx);
+
+		if (!sw->tail_sent || sroce_psn_diff(sw->first_psn, s->hi) >= 0)
+			break;
+		if (sroce_shadow(qp, idx)->opcode == IB_UVERBS_WR_RDMA_READ && sw->length &&
+		    sroce_psn_diff(sw->last_psn, s->asked) >= 0)
+			sroce_req_repair_read(qp, idx);
+	}
+	s->asked = s->hi;
+}
+
 /**
  * sroce_req_ring_idle() - everything fetched is sent: stop, or go on?
  * @qp: the QP
@@ -947,6 +1046,7 @@ void sroce_requester(struct sroce_qp *qp, int budget)
 	if (req->rnr_wait)
 		return;
 	sroce_req_retry(qp);
+	sroce_req_repair(qp);
 	WRITE_ONCE(qp->sq->hdr->flags, 0);
 	while (budget--) {
 		if (req->send_idx == req->fetched && sroce_req_fetch(qp)) {

@@ -575,6 +575,20 @@ static struct sroce_resp_read *sroce_resp_slot(struct sroce_qp *qp, bool dup)
 }
 
 /*
+ * A slot at the front of the answer queue for a READ repair (selective
+ * READ): answered next, between two responses of a READ being answered if
+ * need be, and the answers queued behind it are kept. NULL when full.
+ */
+static struct sroce_resp_read *sroce_resp_slot_front(struct sroce_qp *qp)
+{
+	struct sroce_resp *resp = &qp->resp;
+
+	if (resp->rd_tail - resp->rd_head >= SROCE_MAX_RD_ATOMIC)
+		return NULL;
+	return &resp->reads[--resp->rd_head % SROCE_MAX_RD_ATOMIC];
+}
+
+/*
  * A retransmitted READ request at @psn: the requester has gone back to it
  * and will ask again for everything after it, so queued answers at or
  * after @psn are dropped (they may be half sent; the new request says how
@@ -595,8 +609,13 @@ static void sroce_resp_drop_reads_from(struct sroce_qp *qp, u32 psn)
 	}
 }
 
-/* Queue the answer to a READ request; @dup: a retransmitted request. */
-static int sroce_resp_read(struct sroce_qp *qp, const struct sroce_pkt_hdr *hdr, bool dup)
+/*
+ * Queue the answer to a READ request; @dup: a retransmitted request;
+ * @repair: a duplicate asking again only for responses that were lost
+ * (SROCE_BTH_REPAIR from a selective READ requester), answered first.
+ */
+static int sroce_resp_read(struct sroce_qp *qp, const struct sroce_pkt_hdr *hdr, bool dup,
+			   bool repair)
 {
 	struct sroce_resp *resp = &qp->resp;
 	struct sroce_resp_read *rd;
@@ -609,7 +628,7 @@ static int sroce_resp_read(struct sroce_qp *qp, const struct sroce_pkt_hdr *hdr,
 		sroce_resp_fatal(qp, SROCE_NAK_INVALID_REQ);
 		return -EINVAL;
 	}
-	if (dup)
+	if (dup && !repair)
 		sroce_resp_drop_reads_from(qp, hdr->bth.psn);
 	if (len) {
 		mr = sroce_rkey_lookup(qp->sdev, hdr->reth.rkey, sroce_resp_pd(qp), qp->ibqp.qp_num,
@@ -617,7 +636,7 @@ static int sroce_resp_read(struct sroce_qp *qp, const struct sroce_pkt_hdr *hdr,
 		if (IS_ERR(mr))
 			goto access_err;
 	}
-	rd = sroce_resp_slot(qp, dup);
+	rd = repair ? sroce_resp_slot_front(qp) : sroce_resp_slot(qp, dup);
 	if (!rd) {
 		if (mr)
 			sroce_mr_put(mr);
@@ -867,6 +886,16 @@ static bool sroce_resp_xrc_ok(struct sroce_qp *qp, const struct sroce_pkt_hdr *h
 }
 
 /*
+ * A READ repair of a selective READ requester, to a QP that offered to
+ * answer one (only called for a duplicate READ request)
+ */
+static bool sroce_resp_is_repair(const struct sroce_qp *qp, const struct sk_buff *skb)
+{
+	return qp->opt.selrep &&
+	       (skb->data[sizeof(struct udphdr) + SROCE_BTH_RESV8A_OFF] & SROCE_BTH_REPAIR);
+}
+
+/*
  * A duplicate request (sroce_rc_resp_class()): READs and atomics are
  * answered again, the rest re-ACKed; a READ naming no usable XRC SRQ
  * (@xerr) has no PD to be read under and is ignored.
@@ -877,7 +906,7 @@ static void sroce_resp_dup(struct sroce_qp *qp, struct sk_buff *skb,
 	switch (cls) {
 	case SROCE_RC_REQ_DUP_READ:
 		if (!xerr)
-			sroce_resp_read(qp, hdr, true);
+			sroce_resp_read(qp, hdr, true, sroce_resp_is_repair(qp, skb));
 		break;
 	case SROCE_RC_REQ_DUP_ATOMIC:
 		sroce_resp_atomic(qp, hdr, true);
@@ -986,7 +1015,7 @@ static void sroce_resp_execute(struct sroce_qp *qp, struct sk_buff *skb,
 	else if (flags & SROCE_OPF_FLUSH)
 		err = sroce_resp_flush(qp, hdr, false);
 	else
-		err = sroce_resp_read(qp, hdr, false);
+		err = sroce_resp_read(qp, hdr, false, false);
 	if (err || (flags & SROCE_OPF_RD_ATOMIC))
 		return;
 	resp->psn = sroce_psn_inc(resp->psn);

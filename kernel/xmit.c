@@ -221,7 +221,8 @@ static int sroce_xmit_local(struct sroce_qp *qp, struct sk_buff *skb, struct net
  * too, both ends opted in and the QP stops computing the ICRC
  * (sroce_icrc_mark()). rxe and hardware never set the bit, so the QP keeps
  * the ICRC with them. Selective repeat is negotiated the same way with
- * SROCE_BTH_SR_ADV (qp->opt.selrep, qp->opt.selrep_peer); a peer in adaptive
+ * SROCE_BTH_SR_ADV (qp->opt.selrep, qp->opt.selrep_peer), and READ repairs
+ * with SROCE_BTH_SELRD_ADV (qp->opt.selrd_peer); a peer in adaptive
  * routing mode is known by SROCE_BTH_AR on its requests (qp->opt.ar_peer).
  */
 void sroce_qp_icrc_learn(struct sroce_qp *qp, const struct sk_buff *skb)
@@ -235,6 +236,8 @@ void sroce_qp_icrc_learn(struct sroce_qp *qp, const struct sk_buff *skb)
 	/* selective repeat likewise: both ends offered it (sroce_sr.h) */
 	if (qp->opt.selrep && !qp->opt.selrep_peer && (resv8a & SROCE_BTH_SR_ADV))
 		qp->opt.selrep_peer = true;
+	if (qp->opt.selrep && !qp->opt.selrd_peer && (resv8a & SROCE_BTH_SELRD_ADV))
+		qp->opt.selrd_peer = true;
 	/* the peer sprays its requests: expect reordering (sr.c) */
 	if (!qp->opt.ar_peer && (resv8a & SROCE_BTH_AR))
 		qp->opt.ar_peer = true;
@@ -254,7 +257,7 @@ static bool sroce_icrc_mark(struct sroce_qp *qp, struct sk_buff *skb)
 		     SROCE_BTH_RESV8A_OFF;
 
 	if (qp->opt.selrep)
-		*resv8a |= SROCE_BTH_SR_ADV;	/* offer selective repeat */
+		*resv8a |= SROCE_BTH_SR_ADV | SROCE_BTH_SELRD_ADV;	/* and READ repairs */
 	if (!qp->opt.icrc_skip)
 		return false;
 	if (!qp->opt.icrc_peer) {

@@ -15,9 +15,14 @@
 # the host has in flight (an RNR NAK makes selective repeat resend all
 # too); make bench --sr measures it. That it resends only the holes is
 # judged where it is deterministic: one 3-packet WRITE at a time, its
-# MIDDLE dropped, exactly the dropped packets are resent. READs stay in
-# order by design, so they are left out of those runs (the runs after
-# them add READ). What the QPs hold counts in the device's receive backlog
+# MIDDLE dropped, exactly the dropped packets are resent. READs are left
+# out of those runs (the runs after them add READ): their responses go
+# the other way, and selective READ is judged on its own: the same READs
+# lose 3 % of their responses, once going back to the first lost one
+# (module parameter selective_read=N) and once keeping the later responses
+# and asking again only for the lost (READ repairs): both byte-exact, and
+# the repairs sent fewer packets in all (by far: a go-back resends the
+# rest of its READ and every later one in flight, a repair one packet). What the QPs hold counts in the device's receive backlog
 # bound: at its least, holds past it are refused, still byte-exact. Also
 # with 2 % loss, in NCCL's pattern, and with selective repeat on one end
 # only and against rdma_rxe, where it falls back to go-back-N and never
@@ -34,6 +39,7 @@ SRDEF=/sys/module/sroce/parameters/sr_default
 cleanup() {
 	bg_kill_all
 	[ -z "$DEVKB0" ] || echo "$DEVKB0" > "$DEVKB"
+	echo Y > "$SELRD" 2>/dev/null
 	echo Y > "$SRDEF" 2>/dev/null
 	rdma link delete sroce7 2>/dev/null
 	ip link del srdum 2>/dev/null
@@ -58,7 +64,7 @@ netem() {
 	tc qdisc add dev srA root netem "$@" && in_peer tc qdisc add dev srB root netem "$@"
 }
 
-CTRS="retx_pkts retx_bytes sr_ooo_rx_pkts sr_placed_pkts sr_sack_tx sr_sack_rx sr_retx_skipped_pkts sr_sack_rx_drops sr_hold_drops local_ack_timeouts"
+CTRS="tx_pkts selrd_repairs selrd_placed_pkts retx_pkts retx_bytes sr_ooo_rx_pkts sr_placed_pkts sr_sack_tx sr_sack_rx sr_retx_skipped_pkts sr_sack_rx_drops sr_hold_drops local_ack_timeouts"
 # sum NAME: counter NAME of sroce8 and sroce9 added up
 sum() { echo $(($(port_counter sroce8 "$1") + $(port_counter sroce9 "$1"))); }
 # (ktap_case runs its command in a subshell: the movement goes to a file)
@@ -105,6 +111,36 @@ held() {
 # gap is the last packet on the wire, nothing comes to NAK it
 tail_drop() { fault_rule peer "@th,64,8 0x07 numgen inc mod 5 == 2"; }
 
+# selective READ: READs of 16-64 KiB (16-64 responses), 8 outstanding,
+# 3 % of the READ responses arriving at sroce8 dropped (a drop pattern
+# that repeats itself can make a go-back lose the same response every
+# time until the retry budget is spent)
+SELRD=/sys/module/sroce/parameters/selective_read
+RDARGS=(-m 1024 -n 48 --depth 8 --min-size 16K --max-size 64K --ops read --initiator client
+	--timeout 30 --seed 18)
+# rd_run NAME Y|N: the READ run with selective_read Y or N
+rd_run() {
+	local rc
+	echo "$2" > "$SELRD" || return 1
+	fault_drop rdresp 3 init || return 1
+	run "$1" "${RDARGS[@]}"
+	rc=$?
+	echo "dropped $(fault_dropped)" >> "$CTRDIR/$1"
+	fault_clear
+	echo Y > "$SELRD"
+	return $rc
+}
+# selective READ placed responses after the holes and sent repairs, going
+# back did neither, and the repairs cost fewer packets than going back
+rd_ok() {
+	echo "selective READ: $(got rdsel dropped) lost, $(got rdsel selrd_repairs) repairs," \
+	     "$(got rdsel selrd_placed_pkts) responses placed past a hole, $(got rdsel tx_pkts) packets sent;" \
+	     "going back: $(got rdgbn dropped) lost, $(got rdgbn tx_pkts) packets sent"
+	test "$(got rdsel dropped)" -gt 0 -a "$(got rdsel selrd_repairs)" -gt 0 -a \
+	     "$(got rdsel selrd_placed_pkts)" -gt 0 -a "$(got rdgbn selrd_repairs)" -eq 0 -a \
+	     "$(got rdgbn selrd_placed_pkts)" -eq 0 -a "$(got rdsel tx_pkts)" -lt "$(got rdgbn tx_pkts)"
+}
+
 VARGS=(-m 1024 -n 40 --depth 8 --max-size 64K --ops 'write,send,read' --timeout 30)
 # what selective repeat covers: SEND and WRITE
 SRARGS=(-m 1024 -n 40 --depth 8 --max-size 64K --ops 'write,send' --timeout 30)
@@ -122,7 +158,7 @@ param_off() {
 		rdma link delete sroce7 && ip link del srdum
 }
 
-ktap_header 19
+ktap_header 22
 dmesg_mark
 ktap_result "topology sroce8 <-> sroce9" topo_up sroce
 ktap_result "selective_repeat on by default, rejects a non-boolean" \
@@ -180,6 +216,10 @@ tail_ok() {
 	     "$(got tail sr_retx_skipped_pkts)" -gt 0 -a "$(got tail local_ack_timeouts)" -eq 0
 }
 ktap_result "a gap nothing follows: NAKed with a SACK, only the hole resent, no ACK timeout" tail_ok
+ktap_case "READs, 3 % of responses lost, going back (selective_read=N): byte-exact" \
+	rd_run rdgbn N
+ktap_case "READs, 3 % of responses lost, selective READ: byte-exact" rd_run rdsel Y
+ktap_result "selective READ: later responses kept, only the lost asked again, fewer packets" rd_ok
 netem delay 2ms reorder 50% 50% loss 2%
 ktap_case "selective repeat, NCCL pattern, 2 QPs, reorder 50 % and 2 % loss: byte-exact" \
 	run nccl --nccl --qps 2 -m 1024 -n 24 --max-size 128K --timeout 30 --seed 13

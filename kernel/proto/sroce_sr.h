@@ -50,6 +50,25 @@ extern "C" {
  * (0x01, 0x02, 0x04, 0x08). Other implementations ignore it.
  */
 #define SROCE_BTH_AR		0x10
+/*
+ * BTH Resv8a of every packet of a QP that offers selective repeat and
+ * answers a READ repair (below) ahead of its queued READ answers, keeping
+ * them: its requester may take READ responses out of order (selective
+ * READ, Documentation/transport.rst). Other implementations ignore it.
+ */
+#define SROCE_BTH_SELRD_ADV	0x20
+/*
+ * BTH Resv8a of a READ request that asks again for READ responses lost
+ * after a hole (a repair): the later answers the responder has queued are
+ * still wanted. The SACK flag's bit, which means a SACK only on an RC
+ * Acknowledge: the byte's two high bits are FECN and BECN, and its other
+ * free bit is SROCE_BTH_SELRD_ADV. Only sent to a peer that advertised
+ * SROCE_BTH_SELRD_ADV; any other responder takes it for a plain
+ * duplicate READ.
+ */
+#define SROCE_BTH_REPAIR	SROCE_BTH_SACK_FLAG
+/* PSNs past the oldest unacknowledged one a selective READ requester maps */
+#define SROCE_SELRD_BITS	1024u
 /* sysfs ar_paths: UDP source ports an AR QP spreads its requests over */
 #define SROCE_AR_PATHS_MIN	1u
 #define SROCE_AR_PATHS_MAX	64u

@@ -321,6 +321,7 @@ std::span<const Knob> knobs()
 		{"loopback", false, "deliver to local addresses directly (bool)"},
 		{"loss_window", false, "shrink the send window on loss (bool)"},
 		{"rx_backlog_dev_kb", false, "KiB of packets a device's QPs may queue"},
+		{"selective_read", false, "ask again only for lost READ responses (bool)"},
 		{"sq_poll_us", false, "us a streaming QP waits for the next post"},
 		{"sr_default", false, "new devices allow selective repeat (bool)"},
 		{"sr_nak_delay_ms", false, "ms a selective-repeat gap stays open"},
