@@ -284,7 +284,7 @@ static void sroce_read_gap(struct sroce_qp *qp, u32 idx)
 {
 	struct sroce_req *req = &qp->req;
 	struct sroce_swqe *sw = sroce_swqe(qp, idx);
-	u32 psn = sroce_psn_add(sw->first_psn, sw->read_done / qp->mtu);
+	u32 psn = sroce_read_expect(qp, sw);
 	struct sroce_selrd *s = &req->selrd;
 
 	if (s->on) {
@@ -322,7 +322,7 @@ static bool sroce_ack_upto(struct sroce_qp *qp, u32 psn)
 		if (!sw->tail_sent || sroce_psn_diff(psn, sw->last_psn) < 0)
 			break;
 		if (sroce_read_awaits_data(qp, req->comp_idx)) {
-			una = sroce_psn_add(sw->first_psn, sw->read_done / qp->mtu);
+			una = sroce_read_expect(qp, sw);
 			sroce_read_gap(qp, req->comp_idx);
 			break;
 		}
@@ -549,19 +549,6 @@ static bool sroce_selective_read = true;
 module_param_named(selective_read, sroce_selective_read, bool, 0644);
 MODULE_PARM_DESC(selective_read,
 		 "with a selective repeat sroce peer, keep the READ responses after a lost one and ask again only for the lost (N: go back to the first lost one)");
-
-/* A READ of data: selective READ places its responses by PSN */
-static bool sroce_selrd_entry(struct sroce_qp *qp, u32 idx)
-{
-	return sroce_shadow(qp, idx)->opcode == IB_UVERBS_WR_RDMA_READ &&
-	       sroce_swqe(qp, idx)->length;
-}
-
-/* The PSN of the first response of entry @sw not placed in order */
-static u32 sroce_read_expect(struct sroce_qp *qp, const struct sroce_swqe *sw)
-{
-	return sroce_psn_add(sw->first_psn, sw->read_done / qp->mtu);
-}
 
 /**
  * sroce_selrd_begin() - start a selective READ episode?

@@ -536,6 +536,19 @@ static inline u8 sroce_qp_opcode(const struct sroce_qp *qp, u8 rc_op)
 	return sroce_qp_is_xrc(qp) ? rc_op | SROCE_OP_PREFIX_XRC : rc_op;
 }
 
+/* A READ of data: selective READ places its responses by PSN */
+static inline bool sroce_selrd_entry(struct sroce_qp *qp, u32 idx)
+{
+	return sroce_shadow(qp, idx)->opcode == IB_UVERBS_WR_RDMA_READ &&
+	       sroce_swqe(qp, idx)->length;
+}
+
+/* The PSN of READ entry @sw's first response not placed in order */
+static inline u32 sroce_read_expect(const struct sroce_qp *qp, const struct sroce_swqe *sw)
+{
+	return sroce_psn_add(sw->first_psn, sw->read_done / qp->mtu);
+}
+
 /* Has the requester sent anything that is not completed yet? */
 static inline bool sroce_req_busy(const struct sroce_req *req)
 {

@@ -872,7 +872,7 @@ static void sroce_req_repair_read(struct sroce_qp *qp, u32 idx)
 {
 	const struct sroce_selrd *s = &qp->req.selrd;
 	const struct sroce_swqe *sw = sroce_swqe(qp, idx);
-	u32 psn = sroce_psn_add(sw->first_psn, sw->read_done / qp->mtu);
+	u32 psn = sroce_read_expect(qp, sw);
 	u32 to = sroce_psn_inc(sw->last_psn), end, from;
 
 	if (sroce_psn_diff(s->asked, psn) > 0)
@@ -919,8 +919,7 @@ static void sroce_req_repair(struct sroce_qp *qp)
 
 		if (!sw->tail_sent || sroce_psn_diff(sw->first_psn, s->hi) >= 0)
 			break;
-		if (sroce_shadow(qp, idx)->opcode == IB_UVERBS_WR_RDMA_READ && sw->length &&
-		    sroce_psn_diff(sw->last_psn, s->asked) >= 0)
+		if (sroce_selrd_entry(qp, idx) && sroce_psn_diff(sw->last_psn, s->asked) >= 0)
 			sroce_req_repair_read(qp, idx);
 	}
 	s->asked = s->hi;
