@@ -587,6 +587,7 @@ static bool sroce_selrd_begin(struct sroce_qp *qp, u32 idx, u32 psn)
 	}
 	s->on = true;
 	s->repair_due = false;
+	s->reasked = false;
 	s->hi = req->una_psn;
 	s->asked = req->una_psn;
 	bitmap_zero(s->got, SROCE_SELRD_BITS);
@@ -700,6 +701,28 @@ static void sroce_selrd_rx(struct sroce_qp *qp, struct sk_buff *skb,
 		s->hi = sroce_psn_inc(psn);
 	}
 	sroce_selrd_advance(qp);
+}
+
+/*
+ * The resend timer expired in a selective READ episode: a repair, or its
+ * responses, were lost too. The first time, every hole below the newest
+ * response placed is asked for again instead of going back to the oldest
+ * one (true: the caller does not go back); the next time it goes back.
+ */
+static bool sroce_selrd_reask(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+	struct sroce_selrd *s = &req->selrd;
+
+	if (!s->on || s->reasked)
+		return false;
+	s->reasked = true;
+	s->asked = req->una_psn;
+	s->repair_due = true;
+	sroce_stat_inc(qp->sdev, SROCE_STAT_SELRD_REASKS);
+	trace_sroce_retransmit(qp->ibqp.qp_num, req->una_psn, req->retry_left,
+			       SROCE_RETX_READ_GAP);
+	return true;
 }
 
 static void sroce_rx_read_resp(struct sroce_qp *qp, struct sk_buff *skb,
@@ -841,9 +864,10 @@ void sroce_completer_rx(struct sroce_qp *qp, struct sk_buff *skb,
 /*
  * The resend timer of the measured RTT expired before the QP's timeout
  * (proto/sroce_cwnd.h): resend from the oldest unacknowledged PSN without
- * spending a retry. Its wait doubles until progress, and the episode
- * never moves the IBTA deadline it started under (@fail_at): a peer that
- * is gone still fails after retry_cnt timeouts.
+ * spending a retry (in a selective READ episode, ask for its holes again
+ * first). Its wait doubles until progress, and the episode never moves the
+ * IBTA deadline it started under (@fail_at): a peer that is gone still
+ * fails after retry_cnt timeouts.
  */
 static void sroce_completer_rto(struct sroce_qp *qp)
 {
@@ -852,15 +876,19 @@ static void sroce_completer_rto(struct sroce_qp *qp)
 	if (!req->cwnd.rto_backoff)
 		req->fail_at = req->ack_due;
 	sroce_cwnd_rto_fired(&req->cwnd);
+	sroce_stat_inc(qp->sdev, SROCE_STAT_RTO_RESENDS);
+	req->rto_due = 0;
+	if (sroce_selrd_reask(qp)) {
+		sroce_req_arm_timer(qp);
+		return;
+	}
 	req->need_retry = true;
 	req->retry_psn = req->una_psn;
 	req->rd_gap = false;
 	req->sack_valid = false;
 	trace_sroce_retransmit(qp->ibqp.qp_num, req->retry_psn, req->retry_left,
 			       SROCE_RETX_RTO);
-	sroce_stat_inc(qp->sdev, SROCE_STAT_RTO_RESENDS);
 	sroce_cwnd_cut(qp, false, true);
-	req->rto_due = 0;
 	sroce_req_arm_timer(qp);
 }
 

@@ -190,6 +190,8 @@ struct sroce_swqe {
  * struct sroce_selrd - selective READ: responses after a lost one are kept
  * @on: an episode: responses before @hi are missing
  * @repair_due: holes between @asked and @hi were not asked for again yet
+ * @reasked: the resend timer asked for every hole again once (a lost
+ *	repair, sroce_selrd_reask()); its next expiry goes back
  * @hi: the PSN after the newest READ response placed
  * @asked: the holes before this PSN were asked for (sroce_req_repair())
  * @got: by PSN modulo SROCE_SELRD_BITS, the responses placed past the
@@ -198,6 +200,7 @@ struct sroce_swqe {
 struct sroce_selrd {
 	bool on;
 	bool repair_due;
+	bool reasked;
 	u32 hi;
 	u32 asked;
 	DECLARE_BITMAP(got, SROCE_SELRD_BITS);

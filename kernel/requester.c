@@ -833,7 +833,7 @@ static void sroce_req_retry(struct sroce_qp *qp)
  * responses [@from, @to) of READ entry @idx (selective READ). It moves no
  * send state; lost, the resend timer goes back to the oldest hole.
  */
-static void sroce_req_repair_xmit(struct sroce_qp *qp, u32 idx, u32 from, u32 to)
+static bool sroce_req_repair_xmit(struct sroce_qp *qp, u32 idx, u32 from, u32 to)
 {
 	const struct sroce_send_wqe *wqe = sroce_shadow(qp, idx);
 	const struct sroce_swqe *sw = sroce_swqe(qp, idx);
@@ -854,26 +854,31 @@ static void sroce_req_repair_xmit(struct sroce_qp *qp, u32 idx, u32 from, u32 to
 	hdr.xrc_srqn = wqe->xrc_srqn;
 	skb = sroce_pkt_alloc(qp, hdr.info->hdr_len);
 	if (!skb)
-		return;
+		return false;
 	bth = skb_put(skb, hdr.info->hdr_len);
 	if (sroce_pkt_build_hdrs(bth, hdr.info->hdr_len, &hdr) < 0) {
 		kfree_skb(skb);
-		return;
+		return false;
 	}
 	bth[SROCE_BTH_RESV8A_OFF] |= SROCE_BTH_REPAIR;
 	sroce_pkt_xmit_port(qp, skb, 0, qp->path.sport);
 	sroce_stat_inc(qp->sdev, SROCE_STAT_SELRD_REPAIRS);
 	sroce_stat_inc(qp->sdev, SROCE_STAT_RETX_PKTS);
 	trace_sroce_retransmit(qp->ibqp.qp_num, from, qp->req.retry_left, SROCE_RETX_READ_GAP);
+	return true;
 }
 
-/* Ask for the runs of responses of READ entry @idx missing in [asked, hi) */
-static void sroce_req_repair_read(struct sroce_qp *qp, u32 idx)
+/*
+ * Ask for the runs of responses of READ entry @idx missing in [asked, hi);
+ * returns how many repairs went out.
+ */
+static int sroce_req_repair_read(struct sroce_qp *qp, u32 idx)
 {
 	const struct sroce_selrd *s = &qp->req.selrd;
 	const struct sroce_swqe *sw = sroce_swqe(qp, idx);
 	u32 psn = sroce_read_expect(qp, sw);
 	u32 to = sroce_psn_inc(sw->last_psn), end, from;
+	int sent = 0;
 
 	if (sroce_psn_diff(s->asked, psn) > 0)
 		psn = s->asked;
@@ -891,8 +896,9 @@ static void sroce_req_repair_read(struct sroce_qp *qp, u32 idx)
 		from = psn;
 		while (sroce_psn_diff(psn, to) < 0 && !test_bit(psn % SROCE_SELRD_BITS, s->got))
 			psn = sroce_psn_inc(psn);
-		sroce_req_repair_xmit(qp, idx, from, psn);
+		sent += sroce_req_repair_xmit(qp, idx, from, psn);
 	}
+	return sent;
 }
 
 /**
@@ -902,13 +908,16 @@ static void sroce_req_repair_read(struct sroce_qp *qp, u32 idx)
  *
  * The holes the completer found between the PSNs asked for last time and
  * the newest response placed (req->selrd, completer.c): one repair request
- * per run of missing responses of each READ. A repair that is lost too is
- * the resend timer's (a go-back from the oldest hole).
+ * per run of missing responses of each READ. The resend timer restarts
+ * with the repairs (their answers come after what the responder had queued
+ * before them); a repair that is lost too is the timer's: every hole asked
+ * for again once (sroce_selrd_reask()), then a go-back from the oldest.
  */
 static void sroce_req_repair(struct sroce_qp *qp)
 {
 	struct sroce_req *req = &qp->req;
 	struct sroce_selrd *s = &req->selrd;
+	int sent = 0;
 	u32 idx;
 
 	if (likely(!s->repair_due))
@@ -920,9 +929,11 @@ static void sroce_req_repair(struct sroce_qp *qp)
 		if (!sw->tail_sent || sroce_psn_diff(sw->first_psn, s->hi) >= 0)
 			break;
 		if (sroce_selrd_entry(qp, idx) && sroce_psn_diff(sw->last_psn, s->asked) >= 0)
-			sroce_req_repair_read(qp, idx);
+			sent += sroce_req_repair_read(qp, idx);
 	}
 	s->asked = s->hi;
+	if (sent)
+		sroce_req_arm_timer(qp);
 }
 
 /**

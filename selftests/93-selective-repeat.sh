@@ -22,8 +22,11 @@
 # (module parameter selective_read=N) and once keeping the later responses
 # and asking again only for the lost (READ repairs): both byte-exact, and
 # the repairs sent fewer packets in all (by far: a go-back resends the
-# rest of its READ and every later one in flight, a repair one packet). What the QPs hold counts in the device's receive backlog
-# bound: at its least, holds past it are refused, still byte-exact. Also
+# rest of its READ and every later one in flight, a repair one packet);
+# with every other repair lost as well, the resend timer asks for the
+# holes again before it goes back. What the QPs hold counts in the
+# device's receive backlog bound: at its least, holds past it are
+# refused, still byte-exact. Also
 # with 2 % loss, in NCCL's pattern, and with selective repeat on one end
 # only and against rdma_rxe, where it falls back to go-back-N and never
 # sends a SACK.
@@ -64,7 +67,7 @@ netem() {
 	tc qdisc add dev srA root netem "$@" && in_peer tc qdisc add dev srB root netem "$@"
 }
 
-CTRS="tx_pkts selrd_repairs selrd_placed_pkts retx_pkts retx_bytes sr_ooo_rx_pkts sr_placed_pkts sr_sack_tx sr_sack_rx sr_retx_skipped_pkts sr_sack_rx_drops sr_hold_drops local_ack_timeouts"
+CTRS="tx_pkts selrd_repairs selrd_reasks selrd_placed_pkts retx_pkts retx_bytes sr_ooo_rx_pkts sr_placed_pkts sr_sack_tx sr_sack_rx sr_retx_skipped_pkts sr_sack_rx_drops sr_hold_drops local_ack_timeouts"
 # sum NAME: counter NAME of sroce8 and sroce9 added up
 sum() { echo $(($(port_counter sroce8 "$1") + $(port_counter sroce9 "$1"))); }
 # (ktap_case runs its command in a subshell: the movement goes to a file)
@@ -118,11 +121,16 @@ tail_drop() { fault_rule peer "@th,64,8 0x07 numgen inc mod 5 == 2"; }
 SELRD=/sys/module/sroce/parameters/selective_read
 RDARGS=(-m 1024 -n 48 --depth 8 --min-size 16K --max-size 64K --ops read --initiator client
 	--timeout 30 --seed 18)
-# rd_run NAME Y|N: the READ run with selective_read Y or N
+# rd_run NAME Y|N [lose]: the READ run with selective_read Y or N; lose:
+# every other READ repair request lost too (RC READ request, BTH Resv8a's
+# REPAIR bit 0x08 set; dropped in srpeer, where sroce9 answers them)
 rd_run() {
 	local rc
 	echo "$2" > "$SELRD" || return 1
 	fault_drop rdresp 3 init || return 1
+	if [ "${3:-}" = lose ]; then
+		fault_rule peer "@th,64,8 0x0c @th,100,1 1 numgen inc mod 2 == 0" || return 1
+	fi
 	run "$1" "${RDARGS[@]}"
 	rc=$?
 	echo "dropped $(fault_dropped)" >> "$CTRDIR/$1"
@@ -139,6 +147,13 @@ rd_ok() {
 	test "$(got rdsel dropped)" -gt 0 -a "$(got rdsel selrd_repairs)" -gt 0 -a \
 	     "$(got rdsel selrd_placed_pkts)" -gt 0 -a "$(got rdgbn selrd_repairs)" -eq 0 -a \
 	     "$(got rdgbn selrd_placed_pkts)" -eq 0 -a "$(got rdsel tx_pkts)" -lt "$(got rdgbn tx_pkts)"
+}
+
+# the run that lost repairs too asked for its holes again on the timer
+reask_ok() {
+	echo "lost $(got rdlose dropped) responses and repairs; $(got rdlose selrd_repairs) repairs," \
+	     "$(got rdlose selrd_reasks) timer expiries asked for the holes again"
+	test "$(got rdlose selrd_reasks)" -gt 0
 }
 
 VARGS=(-m 1024 -n 40 --depth 8 --max-size 64K --ops 'write,send,read' --timeout 30)
@@ -158,7 +173,7 @@ param_off() {
 		rdma link delete sroce7 && ip link del srdum
 }
 
-ktap_header 22
+ktap_header 24
 dmesg_mark
 ktap_result "topology sroce8 <-> sroce9" topo_up sroce
 ktap_result "selective_repeat on by default, rejects a non-boolean" \
@@ -220,6 +235,11 @@ ktap_case "READs, 3 % of responses lost, going back (selective_read=N): byte-exa
 	rd_run rdgbn N
 ktap_case "READs, 3 % of responses lost, selective READ: byte-exact" rd_run rdsel Y
 ktap_result "selective READ: later responses kept, only the lost asked again, fewer packets" rd_ok
+# a lost repair leaves its hole open: the resend timer asks for every
+# hole again once (selrd_reasks) before it would go back
+ktap_case "READs, 3 % of responses and every other repair lost, selective READ: byte-exact" \
+	rd_run rdlose Y lose
+ktap_result "selective READ: a lost repair asked for again by the resend timer" reask_ok
 netem delay 2ms reorder 50% 50% loss 2%
 ktap_case "selective repeat, NCCL pattern, 2 QPs, reorder 50 % and 2 % loss: byte-exact" \
 	run nccl --nccl --qps 2 -m 1024 -n 24 --max-size 128K --timeout 30 --seed 13
