@@ -34,6 +34,7 @@
 #include "main.h"
 #include "mr.h"
 #include "net.h"
+#include "xmit.h"
 #include "verbs.h"
 
 MODULE_AUTHOR("sroce developers");
@@ -48,6 +49,15 @@ static bool sroce_sr_default = true;
 module_param_named(sr_default, sroce_sr_default, bool, 0644);
 MODULE_PARM_DESC(sr_default,
 		 "selective repeat allowed on devices created afterwards (their sysfs selective_repeat; default Y)");
+
+/*
+ * a new device's sysfs tx_gso (xmit.c): transmit bursts where its netdev
+ * has the stack segment them before the driver (sroce_txb_segmented())
+ */
+static bool sroce_tx_gso_default = true;
+module_param_named(tx_gso_default, sroce_tx_gso_default, bool, 0644);
+MODULE_PARM_DESC(tx_gso_default,
+		 "transmit bursts on devices created afterwards whose netdev has them segmented just before its driver: virtio-net, physical NICs (their sysfs tx_gso; default Y)");
 
 static struct sroce_dev *sroce_find_by_ndev(struct net_device *ndev)
 {
@@ -216,6 +226,7 @@ static struct sroce_dev *sroce_dev_create(const char *ibdev_name, struct net_dev
 	sroce_dcqcn_dev_init(sdev);
 	sdev->ar_paths = SROCE_AR_PATHS_DEFAULT;
 	sdev->sr = READ_ONCE(sroce_sr_default);
+	sdev->tx_gso = READ_ONCE(sroce_tx_gso_default) && sroce_txb_segmented(ndev);
 	sdev->last_port_state = sroce_port_state(sdev);
 	get_device(&sdev->ib_dev.dev);
 	list_add_tail(&sdev->list, &sroce_dev_list);

@@ -205,7 +205,8 @@ struct sroce_dev_stats {
  * @dcqcn_cfg: its parameters, copied by each QP at RTR
  * @tx_gso: the administrator lets connected QPs hand runs of equal-sized
  *	packets to the IP stack as one UDP GSO (fraglist) packet (sysfs
- *	``tx_gso``, off by default; sampled at RTR, xmit.c)
+ *	``tx_gso``; by default on where the stack segments such a packet
+ *	before the netdev's driver, sroce_txb_segmented(); sampled at RTR)
  * @ar: adaptive routing mode (sysfs ``adaptive_routing``, off by default):
  *	RC QPs that reach RTR afterwards send each RC WRITE as one WRITE ONLY
  *	per path MTU with its own RETH, mark their requests SROCE_BTH_AR and

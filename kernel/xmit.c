@@ -3,7 +3,7 @@
  * sroce transmit path: a packet's skb (headers, payload copied into
  * fragments or carried by reference), its ICRC, the route and the IPv4
  * or IPv6 header, local delivery for an address of this host, and the
- * opt-in transmit bursts (tx_gso): one GSO packet of many.
+ * transmit bursts (tx_gso): one GSO packet of many.
  */
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -278,9 +278,10 @@ static u8 sroce_qp_tos(const struct sroce_qp *qp)
 }
 
 /*
- * The transmit burst. While sroce_rc_process() runs a connected QP that
- * opted in (sysfs tx_gso, sampled at RTR), its IPv4 packets are not handed
- * to the IP stack one by one: a run of them whose UDP payloads all have
+ * The transmit burst. While sroce_rc_process() runs a connected QP whose
+ * device allows it (sysfs tx_gso, sampled at RTR; by default where the
+ * netdev has bursts segmented before its driver), its IPv4 packets are
+ * not handed to the IP stack one by one: a run of them whose UDP payloads all have
  * the length of the first (the last may be shorter) goes as one UDP GSO
  * packet, SKB_GSO_UDP_L4 | SKB_GSO_FRAGLIST. Each packet stays a complete
  * skb of its own (IP, UDP, BTH .. ICRC) chained on the first one's
@@ -331,6 +332,23 @@ static bool sroce_txb_partial_csum(const struct net_device *dev)
 {
 	return (dev->features & SROCE_TXB_DEV_CSUM) && dev->rtnl_link_ops &&
 	       !strcmp(dev->rtnl_link_ops->kind, "veth");
+}
+
+/**
+ * sroce_txb_segmented() - would @ndev have a burst segmented before its driver?
+ * @ndev: the netdev a device is created on
+ *
+ * Such a netdev (virtio-net, a physical NIC: no fraglist GSO) still carries
+ * and shows every packet on its own, and a burst saves its doorbells; one
+ * that takes a burst whole (a veth, a bond, a VLAN or other stacked device)
+ * hands it on as one packet, to the peer's netfilter and captures too. A
+ * new device's tx_gso defaults to this (main.c, tx_gso_default).
+ *
+ * Return: true if the stack segments bursts sent through @ndev itself.
+ */
+bool sroce_txb_segmented(const struct net_device *ndev)
+{
+	return !net_gso_ok(ndev->features, SKB_GSO_UDP_L4 | SKB_GSO_FRAGLIST);
 }
 
 /* Start collecting (a round of sroce_rc_process()). */

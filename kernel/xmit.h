@@ -21,6 +21,7 @@ int sroce_pkt_zc_end(struct sroce_qp *qp, struct sk_buff *skb, u32 payload, int 
 int sroce_pkt_xmit(struct sroce_qp *qp, struct sk_buff *skb, u32 payload);
 int sroce_pkt_xmit_port(struct sroce_qp *qp, struct sk_buff *skb, u32 payload, __be16 sport);
 __be16 sroce_qp_ar_sport(struct sroce_qp *qp);
+bool sroce_txb_segmented(const struct net_device *ndev);
 void sroce_txb_begin(struct sroce_qp *qp);
 void sroce_txb_end(struct sroce_qp *qp);
 

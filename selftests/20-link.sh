@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# rdma link add/delete: several devices, refusals, sysfs identity, parenting.
+# rdma link add/delete: several devices, refusals, sysfs identity, parenting,
+# the transmit-burst default (tx_gso) per kind of netdev.
 . "$(dirname "$0")/lib.sh"
 
 sys=/sys/class/infiniband
@@ -28,9 +29,26 @@ delete_one() {
 	rdma link delete sroce2 && [ ! -e $sys/sroce2 ] && [ -e $sys/sroce1 ]
 }
 parented_to_pci() { [ -d $sys/sroce0/device/net/eth0 ]; }
+# transmit bursts (tx_gso) on by default where the stack segments them
+# before the driver (virtio-net), off where the netdev takes them whole
+gso_defaults() {
+	echo "tx_gso: eth0 $(cat $sys/sroce0/tx_gso), veth $(cat $sys/sroce1/tx_gso)," \
+	     "dummy $(cat $sys/sroce2/tx_gso)"
+	[ "$(cat $sys/sroce0/tx_gso)" = 1 ] && [ "$(cat $sys/sroce1/tx_gso)" = 0 ] &&
+		[ "$(cat $sys/sroce2/tx_gso)" = 0 ]
+}
+# module parameter tx_gso_default=N: a new device on virtio-net starts at 0
+gso_param_off() {
+	local p=/sys/module/sroce/parameters/tx_gso_default rc=0
+	echo N > $p || return 1
+	{ rdma link delete sroce0 && rdma link add sroce0 type sroce netdev eth0 &&
+		[ "$(cat $sys/sroce0/tx_gso)" = 0 ]; } || rc=1
+	echo Y > $p
+	return $rc
+}
 no_parent_for_veth() { [ ! -e $sys/sroce1/device ]; }
 
-ktap_header 15
+ktap_header 17
 dmesg_mark
 ip link set eth0 up
 ip link add slk0 type veth peer name slk1
@@ -41,6 +59,8 @@ ktap_result "add on virtio-net" rdma link add sroce0 type sroce netdev eth0
 ktap_result "add on veth" rdma link add sroce1 type sroce netdev slk0
 ktap_result "add on dummy" rdma link add sroce2 type sroce netdev slkd
 ktap_result "three devices at once" three_devices
+ktap_result "tx_gso 1 on virtio-net (segments bursts), 0 on veth and dummy (take them whole)" \
+	gso_defaults
 ktap_result "rdma link show names the netdev" shows sroce1 slk0
 ktap_result "second device on one netdev refused (EEXIST)" dup_refused
 ktap_result "name already in use refused (EEXIST)" name_taken_refused
@@ -51,5 +71,7 @@ ktap_result "parent attribute names the netdev" grep -qx slk0 $sys/sroce1/parent
 ktap_result "virtio-net device parented to its PCI function" parented_to_pci
 ktap_result "veth device has no bus parent" no_parent_for_veth
 ktap_result "delete one of several" delete_one
+ktap_result "module parameter tx_gso_default=N: a new device on virtio-net starts at 0" \
+	gso_param_off
 ktap_result "dmesg clean" dmesg_clean_since_mark
 ktap_finish

@@ -1,8 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Opt-in transmit bursts (sysfs tx_gso, off by default): a connected QP
+# Transmit bursts (sysfs tx_gso; off by default on a veth, which takes a
+# burst whole, on where the stack segments it before the driver: 20-link.sh
+# checks the defaults): a connected QP
 # hands runs of equal-sized packets to the IP stack as one UDP GSO
-# (fraglist) packet where the route's device takes it whole (veth); the
+# (fraglist) packet; where the route's device takes it whole (veth), the
 # receiving UDP socket segments it back into the very packets it would have
 # received one by one. Checked across a veth between two sroce devices
 # (every byte and completion with sroce-verify, ICRC kept: the IP IDs GSO
@@ -70,7 +72,7 @@ VARGS=(-m 1024 -n 60 --depth 8 --max-size 256K --ops 'write,send,read' --timeout
 ktap_header 11
 dmesg_mark
 ktap_result "topology up" topo_up sroce
-ktap_result "tx_gso off by default on both devices, rejects a non-boolean" \
+ktap_result "tx_gso off by default on both (veth) devices, rejects a non-boolean" \
 	bash -c "test \"\$(cat $(sys sroce8))\" = 0 -a \"\$(cat $(sys sroce9))\" = 0 && ! echo maybe > $(sys sroce8)"
 snap
 ktap_result "off: sroce-verify across the veth" verify 41 "${VARGS[@]}"

@@ -325,6 +325,7 @@ std::span<const Knob> knobs()
 		{"sq_poll_us", false, "us a streaming QP waits for the next post"},
 		{"sr_default", false, "new devices allow selective repeat (bool)"},
 		{"sr_nak_delay_ms", false, "ms a selective-repeat gap stays open"},
+		{"tx_gso_default", false, "new devices on NICs send bursts (bool)"},
 		{"zcopy", false, "send user MR pages by reference (bool)"},
 		{"dcqcn_alpha_timer_us", true, "DCQCN alpha update period, us"},
 		{"dcqcn_byte_counter_kb", true, "DCQCN byte counter, KiB"},
