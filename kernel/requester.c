@@ -831,7 +831,7 @@ static void sroce_req_retry(struct sroce_qp *qp)
 /*
  * A READ repair: one READ request, marked SROCE_BTH_REPAIR, for the
  * responses [@from, @to) of READ entry @idx (selective READ). It moves no
- * send state; lost, the resend timer goes back to the oldest hole.
+ * send state; lost, the resend timer asks again (sroce_req_repair()).
  */
 static bool sroce_req_repair_xmit(struct sroce_qp *qp, u32 idx, u32 from, u32 to)
 {

@@ -132,11 +132,13 @@ retx_counters() {
 	echo "$dev: $(rdma statistic show link "$dev/1" | grep -oE '(tx_pkts|retx_pkts|rto_retransmits|local_ack_timeouts|cwnd_cuts|seq_naks_sent|sent_pkts|rcvd_pkts|duplicate_request|completer_retry_err) [0-9]+' | tr '\n' ' ')"
 }
 # gso_verify NAME SERVER SEED: verify with transmit bursts (tx_gso, sampled
-# at RTR) on this node's sroce device; over virtio-net the stack segments
-# each burst before the driver, which must leave every packet's UDP
-# checksum 0 or right (a partial one is counted in UdpInCsumErrors)
+# at RTR; on virtio-net its default) on this node's sroce device, then
+# tx_gso as it was; over virtio-net the stack segments each burst before
+# the driver, which must leave every packet's UDP checksum 0 or right (a
+# partial one is counted in UdpInCsumErrors)
 gso_verify() {
-	local f=/sys/class/infiniband/$dev/tx_gso
+	local f=/sys/class/infiniband/$dev/tx_gso was=1
+	[ ! -e "$f" ] || was=$(cat "$f")
 	GSO_B0=$(counter tx_gso_bursts) GSO_P0=$(counter tx_gso_pkts)
 	GSO_TX0=$(counter tx_pkts) GSO_RETX0=$(counter retx_pkts)
 	GSO_CSUM0=$(udp_csum_errors)
@@ -146,7 +148,7 @@ gso_verify() {
 		return
 	fi
 	PAIR_POST=gso_counters verify "$@"
-	[ ! -e "$f" ] || echo 0 > "$f"
+	[ ! -e "$f" ] || echo "$was" > "$f"
 }
 udp_csum_errors() { nstat -az UdpInCsumErrors | awk '$1 == "UdpInCsumErrors" {print $2}'; }
 # gso_counters: this node's receive side saw no bad UDP checksum; a sroce
