@@ -292,21 +292,26 @@ static bool sroce_req_sacked(struct sroce_qp *qp, const struct sroce_send_wqe *w
 }
 
 /*
- * A request packet of @payload bytes (@psn_bytes per PSN it takes: a READ
- * request's responses') left: count a resend, or size the window's unit by
- * a new packet and time it if it asks for an ACK (proto/sroce_cwnd.h)
+ * A request packet of @payload bytes (@hdr its headers; @read: a READ
+ * request, whose PSNs are its responses') left: count a resend, or size
+ * the window's unit by a new packet and time it if it asks for an ACK
+ * (proto/sroce_cwnd.h)
  */
-static void sroce_req_sent(struct sroce_qp *qp, bool ack_req, u32 payload, u32 psn_bytes)
+static void sroce_req_sent(struct sroce_qp *qp, const struct sroce_pkt_hdr *hdr, u32 payload,
+			   bool read)
 {
 	struct sroce_req *req = &qp->req;
+	u32 dma_len = hdr->reth.dma_len;
 
 	if (sroce_psn_diff(req->psn, req->hi_psn) < 0) {
 		sroce_stat_inc(qp->sdev, SROCE_STAT_RETX_PKTS);
 		sroce_stat_add(qp->sdev, SROCE_STAT_RETX_BYTES, payload);
+		sroce_cwnd_resent(&req->cwnd, read && dma_len > qp->mtu ?
+				  DIV_ROUND_UP(dma_len, qp->mtu) : 1);
 		return;
 	}
-	sroce_cwnd_pkt(&req->cwnd, psn_bytes);
-	if (ack_req && !req->cwnd.timing)
+	sroce_cwnd_pkt(&req->cwnd, read ? min(dma_len, qp->mtu) : payload);
+	if (hdr->bth.ack_req && !req->cwnd.timing)
 		sroce_cwnd_sent(&req->cwnd, req->psn, ktime_get_ns());
 }
 
@@ -527,9 +532,7 @@ static int sroce_req_xmit(struct sroce_qp *qp, const struct sroce_send_wqe *wqe,
 	sroce_pkt_xmit_port(qp, skb, payload, ar ? sroce_qp_ar_sport(qp) : qp->path.sport);
 	if (unlikely(sroce_pacer_on(qp)))
 		sroce_dcqcn_sent(qp, hdr_len + payload);
-	sroce_req_sent(qp, hdr->bth.ack_req, payload,
-		       wqe->opcode == IB_UVERBS_WR_RDMA_READ ?
-		       min(hdr->reth.dma_len, qp->mtu) : payload);
+	sroce_req_sent(qp, hdr, payload, wqe->opcode == IB_UVERBS_WR_RDMA_READ);
 	return 0;
 }
 
@@ -864,6 +867,7 @@ static bool sroce_req_repair_xmit(struct sroce_qp *qp, u32 idx, u32 from, u32 to
 	sroce_pkt_xmit_port(qp, skb, 0, qp->path.sport);
 	sroce_stat_inc(qp->sdev, SROCE_STAT_SELRD_REPAIRS);
 	sroce_stat_inc(qp->sdev, SROCE_STAT_RETX_PKTS);
+	sroce_cwnd_resent(&qp->req.cwnd, (u32)sroce_psn_diff(to, from));
 	trace_sroce_retransmit(qp->ibqp.qp_num, from, qp->req.retry_left, SROCE_RETX_READ_GAP);
 	return true;
 }

@@ -23,9 +23,11 @@
  *     below half); above the threshold the window grows by one PSN per
  *     window acknowledged (additive increase), and not at all while the
  *     queue persists;
- *   - so is a loss less than a window after the last one: a buffer too
- *     shallow for the RTT to show a queue (a receive backlog of 16)
- *     overflows on every burst;
+ *   - so is a loss less than a window after an episode that resent more
+ *     than a sixteenth of its window: a buffer too shallow for the RTT to
+ *     show a queue (a receive backlog of 16) overflows on every burst and
+ *     loses much of it, again and again; random loss of 1 % comes about
+ *     once per window too, but costs one PSN here and there;
  *   - a rare loss without a queue is random (a lossy link, a fault
  *     matrix): the window loses an eighth, the threshold keeps the window
  *     it had, and slow start (one PSN per PSN acknowledged) brings it back;
@@ -82,6 +84,8 @@ extern "C" {
 #define SROCE_CWND_MIN_WIN	256u	/* RTT samples per window of the minimum */
 #define SROCE_CWND_RTO_MIN_US	2000u	/* the shortest resend timer */
 #define SROCE_CWND_RTO_BACKOFF	6u	/* it doubles per resend, this many times */
+/* an episode that resent more than 1/this of the PSNs it acknowledged is heavy */
+#define SROCE_CWND_HEAVY_DIV	16u
 
 /**
  * struct sroce_cwnd - a requester's window and round-trip estimate
@@ -101,6 +105,10 @@ extern "C" {
  * @recover: the first PSN never sent when the window was last cut
  * @recovering: losses before @recover are the last cut's episode
  * @clean: PSNs acknowledged since the last loss episode ended
+ * @ep_acked: PSNs acknowledged during the current loss episode
+ * @ep_resent: PSNs resent during it (sroce_cwnd_resent())
+ * @light: the last episode resent at most 1/SROCE_CWND_HEAVY_DIV of what
+ *	it acknowledged (its losses were few: random, not an overflow)
  * @timing: @t_psn is being timed
  * @t_psn: the AckReq packet being timed
  * @t_sent: when it was sent, ns
@@ -130,6 +138,9 @@ struct sroce_cwnd {
 	u32 recover;
 	bool recovering;
 	u32 clean;
+	u32 ep_acked;
+	u32 ep_resent;
+	bool light;
 	bool timing;
 	u32 t_psn;
 	u64 t_sent;
@@ -274,6 +285,18 @@ static inline void sroce_cwnd_resend(struct sroce_cwnd *c)
 	c->ackreq_out = false;
 }
 
+/**
+ * sroce_cwnd_resent() - @psns PSNs went again (a resend, a READ repair)
+ * @c: the window
+ * @psns: the PSNs the packet covers (a READ request: its responses')
+ */
+static inline void sroce_cwnd_resent(struct sroce_cwnd *c, u32 psns)
+{
+	u64 sum = (u64)c->ep_resent + psns;
+
+	c->ep_resent = sum > 0xffffffffull ? 0xffffffffu : (u32)sum;
+}
+
 /** sroce_cwnd_covers() - does moving the oldest unacknowledged PSN to @una end the timing? */
 static inline bool sroce_cwnd_covers(const struct sroce_cwnd *c, u32 una)
 {
@@ -358,10 +381,15 @@ static inline bool sroce_cwnd_acked(struct sroce_cwnd *c, u32 n, u32 una, u64 no
 		if (now > c->t_sent)
 			sroce_cwnd_rtt(c, (u32)sroce_div64(now - c->t_sent, 1000));
 	}
-	if (c->recovering && sroce_psn_diff(una, c->recover) >= 0)
-		c->recovering = false;
-	else if (!c->recovering && c->clean < c->max)
+	if (c->recovering) {
+		c->ep_acked += n;
+		if (sroce_psn_diff(una, c->recover) >= 0) {
+			c->recovering = false;
+			c->light = (u64)c->ep_resent * SROCE_CWND_HEAVY_DIV <= c->ep_acked;
+		}
+	} else if (c->clean < c->max) {
 		c->clean += n;
+	}
 	if (c->cwnd < c->ssthresh) {
 		/* slow start, until the threshold or a queue */
 		if (sroce_cwnd_queueing(c)) {
@@ -399,8 +427,8 @@ static inline u32 sroce_cwnd_drained(const struct sroce_cwnd *c)
  * @hi: the first PSN never sent
  *
  * With a queue, with nothing measured yet, or less than a window after
- * the last episode (a buffer shallower than the queue the RTT can see
- * overflows again and again) the window and its threshold drop to what
+ * an episode that was not light (a buffer shallower than the queue the
+ * RTT can see overflows again and again) the window and its threshold drop to what
  * the path holds without the queue, at least by half; otherwise (a rare
  * loss: random) the window loses an eighth and the threshold remembers
  * the window, so slow start returns to it. A timeout restarts from
@@ -412,7 +440,7 @@ static inline bool sroce_cwnd_loss(struct sroce_cwnd *c, bool timeout, u32 hi)
 {
 	u32 old = c->cwnd, to;
 	bool seen = sroce_cwnd_queueing(c) || !c->srtt_us;
-	bool queue = seen || c->clean < c->cwnd;
+	bool queue = seen || (c->clean < c->cwnd && !c->light);
 
 	c->undo_cwnd = 0;	/* a later loss: the last resend's cut stands */
 	if (c->recovering && !timeout)
@@ -421,6 +449,8 @@ static inline bool sroce_cwnd_loss(struct sroce_cwnd *c, bool timeout, u32 hi)
 	c->recover = hi;
 	c->ca_acked = 0;
 	c->clean = 0;
+	c->ep_acked = 0;
+	c->ep_resent = 0;
 	to = seen ? sroce_cwnd_drained(c) : c->cwnd / 2;
 	if (queue)
 		c->ssthresh = to > SROCE_CWND_MIN ? to : SROCE_CWND_MIN;

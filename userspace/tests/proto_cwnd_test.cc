@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 // The requester's window and round-trip estimate (kernel/proto/sroce_cwnd.h,
 // compiled as C into sroce.ko): RTT samples (Karn), how a loss with and
-// without a queue on the path shrinks the window, slow start and additive
+// without a queue on the path shrinks the window (and a loss close to a
+// heavy episode, a shallow buffer's), slow start and additive
 // increase, one cut per episode, the undo of a spurious timer resend, the
 // resend timer, the AckReq interval, the bounds in bytes at each path MTU.
 #include <algorithm>
@@ -197,17 +198,54 @@ TEST(Cwnd, RandomLossCostsAnEighthAndSlowStartReturns)
 	EXPECT_EQ(c.cwnd, 512u);
 }
 
-TEST(Cwnd, LossesCloserThanAWindowAreNotRandom)
+TEST(Cwnd, HeavyLossesCloserThanAWindowAreNotRandom)
 {
 	sroce_cwnd c = measured(1000, 512);
 	EXPECT_TRUE(sroce_cwnd_loss(&c, false, 1000));
-	EXPECT_EQ(c.cwnd, 448u);	     // random: an eighth
+	EXPECT_EQ(c.cwnd, 448u);  // random: an eighth
+	// the episode resends 26 of 400 PSNs (6.5 %, over a sixteenth)
+	for (int i = 0; i < 26; i++)
+		sroce_cwnd_resent(&c, 1);
 	sroce_cwnd_acked(&c, 400, 1000, 0);  // the episode ends, slow start
+	EXPECT_FALSE(c.light);
 	sroce_cwnd_acked(&c, 100, 1100, 0);  // 100 clean PSNs, less than a window
 	ASSERT_EQ(c.cwnd, 948u);
 	EXPECT_TRUE(sroce_cwnd_loss(&c, false, 1300));
 	EXPECT_EQ(c.cwnd, 474u);  // a shallow buffer: halved
 	EXPECT_EQ(c.ssthresh, 474u);
+}
+
+TEST(Cwnd, LightLossesCloserThanAWindowStayRandom)
+{
+	// 1 % random loss: a loss about once per window, each a PSN or two
+	sroce_cwnd c = measured(1000, 512);
+	EXPECT_TRUE(sroce_cwnd_loss(&c, false, 1000));
+	EXPECT_EQ(c.cwnd, 448u);
+	sroce_cwnd_resent(&c, 4);  // 4 of 400: a hundredth
+	sroce_cwnd_acked(&c, 400, 1000, 0);
+	EXPECT_TRUE(c.light);
+	sroce_cwnd_acked(&c, 100, 1100, 0);
+	ASSERT_EQ(c.cwnd, 948u);  // slow start
+	EXPECT_TRUE(sroce_cwnd_loss(&c, false, 1300));
+	EXPECT_EQ(c.cwnd, 948u - 948u / 8);  // an eighth again, not half
+	// its episode resends a READ's 40 responses of 80 PSNs: heavy
+	sroce_cwnd_resent(&c, 40);
+	sroce_cwnd_acked(&c, 80, 1380, 0);
+	EXPECT_FALSE(c.light);
+	const std::uint32_t before = c.cwnd;
+	EXPECT_TRUE(sroce_cwnd_loss(&c, false, 1500));
+	EXPECT_EQ(c.cwnd, before / 2);	// the next close one halves
+	EXPECT_EQ(c.ssthresh, before / 2);
+}
+
+TEST(Cwnd, ResendsBeforeAnEpisodeDoNotCount)
+{
+	sroce_cwnd c = measured(1000, 512);
+	sroce_cwnd_resent(&c, 300);  // a timer's go-back of an earlier episode
+	EXPECT_TRUE(sroce_cwnd_loss(&c, false, 1000));
+	EXPECT_EQ(c.ep_resent, 0u);
+	sroce_cwnd_acked(&c, 400, 1000, 0);
+	EXPECT_TRUE(c.light);
 }
 
 TEST(Cwnd, OneCutPerEpisode)
