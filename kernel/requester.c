@@ -306,8 +306,7 @@ static void sroce_req_sent(struct sroce_qp *qp, const struct sroce_pkt_hdr *hdr,
 	if (sroce_psn_diff(req->psn, req->hi_psn) < 0) {
 		sroce_stat_inc(qp->sdev, SROCE_STAT_RETX_PKTS);
 		sroce_stat_add(qp->sdev, SROCE_STAT_RETX_BYTES, payload);
-		sroce_cwnd_resent(&req->cwnd, read && dma_len > qp->mtu ?
-				  DIV_ROUND_UP(dma_len, qp->mtu) : 1);
+		sroce_cwnd_resent(&req->cwnd, read ? sroce_npkts(dma_len, qp->mtu) : 1);
 		return;
 	}
 	sroce_cwnd_pkt(&req->cwnd, read ? min(dma_len, qp->mtu) : payload);
