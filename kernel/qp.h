@@ -316,6 +316,13 @@ struct sroce_resp {
 	u32 msn;
 	bool nak_sent;		/* PSN sequence NAK outstanding for a gap */
 	bool ack_pending;
+	/*
+	 * The PSN a coalesced ACK names: the newest SEND or WRITE packet
+	 * executed, never a READ's or an atomic's. Their responses answer
+	 * them, and a requester may take an ACK of a READ's PSN for its
+	 * completion (rdma_rxe does), data or not.
+	 */
+	u32 ack_psn;
 	/* a NAK for @psn that must wait for queued READ responses (IBTA ordering) */
 	bool nak_deferred;
 	u8 nak_syn;

@@ -788,6 +788,7 @@ static void sroce_qp_enter_state(struct sroce_qp *qp, struct ib_qp_attr *attr, i
 		break;
 	case IB_QPS_RTR:
 		qp->resp.psn = qp->attr.rq_psn;
+		qp->resp.ack_psn = sroce_psn_add(qp->attr.rq_psn, SROCE_PSN_MASK);
 		if (cur != IB_QPS_RTR) {
 			sroce_qp_opts_sample(qp, true);
 			/* likewise DCQCN (dcqcn.c) */

@@ -158,9 +158,10 @@ static void sroce_resp_fatal(struct sroce_qp *qp, enum sroce_nak_code code)
 }
 
 /*
- * Coalesced ACK for everything received so far, and a deferred NAK. Both
- * acknowledge every PSN before theirs, READs included: they wait until the
- * READ responses queued before them are sent (IBTA: responses in order).
+ * Coalesced ACK of the newest SEND or WRITE packet (resp->ack_psn), and a
+ * deferred NAK. Both acknowledge every PSN before theirs, READs included:
+ * they wait until the READ responses queued before them are sent (IBTA:
+ * responses in order).
  */
 void sroce_responder_flush_acks(struct sroce_qp *qp)
 {
@@ -180,8 +181,7 @@ void sroce_responder_flush_acks(struct sroce_qp *qp)
 	if (!resp->ack_pending)
 		return;
 	resp->ack_pending = false;
-	sroce_send_ack(qp, sroce_aeth_syn_ack(SROCE_AETH_CREDITS_INVALID),
-		       sroce_psn_add(resp->psn, SROCE_PSN_MASK));
+	sroce_send_ack(qp, sroce_aeth_syn_ack(SROCE_AETH_CREDITS_INVALID), resp->ack_psn);
 }
 
 /* The ATOMIC ACK of @rd; -ENOMEM leaves it queued for the next run. */
@@ -1018,6 +1018,7 @@ static void sroce_resp_execute(struct sroce_qp *qp, struct sk_buff *skb,
 		err = sroce_resp_read(qp, hdr, false, false);
 	if (err || (flags & SROCE_OPF_RD_ATOMIC))
 		return;
+	resp->ack_psn = resp->psn;
 	resp->psn = sroce_psn_inc(resp->psn);
 	if (hdr->bth.ack_req)
 		resp->ack_pending = true;

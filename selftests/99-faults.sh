@@ -114,6 +114,9 @@ MATRIX=(
 # sroce ask again, and rxe since 6.12 answers only a duplicate with R_Key
 # 0, 6.1 only one with the WR's (sroce_read_rkey()); four at a time, the
 # later responses complete the earlier (sroce_read_awaits_data()).
+# rdonly: one-packet READs among WRITEs, a quarter of their responses
+# lost: rxe completes a READ on an ACK that names its PSN, so sroce's ACKs
+# must never name one (transport.rst, ACKs).
 NOREAD=send,send_imm,write,write_imm
 RXE_MATRIX=(
 	"ack 10    --ops $NOREAD -m 1024 --max-size 256K -n 24"
@@ -121,6 +124,7 @@ RXE_MATRIX=(
 	"rdresp 10 --ops read,write -m 1024 --min-size 1 --max-size 64K -n 32"
 	"rdresp 10 --ops read --max-size 0 -n 200 --depth 1"
 	"rdresp 10 --ops read --max-size 0 -n 200 --depth 4"
+	"rdonly 25 --ops read,write -m 1024 --min-size 1 --max-size 1K -n 128 --depth 32"
 )
 # the READ-heavy load of the local-path cases: READs only, larger than
 # the window (256 KiB at MTU 256) now and then

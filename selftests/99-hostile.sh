@@ -43,6 +43,9 @@
 #                      without FLUSH_GLOBAL and a persistence flush get a
 #                      remote access NAK; without FLUSH (6.1) a FLUSH gets
 #                      an invalid request NAK
+#   ack_psn            a WRITE, a READ, the WRITE again: both WRITEs are
+#                      acknowledged with the WRITE's PSN, never the READ's
+#                      (rdma_rxe completes a READ on an ACK of its PSN)
 # After each case a fresh QP pair carries SEND/WRITE/READ both ways
 # (":health") and the kernel log is clean (":dmesg"). At the end
 # ibv_rc_pingpong and sroce-verify still run between the two devices.
@@ -55,7 +58,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 VERIFY=${SROCE_TOP:-$here/..}/build/userspace/sroce-verify
 LOG=/tmp/99-hostile.$$
 CASES=(write_first_dereg read_err_dereg spoofed_responses out_of_window forged_no_icrc
-       forged_sack sr_place dup_ack_storm nak_storm reset_init kill_requester kill_responder flush)
+       forged_sack sr_place dup_ack_storm nak_storm reset_init kill_requester kill_responder flush
+       ack_psn)
 cleanup() {
 	bg_kill_all
 	topo_down_bounded

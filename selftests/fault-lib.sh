@@ -45,6 +45,7 @@
 #
 # Classes (the BTH opcode is the first byte after the UDP header):
 #   rdresp  READ responses, 0x0d..0x10     ack    ACK/NAK, 0x11
+#   rdonly  READ RESPONSE ONLY, 0x10 (the answer of a one-packet READ)
 #   rdreq   READ request, 0x0c             write  WRITE FIRST/MIDDLE/LAST
 #   send    SEND FIRST/MIDDLE/LAST         atomicack  ATOMIC ACKNOWLEDGE, 0x12
 #   atomic  CMP_SWAP 0x13, FETCH_ADD 0x14 requests
@@ -67,6 +68,7 @@ fault_values() {
 	for cls in $1; do
 		case "$cls" in
 		rdresp) out+=(0x0d-0x10) ;;
+		rdonly) out+=(0x10) ;;
 		ack) out+=(0x11) ;;
 		rdreq) out+=(0x0c) ;;
 		write) out+=(0x06 0x07 0x08) ;;

@@ -983,6 +983,31 @@ def case_flush(env):
     flush_once(env, w, 100, w.mr.rkey, w.mr.buf, 64, 0, 2, (ACK, SYN_NAK_ACCESS))
 
 
+def case_ack_psn(env):
+    """An ACK never names a READ's PSN (rdma_rxe completes a READ on an ACK
+    of its PSN, data or not). WRITE at 100, READ at 101, then the WRITE
+    again (a go-back): the duplicate is acknowledged with PSN 100, the
+    newest WRITE, not 101, the newest request; the READ is answered."""
+    v = env.victim()
+    v.connect(env.peer_gid, FAKE_QPN, rq_psn=100, sq_psn=500)
+    snif = sniffer(env.args.iface)
+    write = bth(WRITE_ONLY, v.qpn, 100, ackreq=True) + reth(v.mr.buf, v.mr.rkey, 8) + pattern(3, 8)
+    env.wire.send(write, bth(READ_REQ, v.qpn, 101) + reth(v.mr.buf + 64, v.mr.rkey, 8))
+    time.sleep(0.3)
+    env.wire.send(write)
+    time.sleep(0.5)
+    got = answers(snif.stop(), env.args.dst)
+    env.say('answers (opcode, PSN, syndrome, bytes): %s' % got)
+    if not any(op == RD_ONLY and psn == 101 and n == 8 for op, psn, _, n in got):
+        raise Fail('no READ Response Only of 8 bytes at PSN 101')
+    acks = [psn for op, psn, syn, _ in got if op == ACK and syn >> 5 == 0]
+    if 101 in acks:
+        raise Fail('an ACK names PSN 101, the READ\'s: ACK PSNs %s' % acks)
+    if acks.count(100) < 2:
+        raise Fail('the WRITE and its duplicate are not both acknowledged with PSN 100: '
+                   'ACK PSNs %s' % acks)
+
+
 # ---- limits: the receive backlog, message length, XRC TGT ---------------
 
 FORGED_SRC = '192.0.2.77'   # an address on the victim's subnet that is nobody's QP path
@@ -1306,6 +1331,7 @@ def case_xrc_aw_flush(env):
 
 CASES = {
     'flush': case_flush,
+    'ack_psn': case_ack_psn,
     'write_first_dereg': case_write_first_dereg,
     'read_err_dereg': case_read_err_dereg,
     'spoofed_responses': case_spoofed_responses,
