@@ -149,6 +149,7 @@ read_bw() {
 	local s c rc
 	bg_start s $((60 * SCALE)) "$LOG.s" ip netns exec srpeer ib_read_bw -d sroce9 -x 1 -F -s 1048576 -o 16 -n 20 -m 1024
 	if ! wait_listening peer 18515 "$s"; then
+		proc_report "$s"
 		bg_kill_all
 		tail -n 3 "$LOG.s"
 		echo "the ib_read_bw server never listened"
@@ -188,6 +189,7 @@ pingpong_loss() {
 	bg_start s $((90 * SCALE)) "$LOG.s" ip netns exec srpeer \
 		env LD_PRELOAD="$LINGER" SROCE_LINGER_MS=2000 ibv_rc_pingpong -d sroce9 -g 1 --chk -s 65536 -n 10 -m 1024
 	if ! wait_listening peer 18515 "$s"; then
+		proc_report "$s"
 		bg_kill_all
 		tc qdisc del dev srA root; in_peer tc qdisc del dev srB root
 		tail -n 3 "$LOG.s"

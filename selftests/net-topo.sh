@@ -139,10 +139,13 @@ wait_listening() {
 # from its /proc/PID/net/tcp{,6} with bash builtins: under TCG a poll by
 # `ip netns exec NS ss` costs three processes, 0.3 s of the guest's CPU.
 # 1 when none listens (or, for peer, the server has not yet entered its
-# namespace); 2 when the table could not be read.
+# namespace); 2 when the table could not be read, or the descendants
+# cannot be (a kernel without CONFIG_PROC_CHILDREN, as the KASAN one was:
+# then the server was never found and never "listened").
 tcp_listening() {
 	local pid=$1 hex c _i f loc st seen=2
 	printf -v hex '%04X' "$2"
+	[ -r "/proc/$pid/task/$pid/children" ] || return 2
 	for _i in 1 2 3 4 5; do
 		c=""
 		read -r c 2>/dev/null < "/proc/$pid/task/$pid/children"
