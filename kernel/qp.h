@@ -318,9 +318,9 @@ struct sroce_resp {
 	bool ack_pending;
 	/*
 	 * The PSN a coalesced ACK names: the newest SEND or WRITE packet
-	 * executed, never a READ's or an atomic's. Their responses answer
-	 * them, and a requester may take an ACK of a READ's PSN for its
-	 * completion (rdma_rxe does), data or not.
+	 * executed, never that of a request its responses answer (READ,
+	 * atomic, ATOMIC WRITE, FLUSH): a requester may take an ACK of a
+	 * READ's PSN for its completion (rdma_rxe does), data or not.
 	 */
 	u32 ack_psn;
 	/* a NAK for @psn that must wait for queued READ responses (IBTA ordering) */
