@@ -78,6 +78,7 @@ loss() {
 		[ "$rc" -eq 0 ] && [ "$dropped" -eq 0 ] || return "$rc"
 		[ "$try" = 2 ] || echo "nothing of the class was dropped: once more"
 	done
+	echo "no $cls packet was dropped in two runs"
 	return 4
 }
 
@@ -310,7 +311,10 @@ local_path() {
 	fault_clear
 	echo Y > "$PARAM"
 	echo "loopback=$1: dropped $dropped READ responses in $((SECONDS - t0)) s; $(deltas "$before")"
-	[ "$rc" -eq 0 ] && [ "$2" -gt 0 ] && [ "$dropped" -eq 0 ] && return 4
+	if [ "$rc" -eq 0 ] && [ "$2" -gt 0 ] && [ "$dropped" -eq 0 ]; then
+		echo "no READ response was dropped"
+		return 4
+	fi
 	return "$rc"
 }
 
