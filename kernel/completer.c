@@ -249,8 +249,11 @@ static void sroce_set_una(struct sroce_qp *qp, u32 una)
 {
 	struct sroce_req *req = &qp->req;
 	u64 now = sroce_cwnd_wants_now(&req->cwnd, una) ? ktime_get_ns() : 0;
+	u32 n = sroce_psn_diff(una, req->una_psn);
 
-	if (sroce_cwnd_acked(&req->cwnd, sroce_psn_diff(una, req->una_psn), una, now))
+	if (n && sroce_cwnd_rto_judge(&req->cwnd, sroce_cwnd_rto_early(&req->cwnd, now)))
+		sroce_stat_inc(qp->sdev, SROCE_STAT_RTO_SPURIOUS);
+	if (sroce_cwnd_acked(&req->cwnd, n, una, now))
 		sroce_stat_inc(qp->sdev, SROCE_STAT_CWND_UNDOS);
 	req->una_psn = una;
 	if (sroce_psn_diff(una, req->psn) > 0) {
@@ -657,6 +660,20 @@ static void sroce_selrd_advance(struct sroce_qp *qp)
 }
 
 /*
+ * A READ response placed at the oldest unacknowledged PSN that goes on with
+ * a message (MIDDLE, LAST) after an RTO resend is the first request's: the
+ * resend asked again from that PSN, and its answer begins with a FIRST or
+ * ONLY. The resend was needless (proto/sroce_cwnd.h).
+ */
+static void sroce_rto_judge_resp(struct sroce_qp *qp, const struct sroce_pkt_hdr *hdr)
+{
+	if (hdr->bth.psn == qp->req.una_psn &&
+	    (hdr->info->flags & (SROCE_OPF_MIDDLE | SROCE_OPF_LAST)) &&
+	    sroce_cwnd_rto_judge(&qp->req.cwnd, true))
+		sroce_stat_inc(qp->sdev, SROCE_STAT_RTO_SPURIOUS);
+}
+
+/*
  * A READ response in a selective READ episode: placed where its PSN says,
  * whatever came before it; a PSN past the newest one placed opens a hole
  * the requester asks for again (sroce_req_repair()).
@@ -694,6 +711,7 @@ static void sroce_selrd_rx(struct sroce_qp *qp, struct sk_buff *skb,
 						    hdr->payload_len), req->una_psn))
 		return;
 	sroce_stat_inc(qp->sdev, SROCE_STAT_SELRD_PLACED);
+	sroce_rto_judge_resp(qp, hdr);
 	__set_bit(psn % SROCE_SELRD_BITS, s->got);
 	if (sroce_psn_diff(psn, s->hi) >= 0) {
 		if (psn != s->hi)
@@ -776,6 +794,7 @@ static void sroce_rx_read_resp(struct sroce_qp *qp, struct sk_buff *skb,
 			return;
 		sw->read_done += hdr->payload_len;
 	}
+	sroce_rto_judge_resp(qp, hdr);
 	req->rd_gap = false;
 	if (sroce_psn_diff(psn, req->una_psn) >= 0)
 		sroce_set_una(qp, sroce_psn_inc(psn));
@@ -875,7 +894,7 @@ static void sroce_completer_rto(struct sroce_qp *qp)
 
 	if (!req->cwnd.rto_backoff)
 		req->fail_at = req->ack_due;
-	sroce_cwnd_rto_fired(&req->cwnd);
+	sroce_cwnd_rto_fired(&req->cwnd, ktime_get_ns());
 	sroce_stat_inc(qp->sdev, SROCE_STAT_RTO_RESENDS);
 	req->rto_due = 0;
 	if (sroce_selrd_reask(qp)) {

@@ -24,7 +24,7 @@ static int sroce_qps_show(struct seq_file *m, void *v)
 	while ((qp = sroce_qp_next(NULL, &qpn))) {
 		const struct sroce_req *rq = &qp->req;
 
-		seq_printf(m, "%s qpn %lu state %d psn %u una %u send %u/%u comp %u started %u fetched %u prod %u flags %#x rd %u rdgap %d rnr %d retry %d left %u backoff %u cwnd %u/%u max %u unit %uB rtt %u/%u us | epsn %u msn %u ackp %d reads %u nakd %d | rxq %u %u/%uB peak %uB work %d timer %d ev %#lx | dcqcn %d rc %u kbit/s alpha %u/1048576 paced %d\n",
+		seq_printf(m, "%s qpn %lu state %d psn %u una %u send %u/%u comp %u started %u fetched %u prod %u flags %#x rd %u rdgap %d rnr %d retry %d left %u backoff %u cwnd %u/%u max %u unit %uB rtt %u/%u us rto floor %u us | epsn %u msn %u ackp %d reads %u nakd %d | rxq %u %u/%uB peak %uB work %d timer %d ev %#lx | dcqcn %d rc %u kbit/s alpha %u/1048576 paced %d\n",
 			   dev_name(&qp->sdev->ib_dev.dev), qpn, READ_ONCE(qp->state),
 			   rq->psn, rq->una_psn, rq->send_idx, rq->send_off,
 			   rq->comp_idx, rq->started, rq->fetched,
@@ -33,6 +33,7 @@ static int sroce_qps_show(struct seq_file *m, void *v)
 			   rq->rd_outstanding, rq->rd_gap, rq->rnr_wait, rq->need_retry,
 			   rq->retry_left, rq->backoff, rq->cwnd.cwnd, rq->cwnd.ssthresh,
 			   rq->cwnd.max, rq->cwnd.unit, rq->cwnd.srtt_us, rq->cwnd.min_rtt_us,
+			   rq->cwnd.rto_floor_us,
 			   qp->resp.psn, qp->resp.msn,
 			   qp->resp.ack_pending,
 			   qp->resp.rd_tail - qp->resp.rd_head, qp->resp.nak_deferred,

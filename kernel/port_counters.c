@@ -44,6 +44,7 @@ static const struct rdma_stat_desc sroce_stat_descs[] = {
 	[SROCE_STAT_CWND_CUTS]		= { .name = "cwnd_cuts" },
 	[SROCE_STAT_CWND_UNDOS]		= { .name = "cwnd_undos" },
 	[SROCE_STAT_RTO_RESENDS]	= { .name = "rto_retransmits" },
+	[SROCE_STAT_RTO_SPURIOUS]	= { .name = "rto_spurious" },
 	[SROCE_STAT_ZCOPY_PKTS]		= { .name = "tx_zcopy_pkts" },
 	[SROCE_STAT_ZCOPY_FALLBACK]	= { .name = "tx_zcopy_fallbacks" },
 	[SROCE_STAT_RX_DEFERRED]	= { .name = "loopback_deferred" },

@@ -45,7 +45,16 @@
  * Between loss episodes the measured RTT gives the requester a resend
  * timer much shorter than the QP's timeout attribute
  * (sroce_cwnd_rto_us()): a lost tail costs a few RTTs, not the IBTA
- * timeout, which stays the bound for declaring the peer gone.
+ * timeout, which stays the bound for declaring the peer gone. Its floor
+ * follows the host: a resend of the RTO that the next response shows
+ * needless (it came sooner than the smallest RTT after the resend, or it
+ * continues a READ response stream the resend would have restarted)
+ * doubles the floor, up to SROCE_CWND_RTO_FLOOR_MAX_US, and one that was
+ * needed lowers it by an eighth, down to SROCE_CWND_RTO_MIN_US
+ * (sroce_cwnd_rto_judge()). A guest whose vCPUs stall for tens of
+ * milliseconds (a debug kernel on a busy host) stops resending whole
+ * windows of READs the responder is still answering; a fast one keeps
+ * the short timer its lost tails need.
  *
  * A smaller window asks for ACKs more often (every cwnd / 4 PSNs, a
  * power of two, and whenever no asked-for ACK is on its way): when the
@@ -83,6 +92,7 @@ extern "C" {
 #define SROCE_CWND_UNIT_MIN	1024u
 #define SROCE_CWND_MIN_WIN	256u	/* RTT samples per window of the minimum */
 #define SROCE_CWND_RTO_MIN_US	2000u	/* the shortest resend timer */
+#define SROCE_CWND_RTO_FLOOR_MAX_US	32000u	/* the floor learnt, at most */
 #define SROCE_CWND_RTO_BACKOFF	6u	/* it doubles per resend, this many times */
 /* an episode that resent more than 1/this of the PSNs it acknowledged is heavy */
 #define SROCE_CWND_HEAVY_DIV	16u
@@ -118,6 +128,8 @@ extern "C" {
  * @min_next_us: the smallest RTT of the current sample window
  * @samples: samples in the current window (SROCE_CWND_MIN_WIN)
  * @rto_backoff: resends of the RTO in a row without progress
+ * @rto_floor_us: the shortest RTO on this path, learnt (sroce_cwnd_rto_judge())
+ * @rto_at: when the last RTO resend went, ns; 0: none waits to be judged
  * @ackreq_out: @ackreq_psn asked for an ACK that may still come
  * @ackreq_psn: the last PSN sent with AckReq
  * @undo_cwnd: the window before the last timer resend cut it; 0: no
@@ -150,6 +162,8 @@ struct sroce_cwnd {
 	u32 min_next_us;
 	u32 samples;
 	u32 rto_backoff;
+	u32 rto_floor_us;
+	u64 rto_at;
 	bool ackreq_out;
 	u32 ackreq_psn;
 	u32 undo_cwnd;
@@ -218,6 +232,7 @@ static inline void sroce_cwnd_init(struct sroce_cwnd *c, u32 mtu)
 	memset(c, 0, sizeof(*c));
 	c->mtu = mtu;
 	c->avg_bytes = mtu;
+	c->rto_floor_us = SROCE_CWND_RTO_MIN_US;
 	sroce_cwnd_bounds(c, mtu);
 	sroce_cwnd_set(c, sroce_cwnd_pkts(SROCE_CWND_INIT_BYTES, mtu, SROCE_CWND_MIN, c->max));
 }
@@ -306,7 +321,52 @@ static inline bool sroce_cwnd_covers(const struct sroce_cwnd *c, u32 una)
 /** sroce_cwnd_wants_now() - does sroce_cwnd_acked() of @una need the time? */
 static inline bool sroce_cwnd_wants_now(const struct sroce_cwnd *c, u32 una)
 {
-	return sroce_cwnd_covers(c, una) || c->undo_cwnd;
+	return sroce_cwnd_covers(c, una) || c->undo_cwnd || c->rto_at;
+}
+
+/**
+ * sroce_cwnd_rto_early() - did progress at @now come sooner after the last
+ *	RTO resend than the smallest RTT?
+ * @c: the window
+ * @now: ns
+ *
+ * Return: true if so: it answers a packet sent before the resend (RACK's
+ * rule, as sroce_cwnd_undo()).
+ */
+static inline bool sroce_cwnd_rto_early(const struct sroce_cwnd *c, u64 now)
+{
+	return c->rto_at && now > c->rto_at && now - c->rto_at < (u64)c->min_rtt_us * 1000;
+}
+
+/**
+ * sroce_cwnd_rto_judge() - the first progress after an RTO resend tells
+ *	whether it was needed
+ * @c: the window
+ * @spurious: the progress answers a packet sent before the resend
+ *
+ * A needless resend doubles the RTO's floor (at most
+ * SROCE_CWND_RTO_FLOOR_MAX_US): the host stalled for longer than it. A
+ * needed one lowers it by an eighth (at least SROCE_CWND_RTO_MIN_US), so
+ * a path that stopped stalling gets its short timer back within a few
+ * real losses. Nothing to judge (no RTO resend since the last progress):
+ * no change.
+ *
+ * Return: true if a resend was judged needless.
+ */
+static inline bool sroce_cwnd_rto_judge(struct sroce_cwnd *c, bool spurious)
+{
+	u32 floor = c->rto_floor_us;
+
+	if (!c->rto_at)
+		return false;
+	c->rto_at = 0;
+	if (spurious)
+		floor = floor < SROCE_CWND_RTO_FLOOR_MAX_US / 2 ? floor * 2 :
+			SROCE_CWND_RTO_FLOOR_MAX_US;
+	else
+		floor -= floor / 8;
+	c->rto_floor_us = floor > SROCE_CWND_RTO_MIN_US ? floor : SROCE_CWND_RTO_MIN_US;
+	return spurious;
 }
 
 /*
@@ -496,9 +556,9 @@ static inline bool sroce_cwnd_timer_loss(struct sroce_cwnd *c, bool timeout, u32
  * sroce_cwnd_rto_us() - the resend timer the measured RTT gives
  * @c: the window
  *
- * Return: the smoothed RTT plus four deviations, at least
- * SROCE_CWND_RTO_MIN_US, doubled per resend without progress; 0 before
- * the first sample.
+ * Return: the smoothed RTT plus four deviations, at least the floor this
+ * path has shown (@rto_floor_us), doubled per resend without progress; 0
+ * before the first sample.
  */
 static inline u64 sroce_cwnd_rto_us(const struct sroce_cwnd *c)
 {
@@ -506,16 +566,22 @@ static inline u64 sroce_cwnd_rto_us(const struct sroce_cwnd *c)
 
 	if (!c->srtt_us)
 		return 0;
-	if (rto < SROCE_CWND_RTO_MIN_US)
-		rto = SROCE_CWND_RTO_MIN_US;
+	if (rto < c->rto_floor_us)
+		rto = c->rto_floor_us;
 	return rto << c->rto_backoff;
 }
 
-/** sroce_cwnd_rto_fired() - the RTO resent: the next one waits twice as long */
-static inline void sroce_cwnd_rto_fired(struct sroce_cwnd *c)
+/**
+ * sroce_cwnd_rto_fired() - the RTO resent: the next one waits twice as
+ *	long, and the next progress judges it (sroce_cwnd_rto_judge())
+ * @c: the window
+ * @now: ns
+ */
+static inline void sroce_cwnd_rto_fired(struct sroce_cwnd *c, u64 now)
 {
 	if (c->rto_backoff < SROCE_CWND_RTO_BACKOFF)
 		c->rto_backoff++;
+	c->rto_at = now ? now : 1;
 }
 
 /** sroce_cwnd_open() - may @psn be sent while @una is unacknowledged? */

@@ -4,7 +4,8 @@
 // without a queue on the path shrinks the window (and a loss close to a
 // heavy episode, a shallow buffer's), slow start and additive
 // increase, one cut per episode, the undo of a spurious timer resend, the
-// resend timer, the AckReq interval, the bounds in bytes at each path MTU.
+// resend timer and the floor a stalling host gives it, the AckReq
+// interval, the bounds in bytes at each path MTU.
 #include <algorithm>
 #include <cstdint>
 
@@ -129,11 +130,53 @@ TEST(Cwnd, SmoothsTheRttAndKeepsTheMinimum)
 	EXPECT_LT(sroce_cwnd_rto_us(&slow), 60000u);
 	// each resend without progress doubles it, six times at most
 	const std::uint64_t rto = sroce_cwnd_rto_us(&slow);
-	sroce_cwnd_rto_fired(&slow);
+	sroce_cwnd_rto_fired(&slow, 1);
 	EXPECT_EQ(sroce_cwnd_rto_us(&slow), 2 * rto);
 	for (int i = 0; i < 10; i++)
-		sroce_cwnd_rto_fired(&slow);
+		sroce_cwnd_rto_fired(&slow, 1);
 	EXPECT_EQ(sroce_cwnd_rto_us(&slow), rto << SROCE_CWND_RTO_BACKOFF);
+}
+
+TEST(Cwnd, TheRtoFloorFollowsTheHostsStalls)
+{
+	constexpr std::uint64_t kAt = 50000000;	 // the RTO resends, ns
+	// a fast path: the floor is the resend timer
+	sroce_cwnd c = measured(1000);
+	EXPECT_EQ(sroce_cwnd_rto_us(&c), SROCE_CWND_RTO_MIN_US);
+	EXPECT_FALSE(sroce_cwnd_rto_judge(&c, true));  // no resend to judge
+	EXPECT_EQ(c.rto_floor_us, SROCE_CWND_RTO_MIN_US);
+	// progress 200 us after the RTO resent answers a packet sent before it
+	sroce_cwnd_rto_fired(&c, kAt);
+	EXPECT_TRUE(sroce_cwnd_wants_now(&c, 0));
+	EXPECT_TRUE(sroce_cwnd_rto_early(&c, kAt + 200 * kUs));
+	EXPECT_TRUE(sroce_cwnd_rto_judge(&c, true));
+	c.rto_backoff = 0;  // the progress (the completer's part)
+	EXPECT_EQ(sroce_cwnd_rto_us(&c), 2 * SROCE_CWND_RTO_MIN_US);
+	// judged once: the next progress says nothing
+	EXPECT_FALSE(sroce_cwnd_rto_early(&c, kAt + 300 * kUs));
+	EXPECT_FALSE(sroce_cwnd_rto_judge(&c, true));
+	EXPECT_EQ(c.rto_floor_us, 2 * SROCE_CWND_RTO_MIN_US);
+	// a host that keeps stalling raises it to the cap, no further
+	for (int i = 0; i < 10; i++) {
+		sroce_cwnd_rto_fired(&c, kAt);
+		EXPECT_TRUE(sroce_cwnd_rto_judge(&c, true));
+	}
+	c.rto_backoff = 0;
+	EXPECT_EQ(c.rto_floor_us, SROCE_CWND_RTO_FLOOR_MAX_US);
+	EXPECT_EQ(sroce_cwnd_rto_us(&c), SROCE_CWND_RTO_FLOOR_MAX_US);
+	// a resend answered a round trip later was needed: an eighth off,
+	// and a path that stopped stalling gets the short timer back
+	sroce_cwnd_rto_fired(&c, kAt);
+	EXPECT_FALSE(sroce_cwnd_rto_early(&c, kAt + 1000 * kUs));
+	EXPECT_FALSE(sroce_cwnd_rto_judge(&c, false));
+	EXPECT_EQ(c.rto_floor_us, SROCE_CWND_RTO_FLOOR_MAX_US - SROCE_CWND_RTO_FLOOR_MAX_US / 8);
+	for (int i = 0; i < 40; i++) {
+		sroce_cwnd_rto_fired(&c, kAt);
+		sroce_cwnd_rto_judge(&c, false);
+	}
+	EXPECT_EQ(c.rto_floor_us, SROCE_CWND_RTO_MIN_US);
+	// a new QP starts from the shortest
+	EXPECT_EQ(fresh().rto_floor_us, SROCE_CWND_RTO_MIN_US);
 }
 
 TEST(Cwnd, TheMinimumForgetsAnOldPath)
