@@ -674,6 +674,17 @@ static void sroce_rto_judge_resp(struct sroce_qp *qp, const struct sroce_pkt_hdr
 }
 
 /*
+ * A READ response before the oldest unacknowledged PSN is a second answer:
+ * at the PSN the last RTO resent from, it shows that resend needless
+ * (sroce_cwnd_rto_dup()), however its first progress was judged.
+ */
+static void sroce_rto_dup_resp(struct sroce_qp *qp, u32 psn)
+{
+	if (sroce_psn_diff(psn, qp->req.una_psn) < 0 && sroce_cwnd_rto_dup(&qp->req.cwnd, psn))
+		sroce_stat_inc(qp->sdev, SROCE_STAT_RTO_SPURIOUS);
+}
+
+/*
  * A READ response in a selective READ episode: placed where its PSN says,
  * whatever came before it; a PSN past the newest one placed opens a hole
  * the requester asks for again (sroce_req_repair()).
@@ -754,6 +765,7 @@ static void sroce_rx_read_resp(struct sroce_qp *qp, struct sk_buff *skb,
 	struct sroce_swqe *sw;
 	u32 op = hdr->info->flags;
 
+	sroce_rto_dup_resp(qp, psn);
 	idx = sroce_read_of_psn(qp, psn);
 	if (idx == req->started)
 		return;		/* stale or bogus: drop */
@@ -894,7 +906,7 @@ static void sroce_completer_rto(struct sroce_qp *qp)
 
 	if (!req->cwnd.rto_backoff)
 		req->fail_at = req->ack_due;
-	sroce_cwnd_rto_fired(&req->cwnd, ktime_get_ns());
+	sroce_cwnd_rto_fired(&req->cwnd, ktime_get_ns(), req->una_psn);
 	sroce_stat_inc(qp->sdev, SROCE_STAT_RTO_RESENDS);
 	req->rto_due = 0;
 	if (sroce_selrd_reask(qp)) {

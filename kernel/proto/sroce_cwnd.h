@@ -48,8 +48,9 @@
  * timeout, which stays the bound for declaring the peer gone. Its floor
  * follows the host: a resend of the RTO that the next response shows
  * needless (it came sooner than the smallest RTT after the resend, or it
- * continues a READ response stream the resend would have restarted)
- * doubles the floor, up to SROCE_CWND_RTO_FLOOR_MAX_US, and one that was
+ * continues a READ response stream the resend would have restarted), or
+ * that a second answer at the PSN it resent from shows needless, doubles
+ * the floor, up to SROCE_CWND_RTO_FLOOR_MAX_US, and one that was
  * needed lowers it by an eighth, down to SROCE_CWND_RTO_MIN_US
  * (sroce_cwnd_rto_judge()). A guest whose vCPUs stall for tens of
  * milliseconds (a debug kernel on a busy host) stops resending whole
@@ -130,6 +131,10 @@ extern "C" {
  * @rto_backoff: resends of the RTO in a row without progress
  * @rto_floor_us: the shortest RTO on this path, learnt (sroce_cwnd_rto_judge())
  * @rto_at: when the last RTO resend went, ns; 0: none waits to be judged
+ * @rto_psn: the PSN it resent from
+ * @rto_watch: a second answer at @rto_psn would show it needless
+ *	(sroce_cwnd_rto_dup())
+ * @rto_floor_was: the floor before the last judgment
  * @ackreq_out: @ackreq_psn asked for an ACK that may still come
  * @ackreq_psn: the last PSN sent with AckReq
  * @undo_cwnd: the window before the last timer resend cut it; 0: no
@@ -164,6 +169,9 @@ struct sroce_cwnd {
 	u32 rto_backoff;
 	u32 rto_floor_us;
 	u64 rto_at;
+	u32 rto_psn;
+	bool rto_watch;
+	u32 rto_floor_was;
 	bool ackreq_out;
 	u32 ackreq_psn;
 	u32 undo_cwnd;
@@ -351,6 +359,9 @@ static inline bool sroce_cwnd_rto_early(const struct sroce_cwnd *c, u64 now)
  * real losses. Nothing to judge (no RTO resend since the last progress):
  * no change.
  *
+ * A needed one stays open to a second answer at the PSN it resent from
+ * (sroce_cwnd_rto_dup()).
+ *
  * Return: true if a resend was judged needless.
  */
 static inline bool sroce_cwnd_rto_judge(struct sroce_cwnd *c, bool spurious)
@@ -360,6 +371,8 @@ static inline bool sroce_cwnd_rto_judge(struct sroce_cwnd *c, bool spurious)
 	if (!c->rto_at)
 		return false;
 	c->rto_at = 0;
+	c->rto_watch = !spurious;
+	c->rto_floor_was = floor;
 	if (spurious)
 		floor = floor < SROCE_CWND_RTO_FLOOR_MAX_US / 2 ? floor * 2 :
 			SROCE_CWND_RTO_FLOOR_MAX_US;
@@ -367,6 +380,32 @@ static inline bool sroce_cwnd_rto_judge(struct sroce_cwnd *c, bool spurious)
 		floor -= floor / 8;
 	c->rto_floor_us = floor > SROCE_CWND_RTO_MIN_US ? floor : SROCE_CWND_RTO_MIN_US;
 	return spurious;
+}
+
+/**
+ * sroce_cwnd_rto_dup() - an answer at @psn came that the requester had
+ *	already: a duplicate READ response (DSACK's evidence, RFC 3708)
+ * @c: the window
+ * @psn: its PSN
+ *
+ * The last RTO resent from @rto_psn; a second answer there means the
+ * first request was answered too: that resend was needless, whatever the
+ * first progress after it looked like (a READ whose first response was
+ * held with all the others looks the same from either request). The
+ * floor doubles from where it was before that resend was judged.
+ *
+ * Return: true if this showed a resend needless.
+ */
+static inline bool sroce_cwnd_rto_dup(struct sroce_cwnd *c, u32 psn)
+{
+	if (!(c->rto_watch || c->rto_at) || psn != c->rto_psn)
+		return false;
+	if (c->rto_at)
+		return sroce_cwnd_rto_judge(c, true);
+	c->rto_watch = false;
+	c->rto_floor_us = c->rto_floor_was < SROCE_CWND_RTO_FLOOR_MAX_US / 2 ?
+			  c->rto_floor_was * 2 : SROCE_CWND_RTO_FLOOR_MAX_US;
+	return true;
 }
 
 /*
@@ -576,12 +615,15 @@ static inline u64 sroce_cwnd_rto_us(const struct sroce_cwnd *c)
  *	long, and the next progress judges it (sroce_cwnd_rto_judge())
  * @c: the window
  * @now: ns
+ * @psn: the PSN it resends from
  */
-static inline void sroce_cwnd_rto_fired(struct sroce_cwnd *c, u64 now)
+static inline void sroce_cwnd_rto_fired(struct sroce_cwnd *c, u64 now, u32 psn)
 {
 	if (c->rto_backoff < SROCE_CWND_RTO_BACKOFF)
 		c->rto_backoff++;
 	c->rto_at = now ? now : 1;
+	c->rto_psn = psn;
+	c->rto_watch = false;
 }
 
 /** sroce_cwnd_open() - may @psn be sent while @una is unacknowledged? */

@@ -130,10 +130,10 @@ TEST(Cwnd, SmoothsTheRttAndKeepsTheMinimum)
 	EXPECT_LT(sroce_cwnd_rto_us(&slow), 60000u);
 	// each resend without progress doubles it, six times at most
 	const std::uint64_t rto = sroce_cwnd_rto_us(&slow);
-	sroce_cwnd_rto_fired(&slow, 1);
+	sroce_cwnd_rto_fired(&slow, 1, 0);
 	EXPECT_EQ(sroce_cwnd_rto_us(&slow), 2 * rto);
 	for (int i = 0; i < 10; i++)
-		sroce_cwnd_rto_fired(&slow, 1);
+		sroce_cwnd_rto_fired(&slow, 1, 0);
 	EXPECT_EQ(sroce_cwnd_rto_us(&slow), rto << SROCE_CWND_RTO_BACKOFF);
 }
 
@@ -146,7 +146,7 @@ TEST(Cwnd, TheRtoFloorFollowsTheHostsStalls)
 	EXPECT_FALSE(sroce_cwnd_rto_judge(&c, true));  // no resend to judge
 	EXPECT_EQ(c.rto_floor_us, SROCE_CWND_RTO_MIN_US);
 	// progress 200 us after the RTO resent answers a packet sent before it
-	sroce_cwnd_rto_fired(&c, kAt);
+	sroce_cwnd_rto_fired(&c, kAt, 7);
 	EXPECT_TRUE(sroce_cwnd_wants_now(&c, 0));
 	EXPECT_TRUE(sroce_cwnd_rto_early(&c, kAt + 200 * kUs));
 	EXPECT_TRUE(sroce_cwnd_rto_judge(&c, true));
@@ -158,7 +158,7 @@ TEST(Cwnd, TheRtoFloorFollowsTheHostsStalls)
 	EXPECT_EQ(c.rto_floor_us, 2 * SROCE_CWND_RTO_MIN_US);
 	// a host that keeps stalling raises it to the cap, no further
 	for (int i = 0; i < 10; i++) {
-		sroce_cwnd_rto_fired(&c, kAt);
+		sroce_cwnd_rto_fired(&c, kAt, 7);
 		EXPECT_TRUE(sroce_cwnd_rto_judge(&c, true));
 	}
 	c.rto_backoff = 0;
@@ -166,17 +166,50 @@ TEST(Cwnd, TheRtoFloorFollowsTheHostsStalls)
 	EXPECT_EQ(sroce_cwnd_rto_us(&c), SROCE_CWND_RTO_FLOOR_MAX_US);
 	// a resend answered a round trip later was needed: an eighth off,
 	// and a path that stopped stalling gets the short timer back
-	sroce_cwnd_rto_fired(&c, kAt);
+	sroce_cwnd_rto_fired(&c, kAt, 7);
 	EXPECT_FALSE(sroce_cwnd_rto_early(&c, kAt + 1000 * kUs));
 	EXPECT_FALSE(sroce_cwnd_rto_judge(&c, false));
 	EXPECT_EQ(c.rto_floor_us, SROCE_CWND_RTO_FLOOR_MAX_US - SROCE_CWND_RTO_FLOOR_MAX_US / 8);
 	for (int i = 0; i < 40; i++) {
-		sroce_cwnd_rto_fired(&c, kAt);
+		sroce_cwnd_rto_fired(&c, kAt, 7);
 		sroce_cwnd_rto_judge(&c, false);
 	}
 	EXPECT_EQ(c.rto_floor_us, SROCE_CWND_RTO_MIN_US);
 	// a new QP starts from the shortest
 	EXPECT_EQ(fresh().rto_floor_us, SROCE_CWND_RTO_MIN_US);
+}
+
+TEST(Cwnd, ASecondAnswerShowsAResendNeedless)
+{
+	constexpr std::uint64_t kAt = 50000000;
+	// a READ whose responses were all held: the first one looks the same
+	// from the request and from its resend, and is judged needed ...
+	sroce_cwnd c = measured(1000);
+	sroce_cwnd_rto_fired(&c, kAt, 100);
+	EXPECT_FALSE(sroce_cwnd_rto_early(&c, kAt + 5000 * kUs));
+	EXPECT_FALSE(sroce_cwnd_rto_judge(&c, false));
+	EXPECT_EQ(c.rto_floor_us, SROCE_CWND_RTO_MIN_US);
+	// ... until the resend's answer comes too, at the PSN it resent from
+	EXPECT_FALSE(sroce_cwnd_rto_dup(&c, 101));
+	EXPECT_TRUE(sroce_cwnd_rto_dup(&c, 100));
+	EXPECT_EQ(c.rto_floor_us, 2 * SROCE_CWND_RTO_MIN_US);
+	EXPECT_FALSE(sroce_cwnd_rto_dup(&c, 100));  // once
+	// from the floor before the judgment, not from the eighth it took off
+	sroce_cwnd_rto_fired(&c, kAt, 200);
+	sroce_cwnd_rto_judge(&c, false);
+	EXPECT_EQ(c.rto_floor_us, 2 * SROCE_CWND_RTO_MIN_US - 2 * SROCE_CWND_RTO_MIN_US / 8);
+	EXPECT_TRUE(sroce_cwnd_rto_dup(&c, 200));
+	EXPECT_EQ(c.rto_floor_us, 4 * SROCE_CWND_RTO_MIN_US);
+	// one judged needless already: its second answer changes nothing
+	sroce_cwnd_rto_fired(&c, kAt, 300);
+	EXPECT_TRUE(sroce_cwnd_rto_judge(&c, true));
+	EXPECT_FALSE(sroce_cwnd_rto_dup(&c, 300));
+	EXPECT_EQ(c.rto_floor_us, 8 * SROCE_CWND_RTO_MIN_US);
+	// a new resend ends the watch of the last one
+	sroce_cwnd_rto_fired(&c, kAt, 400);
+	sroce_cwnd_rto_judge(&c, false);
+	sroce_cwnd_rto_fired(&c, kAt, 500);
+	EXPECT_FALSE(sroce_cwnd_rto_dup(&c, 400));
 }
 
 TEST(Cwnd, TheMinimumForgetsAnOldPath)
