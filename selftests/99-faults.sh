@@ -17,6 +17,7 @@
 # device with the loopback parameter on and off, the reported field
 # failure (ib_read_bw -o 16 at MTU 1024; ibv_rc_pingpong --chk 64 KiB
 # over 10 % netem loss, which must finish: retry exhaustion fails it), a
+# wire whose READ responses stall (byte-exact, the RTO floor rises), a
 # receive backlog overflow with the loss window off and on (both runs
 # byte-exact, then fewer resends with it), and sroce against rdma_rxe (without
 # READs of data, see RXE_MATRIX). Retransmit and sequence-NAK counters are printed
@@ -299,6 +300,58 @@ backlog_overflow() {
 		{ echo "the loss window resent $BL_AGAIN packets, more than the 16384 of data"; return 1; }
 }
 
+# The stalls of stalled_reads: the peer's end of the veth holds what it
+# sends (sch_plug) for 100 ms, then lets it go, every 300 ms, by one tc
+# reading its commands (under TCG a tc per change took most of a second);
+# after each stall, the largest RTO floor of the QPs (debugfs) is appended
+# to the file $1
+STALL_LOOP='
+{
+	while :; do
+		echo "qdisc change dev srB root plug block"
+		sleep 0.1
+		echo "qdisc change dev srB root plug release_indefinite"
+		max=0
+		while read -r l; do
+			[[ $l =~ \ rto\ floor\ ([0-9]+)\  ]] &&
+				[ "${BASH_REMATCH[1]}" -gt "$max" ] && max=${BASH_REMATCH[1]}
+		done < /sys/kernel/debug/sroce/qps
+		echo "$max" >> "$1"
+		sleep 0.2
+	done
+} | ip netns exec srpeer tc -batch -'
+
+# stalled_reads: 64 KiB READs (the client asks, the peer answers) across
+# a wire whose answers stall, as a responder whose vCPU is descheduled
+# (STALL_LOOP), two at a time (more would queue at the responder: an RTT,
+# and an RTO, longer than the stall): nothing is lost, so an RTO in a stall is
+# needless, and the response that continues the READ after it says so
+# (rto_spurious): the QP's RTO floor rises past the shortest, 2000 us
+# (transport.rst, Loss window). Byte-exact; no RTO in any stall: vacuous
+stalled_reads() {
+	local loop rc r0 s0 rto spur floor
+	if ! in_peer tc qdisc add dev srB root plug 2>/dev/null; then
+		echo "no plug qdisc (sch_plug) on this kernel: no way to stall the wire"
+		return 4
+	fi
+	in_peer tc qdisc change dev srB root plug release_indefinite || return 1
+	: > "$LOG.floor"
+	r0=$(pair_counter rto_retransmits) s0=$(pair_counter rto_spurious)
+	bg_start loop $((180 * SCALE)) "$LOG.loop" bash -c "$STALL_LOOP" stall "$LOG.floor"
+	verify_run exact peer sroce9 sroce8 192.0.2.2 "${QP[@]}" --initiator client \
+		--depth 2 --ops read -m 1024 --min-size 64K --max-size 64K -n 512 --seed 11
+	rc=$?
+	pkill -KILL -s "$loop" 2>/dev/null
+	in_peer tc qdisc del dev srB root
+	rto=$(($(pair_counter rto_retransmits) - r0)) spur=$(($(pair_counter rto_spurious) - s0))
+	floor=$(sort -n "$LOG.floor" | tail -n 1)
+	echo "$(wc -l < "$LOG.floor") stalls; $rto RTO resends, $spur shown needless; largest RTO floor seen ${floor:-none} us"
+	[ "$rc" -eq 0 ] || return "$rc"
+	[ "$rto" -gt 0 ] || { echo "no RTO fired in a stall: nothing to judge"; return 4; }
+	[ "$spur" -gt 0 ] || { echo "$rto RTO resends in stalls, none shown needless"; return 1; }
+	[ "${floor:-0}" -gt 2000 ] || { echo "the RTO floor stayed at ${floor:-?} us"; return 1; }
+}
+
 # local LOOPBACK(Y|N) RATE: the READ-heavy load on sroce8 talking to itself
 local_path() {
 	local before rc dropped t0=$SECONDS
@@ -318,7 +371,7 @@ local_path() {
 	return "$rc"
 }
 
-ktap_header $((${#MATRIX[@]} + ${#RXE_MATRIX[@]} + 9))
+ktap_header $((${#MATRIX[@]} + ${#RXE_MATRIX[@]} + 10))
 dmesg_mark
 modprobe -q nf_tables 2>/dev/null
 ktap_result "topology sroce8 <-> sroce9" topo_up sroce
@@ -333,6 +386,7 @@ done
 ktap_case "sroce<->sroce netem delay/reorder/duplicate: byte-exact" netem_dup
 ktap_case "field report: ib_read_bw -s 1M -o 16 -m 1024 sroce<->sroce finishes" read_bw
 ktap_case "field report: ibv_rc_pingpong --chk 64K over 10 % netem loss" pingpong_loss
+ktap_case "READ responses that stall 100 ms in 300: 64 KiB READs byte-exact, the RTO floor rises" stalled_reads
 ktap_case "receive backlog overflow (netdev_max_backlog 16): 1 MiB WRITE/SEND byte-exact, fewer resends with the loss window, fewer than the data" \
 	backlog_overflow 16
 if [ -w "$PARAM" ]; then
