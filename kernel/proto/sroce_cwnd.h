@@ -333,17 +333,24 @@ static inline bool sroce_cwnd_wants_now(const struct sroce_cwnd *c, u32 una)
 }
 
 /**
- * sroce_cwnd_rto_early() - did progress at @now come sooner after the last
- *	RTO resend than the smallest RTT?
+ * sroce_cwnd_answers_before() - did progress at @now come sooner after a
+ *	resend at @at (ns; 0: none) than the smallest RTT?
  * @c: the window
+ * @at: when the resend went
  * @now: ns
  *
- * Return: true if so: it answers a packet sent before the resend (RACK's
- * rule, as sroce_cwnd_undo()).
+ * Return: true if so: it answers a packet sent before the resend, which
+ * was needless (RACK's rule, RFC 8985).
  */
+static inline bool sroce_cwnd_answers_before(const struct sroce_cwnd *c, u64 at, u64 now)
+{
+	return at && now > at && now - at < (u64)c->min_rtt_us * 1000;
+}
+
+/** sroce_cwnd_rto_early() - sroce_cwnd_answers_before() the last RTO resend */
 static inline bool sroce_cwnd_rto_early(const struct sroce_cwnd *c, u64 now)
 {
-	return c->rto_at && now > c->rto_at && now - c->rto_at < (u64)c->min_rtt_us * 1000;
+	return sroce_cwnd_answers_before(c, c->rto_at, now);
 }
 
 /**
@@ -417,7 +424,7 @@ static inline bool sroce_cwnd_undo(struct sroce_cwnd *c, u64 now)
 {
 	bool restored = false;
 
-	if (now > c->undo_at && now - c->undo_at < (u64)c->min_rtt_us * 1000) {
+	if (sroce_cwnd_answers_before(c, c->undo_at, now)) {
 		if (c->undo_ssthresh > c->ssthresh)
 			c->ssthresh = c->undo_ssthresh;
 		if (c->undo_cwnd > c->cwnd) {
