@@ -303,21 +303,26 @@ backlog_overflow() {
 # The stalls of stalled_reads: the peer's end of the veth holds what it
 # sends (sch_plug) for 100 ms, then lets it go, every 300 ms, by one tc
 # reading its commands (under TCG a tc per change took most of a second);
-# after each stall, the largest RTO floor of the QPs (debugfs) is appended
-# to the file $1
+# at each release and 200 ms after it (the held responses arrive after the
+# release, and with them the judgment of that stall's resends) the largest
+# RTO floor of the QPs (debugfs) is appended to the file $1
 STALL_LOOP='
+floor() {
+	local l max=0
+	while read -r l; do
+		[[ $l =~ \ rto\ floor\ ([0-9]+)\  ]] &&
+			[ "${BASH_REMATCH[1]}" -gt "$max" ] && max=${BASH_REMATCH[1]}
+	done < /sys/kernel/debug/sroce/qps
+	echo "$max" >> "$1"
+}
 {
 	while :; do
 		echo "qdisc change dev srB root plug block"
 		sleep 0.1
 		echo "qdisc change dev srB root plug release_indefinite"
-		max=0
-		while read -r l; do
-			[[ $l =~ \ rto\ floor\ ([0-9]+)\  ]] &&
-				[ "${BASH_REMATCH[1]}" -gt "$max" ] && max=${BASH_REMATCH[1]}
-		done < /sys/kernel/debug/sroce/qps
-		echo "$max" >> "$1"
+		floor "$1"
 		sleep 0.2
+		floor "$1"
 	done
 } | ip netns exec srpeer tc -batch -'
 
@@ -345,7 +350,7 @@ stalled_reads() {
 	in_peer tc qdisc del dev srB root
 	rto=$(($(pair_counter rto_retransmits) - r0)) spur=$(($(pair_counter rto_spurious) - s0))
 	floor=$(sort -n "$LOG.floor" | tail -n 1)
-	echo "$(wc -l < "$LOG.floor") stalls; $rto RTO resends, $spur shown needless; largest RTO floor seen ${floor:-none} us"
+	echo "$(($(wc -l < "$LOG.floor") / 2)) stalls; $rto RTO resends, $spur shown needless; largest RTO floor seen ${floor:-none} us"
 	[ "$rc" -eq 0 ] || return "$rc"
 	[ "$rto" -gt 0 ] || { echo "no RTO fired in a stall: nothing to judge"; return 4; }
 	[ "$spur" -gt 0 ] || { echo "$rto RTO resends in stalls, none shown needless"; return 1; }
