@@ -39,9 +39,28 @@ struct sk_buff *sroce_pkt_alloc(struct sroce_qp *qp, u32 len)
 	struct net_device *ndev = qp->sdev->ndev;
 	unsigned int head = LL_RESERVED_SPACE(ndev) + sizeof(struct udphdr) +
 		(qp->path.ipv6 ? sizeof(struct ipv6hdr) : sizeof(struct iphdr));
+	unsigned int size = head + len + 3 + SROCE_ICRC_LEN;
+	unsigned int truesize = SKB_DATA_ALIGN(size) +
+		SKB_DATA_ALIGN(sizeof(struct skb_shared_info));
 	struct sk_buff *skb;
+	void *buf;
 
-	skb = alloc_skb(head + len + 3 + SROCE_ICRC_LEN, GFP_ATOMIC);
+	/*
+	 * A payload copied behind its headers (sroce_pkt_frag_mode(): a
+	 * device that cannot gather) comes from the page-fragment cache:
+	 * the slab would round a full 1024-byte-MTU packet up to 2 KiB and
+	 * init_on_alloc would zero all of it, for bytes we write anyway.
+	 */
+	if (len < SROCE_PKT_FRAG_MIN || truesize > PAGE_SIZE) {
+		skb = alloc_skb(size, GFP_ATOMIC);
+	} else {
+		buf = netdev_alloc_frag(truesize);
+		if (!buf)
+			return NULL;
+		skb = build_skb(buf, truesize);
+		if (!skb)
+			skb_free_frag(buf);
+	}
 	if (skb)
 		skb_reserve(skb, head);
 	return skb;
@@ -52,6 +71,19 @@ module_param_named(zcopy, sroce_zcopy, bool, 0644);
 MODULE_PARM_DESC(zcopy,
 		 "RC/XRC requests and READ responses carry user MR pages by reference, not a copy (default: on)");
 
+/*
+ * Can @ndev send a packet whose payload is in page fragments? One that
+ * cannot (no NETIF_F_SG: virtio-net without checksum offload, as on QEMU's
+ * socket and dgram backends) has the stack copy every such packet into a
+ * new linear buffer (validate_xmit_skb(), skb_segment_list() for a burst's
+ * members): fragments, by reference or copied, only add that second
+ * allocation and copy.
+ */
+static bool sroce_pkt_dev_gathers(const struct net_device *ndev)
+{
+	return READ_ONCE(ndev->features) & NETIF_F_SG;
+}
+
 /**
  * sroce_pkt_frag_mode() - how @payload bytes of a packet of @qp travel
  * @qp: the sending QP
@@ -60,7 +92,8 @@ MODULE_PARM_DESC(zcopy,
  *	RC and XRC, whose requests complete on their acknowledgement; a UC
  *	or UD send completes once sent, when its buffer is the user's again.
  *
- * Return: SROCE_PKT_LINEAR (small: copied behind the headers),
+ * Return: SROCE_PKT_LINEAR (small, or a device that cannot gather:
+ * copied behind the headers),
  * SROCE_PKT_ZCOPY (user MR pages as fragments, sroce_pkt_zc_end()) or
  * SROCE_PKT_FRAG (copied into a page fragment, sroce_pkt_frag_buf()): no
  * linear buffer the size of the packet, which the slab rounds up to twice
@@ -68,7 +101,7 @@ MODULE_PARM_DESC(zcopy,
  */
 enum sroce_pkt_mode sroce_pkt_frag_mode(const struct sroce_qp *qp, u32 payload, bool zc)
 {
-	if (payload < SROCE_PKT_FRAG_MIN)
+	if (payload < SROCE_PKT_FRAG_MIN || !sroce_pkt_dev_gathers(qp->sdev->ndev))
 		return SROCE_PKT_LINEAR;
 	if (zc && READ_ONCE(sroce_zcopy) && sroce_qpt_connected(qp->ibqp.qp_type) &&
 	    !sroce_qp_is_uc(qp))
