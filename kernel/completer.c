@@ -392,7 +392,15 @@ static void sroce_rx_seq_nak(struct sroce_qp *qp, u32 psn, const struct sroce_sa
 		req->sack.psn = psn;
 		req->sack.map = *sack;
 		req->sack.span = sroce_sack_span(sack);
+		req->sack.held = sroce_sack_count(sack);
 		req->sack.end = req->hi_psn;
+		/*
+		 * a gap the responder found room enough for: probe for more,
+		 * an eighth, as a window grows
+		 */
+		if (req->sr_room && !req->sr_room_hit)
+			req->sr_room = min(req->sr_room + req->sr_room / 8 + 1, SROCE_SR_WINDOW);
+		req->sr_room_hit = false;
 	}
 }
 
@@ -406,27 +414,51 @@ static void sroce_rx_seq_nak(struct sroce_qp *qp, u32 psn, const struct sroce_sa
  * Only a peer that negotiated selective repeat sends one, only on a PSN
  * sequence NAK, and it names only PSNs that were sent.
  *
- * Return: true if valid; otherwise the packet is counted and dropped.
+ * Return: its kind (SROCE_SACK_KIND, SROCE_SACK_KIND_UPDATE) if valid;
+ * otherwise 0, the packet counted and dropped.
  */
-static bool sroce_rx_sack(struct sroce_qp *qp, const struct sk_buff *skb,
-			  const struct sroce_pkt_hdr *hdr, struct sroce_sack *sack)
+static int sroce_rx_sack(struct sroce_qp *qp, const struct sk_buff *skb,
+			 const struct sroce_pkt_hdr *hdr, struct sroce_sack *sack)
 {
 	const u8 *p = skb->data + sizeof(struct udphdr) + hdr->hdr_len;
 	u8 syn = hdr->aeth.syndrome;
+	int kind;
 
 	if (!qp->opt.selrep_peer ||
 	    (hdr->bth.opcode & SROCE_OP_OPERATION_MASK) != SROCE_OP_RC_ACKNOWLEDGE ||
 	    sroce_aeth_syn_type(syn) != SROCE_AETH_NAK ||
-	    sroce_aeth_syn_value(syn) != SROCE_NAK_PSN_SEQ_ERR ||
-	    sroce_sack_get(p, hdr->sack_len, sack) ||
-	    sroce_psn_diff(sroce_psn_add(hdr->bth.psn, sroce_sack_span(sack)),
-			   qp->req.hi_psn) >= 0) {
-		sroce_stat_inc(qp->sdev, SROCE_STAT_SR_SACK_DROPS);
-		return false;
-	}
+	    sroce_aeth_syn_value(syn) != SROCE_NAK_PSN_SEQ_ERR)
+		goto drop;
+	kind = sroce_sack_get(p, hdr->sack_len, sack);
+	if (kind < 0 || sroce_psn_diff(sroce_psn_add(hdr->bth.psn, sroce_sack_span(sack)),
+				       qp->req.hi_psn) >= 0)
+		goto drop;
 	sroce_stat_inc(qp->sdev, SROCE_STAT_SR_SACK_RX);
 	trace_sroce_sr_sack(qp->ibqp.qp_num, false, hdr->bth.psn, sroce_sack_span(sack));
-	return true;
+	return kind;
+drop:
+	sroce_stat_inc(qp->sdev, SROCE_STAT_SR_SACK_DROPS);
+	return 0;
+}
+
+/*
+ * A SACK update (SROCE_SACK_KIND_UPDATE): the responder found no room to
+ * hold more than it does behind the hole at @psn. That is its room
+ * (sroce_rc_sack_window()); for the hole still open, the map replaces the
+ * NAK's. No resend, no retry spent, no cut, nothing acknowledged.
+ */
+static void sroce_rx_sack_update(struct sroce_qp *qp, u32 psn, const struct sroce_sack *sack)
+{
+	struct sroce_req *req = &qp->req;
+	u32 held = sroce_sack_count(sack);
+
+	req->sr_room = held;
+	req->sr_room_hit = true;
+	if (!req->sack_valid || req->sack.psn != psn || req->una_psn != psn)
+		return;
+	req->sack.map = *sack;
+	req->sack.span = sroce_sack_span(sack);
+	req->sack.held = held;
 }
 
 /* An RNR NAK (sroce_rc_nak() said wait): resend after @step's wait. */
@@ -864,13 +896,17 @@ void sroce_completer_rx(struct sroce_qp *qp, struct sk_buff *skb,
 {
 	enum ib_qp_state state = READ_ONCE(qp->state);
 	struct sroce_sack sack;
+	int kind;
 
 	lockdep_assert_held(&qp->lock);
 
 	if (state != IB_QPS_RTS && state != IB_QPS_SQD)
 		return;
 	if (unlikely(hdr->sack_len)) {
-		if (sroce_rx_sack(qp, skb, hdr, &sack))
+		kind = sroce_rx_sack(qp, skb, hdr, &sack);
+		if (kind == SROCE_SACK_KIND_UPDATE)
+			sroce_rx_sack_update(qp, hdr->bth.psn, &sack);
+		else if (kind)
 			sroce_rx_ack(qp, hdr, &sack);
 		return;
 	}

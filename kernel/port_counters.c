@@ -36,6 +36,7 @@ static const struct rdma_stat_desc sroce_stat_descs[] = {
 	[SROCE_STAT_SR_SACK_TX]		= { .name = "sr_sack_tx" },
 	[SROCE_STAT_SR_SACK_RX]		= { .name = "sr_sack_rx" },
 	[SROCE_STAT_SR_SKIPPED]		= { .name = "sr_retx_skipped_pkts" },
+	[SROCE_STAT_SR_WINDOW]		= { .name = "sr_window_pkts" },
 	[SROCE_STAT_SR_SACK_DROPS]	= { .name = "sr_sack_rx_drops" },
 	[SROCE_STAT_SR_PLACED]		= { .name = "sr_placed_pkts" },
 	[SROCE_STAT_SR_HELD]		= { .name = "sr_held_pkts" },

@@ -247,6 +247,9 @@ struct sroce_req {
 	 */
 	bool sack_valid;
 	struct sroce_rc_sacked sack;
+	/* the responder's room to hold, 0: unknown (sroce_rc_sack_window()) */
+	u32 sr_room;
+	bool sr_room_hit;	/* ... it said it was full since the last NAK */
 	/* SQ polling grace (see sroce_req_idle_poll()) */
 	bool poll;		/* posts follow idleness closely: poll for them */
 	bool want_poll;		/* the requester went idle in poll mode */
@@ -315,6 +318,8 @@ struct sroce_resp {
 	u32 psn;		/* expected PSN (ePSN) */
 	u32 msn;
 	bool nak_sent;		/* PSN sequence NAK outstanding for a gap */
+	bool sack_update;	/* no room to hold: SACK update due (sroce_sr_hold()) */
+	bool sr_full_told;	/* ... and sent (or due) for this gap */
 	bool ack_pending;
 	/*
 	 * The PSN a coalesced ACK names: the newest SEND or WRITE packet

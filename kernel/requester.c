@@ -274,6 +274,25 @@ static u8 sroce_req_opcode(const struct sroce_send_wqe *wqe, bool first, bool la
 }
 
 /*
+ * Does the loss window let the packet at req->psn go? Past it only while a
+ * SACK's hole is being filled: what went behind the hole is held by the
+ * responder (sroce_rc_sack_window()).
+ */
+static bool sroce_req_window_open(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+
+	if (sroce_cwnd_open(&req->cwnd, req->psn, req->una_psn))
+		return true;
+	if (!req->sack_valid ||
+	    !sroce_rc_sack_window(&req->sack, req->psn, req->una_psn, req->cwnd.cwnd,
+				  req->sr_room))
+		return false;
+	sroce_stat_inc(qp->sdev, SROCE_STAT_SR_WINDOW);
+	return true;
+}
+
+/*
  * Selective repeat: may the resend after a SACK NAK skip the packet at
  * req->psn (sroce_rc_sack_skip())? Only SEND and WRITE packets are held.
  * A stale SACK is harmless, as the responder keeps what it holds until it
@@ -1000,7 +1019,7 @@ static bool sroce_req_may_send(struct sroce_qp *qp, const struct sroce_send_wqe 
 	/* drain: no new message starts, the started ones are resent */
 	if (READ_ONCE(qp->state) == IB_QPS_SQD && req->send_idx == req->started)
 		return false;
-	if (!sroce_cwnd_open(&req->cwnd, req->psn, req->una_psn))
+	if (!sroce_req_window_open(qp))
 		return false;
 	if (sroce_wqe_has_response(wqe)) {
 		struct sroce_swqe *sw = sroce_swqe(qp, req->send_idx);

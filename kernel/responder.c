@@ -28,7 +28,7 @@
  * SACK block of the PSNs held after @psn (sroce_sr.h).
  */
 int sroce_send_ack_sack(struct sroce_qp *qp, u8 syndrome, u32 psn,
-			const struct sroce_sack *sack)
+			const struct sroce_sack *sack, u8 kind)
 {
 	struct sroce_pkt_hdr hdr = {};
 	u32 ext = sack ? SROCE_SACK_LEN : 0;
@@ -52,7 +52,7 @@ int sroce_send_ack_sack(struct sroce_qp *qp, u8 syndrome, u32 psn,
 	trace_sroce_ack(qp->ibqp.qp_num, true, syndrome, hdr.aeth.msn, hdr.bth.psn);
 	if (sack) {
 		buf[SROCE_BTH_RESV8A_OFF] |= SROCE_BTH_SACK;
-		sroce_sack_put(skb_put(skb, ext), sack);
+		sroce_sack_put(skb_put(skb, ext), sack, kind);
 		sroce_stat_inc(qp->sdev, SROCE_STAT_SR_SACK_TX);
 		trace_sroce_sr_sack(qp->ibqp.qp_num, true, hdr.bth.psn, sroce_sack_span(sack));
 	}
@@ -67,7 +67,7 @@ int sroce_send_ack_sack(struct sroce_qp *qp, u8 syndrome, u32 psn,
  */
 int sroce_send_ack(struct sroce_qp *qp, u8 syndrome, u32 psn)
 {
-	return sroce_send_ack_sack(qp, syndrome, psn, NULL);
+	return sroce_send_ack_sack(qp, syndrome, psn, NULL, 0);
 }
 
 /*
@@ -80,7 +80,25 @@ static void sroce_resp_send_nak(struct sroce_qp *qp, u8 syndrome)
 	bool with = syndrome == sroce_aeth_syn_nak(SROCE_NAK_PSN_SEQ_ERR) &&
 		    sroce_sr_sack(qp, &sack);
 
-	sroce_send_ack_sack(qp, syndrome, qp->resp.psn, with ? &sack : NULL);
+	sroce_send_ack_sack(qp, syndrome, qp->resp.psn, with ? &sack : NULL, SROCE_SACK_KIND);
+}
+
+/*
+ * Selective repeat, the gap NAKed and still open: a packet found no room
+ * to be held. Tell the requester what is held, all there is room for
+ * (SROCE_SACK_KIND_UPDATE), so that its window stops counting more as held
+ * (proto/sroce_rc_req.h, sroce_rc_sack_window()); it asks for no resend.
+ */
+static void sroce_resp_sack_update(struct sroce_qp *qp)
+{
+	struct sroce_resp *resp = &qp->resp;
+	struct sroce_sack sack;
+
+	resp->sack_update = false;
+	if (!resp->nak_sent || !sroce_sr_sack(qp, &sack))
+		return;
+	sroce_send_ack_sack(qp, sroce_aeth_syn_nak(SROCE_NAK_PSN_SEQ_ERR), resp->psn, &sack,
+			    SROCE_SACK_KIND_UPDATE);
 }
 
 static void sroce_nak(struct sroce_qp *qp, enum sroce_nak_code code)
@@ -178,10 +196,12 @@ void sroce_responder_flush_acks(struct sroce_qp *qp)
 		sroce_resp_send_nak(qp, resp->nak_syn);
 		return;
 	}
-	if (!resp->ack_pending)
-		return;
-	resp->ack_pending = false;
-	sroce_send_ack(qp, sroce_aeth_syn_ack(SROCE_AETH_CREDITS_INVALID), resp->ack_psn);
+	if (resp->ack_pending) {
+		resp->ack_pending = false;
+		sroce_send_ack(qp, sroce_aeth_syn_ack(SROCE_AETH_CREDITS_INVALID), resp->ack_psn);
+	}
+	if (resp->sack_update)
+		sroce_resp_sack_update(qp);
 }
 
 /* The ATOMIC ACK of @rd; -ENOMEM leaves it queued for the next run. */
@@ -1060,6 +1080,8 @@ static bool sroce_resp_rx_rc(struct sroce_qp *qp, struct sk_buff *skb,
 	case SROCE_RC_REQ_NEW:
 	case SROCE_RC_REQ_BAD_SEQ:
 		resp->nak_sent = false;
+		resp->sr_full_told = false;
+		resp->sack_update = false;	/* that gap's room, not the next's */
 		resp->nak_deferred = false;	/* the resend it asked for has begun */
 		if (cls == SROCE_RC_REQ_BAD_SEQ || !sroce_resp_xrc_ok(qp, hdr, xerr))
 			return false;

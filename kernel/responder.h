@@ -17,7 +17,7 @@ void sroce_responder_release(struct sroce_qp *qp);
 void sroce_responder_flush(struct sroce_qp *qp);
 int sroce_send_ack(struct sroce_qp *qp, u8 syndrome, u32 psn);
 int sroce_send_ack_sack(struct sroce_qp *qp, u8 syndrome, u32 psn,
-			const struct sroce_sack *sack);
+			const struct sroce_sack *sack, u8 kind);
 void sroce_resp_nak_resend(struct sroce_qp *qp, u8 syndrome);
 void sroce_resp_rx(struct sroce_qp *qp, struct sk_buff *skb,
 		   const struct sroce_pkt_hdr *hdr, int xerr);

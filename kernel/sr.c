@@ -282,6 +282,11 @@ bool sroce_sr_hold(struct sroce_qp *qp, struct sk_buff *skb, const struct sroce_
 	} else if (resp->sr_bytes + skb->truesize > SROCE_SR_HOLD_BYTES ||
 		   sroce_dev_rxq_full(qp, skb, 1)) {
 		sroce_stat_inc(qp->sdev, SROCE_STAT_SR_HOLD_DROPS);
+		/* no room: the requester learns what is held is all (once a gap) */
+		if (resp->nak_sent && !resp->sr_full_told) {
+			resp->sr_full_told = true;
+			resp->sack_update = true;
+		}
 		return false;
 	} else {
 		resp->sr_hold[slot] = skb_get(skb);

@@ -67,7 +67,7 @@ netem() {
 	tc qdisc add dev srA root netem "$@" && in_peer tc qdisc add dev srB root netem "$@"
 }
 
-CTRS="tx_pkts selrd_repairs selrd_reasks selrd_placed_pkts retx_pkts retx_bytes sr_ooo_rx_pkts sr_placed_pkts sr_sack_tx sr_sack_rx sr_retx_skipped_pkts sr_sack_rx_drops sr_hold_drops local_ack_timeouts"
+CTRS="tx_pkts selrd_repairs selrd_reasks selrd_placed_pkts retx_pkts retx_bytes sr_ooo_rx_pkts sr_placed_pkts sr_sack_tx sr_sack_rx sr_retx_skipped_pkts sr_window_pkts sr_sack_rx_drops sr_hold_drops local_ack_timeouts"
 # sum NAME: counter NAME of sroce8 and sroce9 added up
 sum() { echo $(($(port_counter sroce8 "$1") + $(port_counter sroce9 "$1"))); }
 # (ktap_case runs its command in a subshell: the movement goes to a file)
@@ -173,7 +173,7 @@ param_off() {
 		rdma link delete sroce7 && ip link del srdum
 }
 
-ktap_header 24
+ktap_header 25
 dmesg_mark
 ktap_result "topology sroce8 <-> sroce9" topo_up sroce
 ktap_result "selective_repeat on by default, rejects a non-boolean" \
@@ -193,6 +193,11 @@ ktap_case "selective repeat, reorder 50 % and 2 % loss: byte-exact" run sr50 "${
 ktap_result "reorder 50 % and loss: packets held, SACKs sent, none dropped" \
 	test "$(got sr50 sr_ooo_rx_pkts)" -gt 0 -a "$(got sr50 sr_sack_tx)" -gt 0 -a \
 	     "$(got sr50 sr_sack_rx_drops)" -eq 0
+# the window counts from the oldest unacknowledged PSN: while a SACK's
+# hole is filled, what went behind it (held by the responder) leaves the
+# count, and packets past the plain window go (transport.rst, Loss window)
+ktap_result "a hole being filled: packets sent past the plain window (sr_window_pkts)" \
+	test "$(got sr50 sr_window_pkts)" -gt 0
 # (at 25 % a packet that jumps the queue mostly jumps its WRITE's FIRST too:
 # held, not placed; placement needs the FIRST executed, see transport.rst)
 ktap_result "early WRITE packets placed at arrival (sr_placed_pkts), none by go-back-N" \

@@ -10,8 +10,15 @@
  * the others. The block is sroce-only: it is sent only to a peer that
  * negotiated selective repeat, and flagged by a Resv8a bit of the BTH.
  *
+ * When a packet it would hold finds no room (its bounds), the responder
+ * sends the block again, once per gap, as SROCE_SACK_KIND_UPDATE: what it
+ * holds is all it has room for, which bounds how much the requester's
+ * window counts as held (sroce_rc_sack_window()); an update asks for no
+ * resend. A peer that knows only SROCE_SACK_KIND drops it as malformed
+ * (counted, nothing else happens).
+ *
  * SACK block (20 bytes, after the AETH of an RC Acknowledge):
- *   byte 0     kind, SROCE_SACK_KIND
+ *   byte 0     kind, SROCE_SACK_KIND or SROCE_SACK_KIND_UPDATE
  *   byte 1     length in 4-byte words, SROCE_SACK_LEN / 4
  *   bytes 2-3  reserved, 0
  *   bytes 4-19 two big-endian 64-bit words: bit i (word i / 64, bit i % 64
@@ -36,6 +43,7 @@ extern "C" {
 #define SROCE_BTH_SACK		SROCE_BTH_SACK_FLAG
 #define SROCE_SACK_LEN		SROCE_SACK_BLOCK_LEN
 #define SROCE_SACK_KIND		1
+#define SROCE_SACK_KIND_UPDATE	2
 
 /*
  * BTH Resv8a of a request: sent by a QP in adaptive routing mode (sysfs
@@ -146,10 +154,23 @@ static inline u32 sroce_sack_span(const struct sroce_sack *s)
 	return 0;
 }
 
-/** sroce_sack_put() - write the SROCE_SACK_LEN-byte block of @s at @p */
-static inline void sroce_sack_put(u8 *p, const struct sroce_sack *s)
+/** sroce_sack_count() - how many PSNs @s holds */
+static inline u32 sroce_sack_count(const struct sroce_sack *s)
 {
-	p[0] = SROCE_SACK_KIND;
+	u32 n = 0;
+	u64 w;
+	int i;
+
+	for (i = 0; i < 2; i++)
+		for (w = s->map[i]; w; w &= w - 1)
+			n++;
+	return n;
+}
+
+/** sroce_sack_put() - write the SROCE_SACK_LEN-byte block of @s, @kind, at @p */
+static inline void sroce_sack_put(u8 *p, const struct sroce_sack *s, u8 kind)
+{
+	p[0] = kind;
 	p[1] = SROCE_SACK_LEN / 4;
 	p[2] = 0;
 	p[3] = 0;
@@ -163,19 +184,21 @@ static inline void sroce_sack_put(u8 *p, const struct sroce_sack *s)
  * @len: its length in bytes
  * @s: the decoded block
  *
- * Return: 0, or -1 when malformed: wrong length, kind or reserved bits, a
- * bit past the window, or no bit at all.
+ * Return: its kind (SROCE_SACK_KIND, SROCE_SACK_KIND_UPDATE), or -1 when
+ * malformed: wrong length, kind or reserved bits, a bit past the window,
+ * or no bit at all.
  */
 static inline int sroce_sack_get(const u8 *p, u32 len, struct sroce_sack *s)
 {
-	if (len != SROCE_SACK_LEN || p[0] != SROCE_SACK_KIND ||
+	if (len != SROCE_SACK_LEN ||
+	    (p[0] != SROCE_SACK_KIND && p[0] != SROCE_SACK_KIND_UPDATE) ||
 	    p[1] != SROCE_SACK_LEN / 4 || p[2] || p[3])
 		return -1;
 	s->map[0] = sroce_get_be64(p + 4);
 	s->map[1] = sroce_get_be64(p + 12);
 	if (sroce_sack_span(s) >= SROCE_SR_WINDOW || !sroce_sack_span(s))
 		return -1;
-	return 0;
+	return p[0];
 }
 
 /**

@@ -84,6 +84,7 @@ sroce_rc_sacked sack(std::uint32_t gap, std::initializer_list<std::uint32_t> hel
 	for (std::uint32_t off : held)
 		sroce_sack_set(&s.map, off);
 	s.span = sroce_sack_span(&s.map);
+	s.held = sroce_sack_count(&s.map);
 	s.end = end;
 	return s;
 }
@@ -119,6 +120,54 @@ TEST(RcReq, SackSkipTable)
 	for (const SkipRow &r : kSkipRows) {
 		SCOPED_TRACE(r.rule);
 		EXPECT_EQ(sroce_rc_sack_skip(&r.s, r.psn), r.skip);
+	}
+}
+
+struct WindowRow {
+	const char *rule;
+	sroce_rc_sacked s;
+	std::uint32_t psn, una, cwnd, room;
+	bool open;
+};
+
+// the hole at 100, window 40; sack(gap, held, end): PSNs through end - 1
+// sent when the NAK came; room 0: the responder never said it was full
+const std::vector<WindowRow> kWindowRows = {
+	{"39 sent behind the hole: 39 past the plain window", sack(100, {1}, 140), 178, 100, 40, 0,
+	 true},
+	{"39 sent behind the hole: not 40", sack(100, {1}, 140), 179, 100, 40, 0, false},
+	{"room for 60: a span up to 59 past the hole", sack(100, {1}, 140), 159, 100, 40, 60, true},
+	{"room for 60: 60 past the hole never", sack(100, {1}, 140), 160, 100, 40, 60, false},
+	{"room for 30, less than the window: nothing past the plain window", sack(100, {1}, 140),
+	 140, 100, 40, 30, false},
+	{"the NAK names 20 held, none sent since it: 20 past",
+	 sack(100, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20}, 100),
+	 159, 100, 40, 0, true},
+	{"the NAK names 20 held: not 21",
+	 sack(100, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20}, 100),
+	 160, 100, 40, 0, false},
+	{"nothing sent or held behind the hole: the plain window", sack(100, {}, 101), 140, 100, 40,
+	 0, false},
+	{"no further than the responder holds (126 past the hole)", sack(100, {1}, 200), 226, 100,
+	 40, 0, true},
+	{"127 past the hole (the responder's last slot): left alone", sack(100, {1}, 200), 227, 100,
+	 40, 0, false},
+	{"the hole acknowledged: the plain window again", sack(100, {1}, 140), 141, 101, 40, 0,
+	 false},
+	{"a PSN before the oldest unacknowledged: never", sack(100, {1}, 140), 99, 100, 40, 0,
+	 false},
+	{"9.7.1 wrap: hole 0xfffff0, 45 sent behind it", sack(kTop - 15, {1}, 30), 68, kTop - 15,
+	 40, 0, true},
+	{"9.7.1 wrap: one past that", sack(kTop - 15, {1}, 30), 69, kTop - 15, 40, 0, false},
+	{"9.7.1 wrap: room for 50", sack(kTop - 15, {1}, 30), 33, kTop - 15, 40, 50, true},
+	{"9.7.1 wrap: room for 50, at it", sack(kTop - 15, {1}, 30), 34, kTop - 15, 40, 50, false},
+};
+
+TEST(RcReq, SackWindowTable)
+{
+	for (const WindowRow &r : kWindowRows) {
+		SCOPED_TRACE(r.rule);
+		EXPECT_EQ(sroce_rc_sack_window(&r.s, r.psn, r.una, r.cwnd, r.room), r.open);
 	}
 }
 

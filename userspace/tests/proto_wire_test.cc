@@ -1323,17 +1323,24 @@ TEST(Sr, SackBlockRoundTripAndHostileBlocks)
 	sroce_sack_set(&s, 3);
 	sroce_sack_set(&s, 70);
 	std::uint8_t b[SROCE_SACK_LEN];
-	sroce_sack_put(b, &s);
+	sroce_sack_put(b, &s, SROCE_SACK_KIND);
 	EXPECT_EQ(b[0], SROCE_SACK_KIND);
 	EXPECT_EQ(b[1], SROCE_SACK_LEN / 4);
-	ASSERT_EQ(sroce_sack_get(b, sizeof(b), &out), 0);
+	ASSERT_EQ(sroce_sack_get(b, sizeof(b), &out), SROCE_SACK_KIND);
 	EXPECT_EQ(out.map[0], s.map[0]);
+	EXPECT_EQ(out.map[1], s.map[1]);
+	EXPECT_EQ(sroce_sack_count(&out), 2u);
+	std::uint8_t upd[SROCE_SACK_LEN];
+	sroce_sack_put(upd, &s, SROCE_SACK_KIND_UPDATE);  // the gap still open
+	EXPECT_EQ(sroce_sack_get(upd, sizeof(upd), &out), SROCE_SACK_KIND_UPDATE);
 	EXPECT_EQ(out.map[1], s.map[1]);
 
 	EXPECT_EQ(sroce_sack_get(b, sizeof(b) - 4, &out), -1);	// length
 	std::uint8_t bad[SROCE_SACK_LEN];
 	std::memcpy(bad, b, sizeof(b));
-	bad[0] = 2;  // kind
+	bad[0] = 3;  // kind
+	EXPECT_EQ(sroce_sack_get(bad, sizeof(bad), &out), -1);
+	bad[0] = 0;
 	EXPECT_EQ(sroce_sack_get(bad, sizeof(bad), &out), -1);
 	std::memcpy(bad, b, sizeof(b));
 	bad[3] = 1;  // reserved
@@ -1342,7 +1349,7 @@ TEST(Sr, SackBlockRoundTripAndHostileBlocks)
 	bad[12] = 0x80;	 // bit 127: past the window
 	EXPECT_EQ(sroce_sack_get(bad, sizeof(bad), &out), -1);
 	sroce_sack none{};
-	sroce_sack_put(bad, &none);  // holds nothing
+	sroce_sack_put(bad, &none, SROCE_SACK_KIND);  // holds nothing
 	EXPECT_EQ(sroce_sack_get(bad, sizeof(bad), &out), -1);
 }
 
