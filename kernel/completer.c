@@ -390,9 +390,7 @@ static void sroce_rx_seq_nak(struct sroce_qp *qp, u32 psn, const struct sroce_sa
 	req->sack_valid = sack;
 	if (sack) {
 		req->sack.psn = psn;
-		req->sack.map = *sack;
-		req->sack.span = sroce_sack_span(sack);
-		req->sack.held = sroce_sack_count(sack);
+		sroce_rc_sacked_set(&req->sack, sack);
 		req->sack.end = req->hi_psn;
 		/*
 		 * a gap the responder found room enough for: probe for more,
@@ -450,15 +448,11 @@ drop:
 static void sroce_rx_sack_update(struct sroce_qp *qp, u32 psn, const struct sroce_sack *sack)
 {
 	struct sroce_req *req = &qp->req;
-	u32 held = sroce_sack_count(sack);
 
-	req->sr_room = held;
+	req->sr_room = sroce_sack_count(sack);
 	req->sr_room_hit = true;
-	if (!req->sack_valid || req->sack.psn != psn || req->una_psn != psn)
-		return;
-	req->sack.map = *sack;
-	req->sack.span = sroce_sack_span(sack);
-	req->sack.held = held;
+	if (req->sack_valid && req->sack.psn == psn && req->una_psn == psn)
+		sroce_rc_sacked_set(&req->sack, sack);
 }
 
 /* An RNR NAK (sroce_rc_nak() said wait): resend after @step's wait. */

@@ -76,6 +76,20 @@ struct sroce_rc_sacked {
 };
 
 /**
+ * sroce_rc_sacked_set() - take @map as what the responder holds after s->psn
+ * @s: the SACK kept
+ * @map: a checked block (sroce_sack_get())
+ *
+ * Sets the map and what is derived from it, together.
+ */
+static inline void sroce_rc_sacked_set(struct sroce_rc_sacked *s, const struct sroce_sack *map)
+{
+	s->map = *map;
+	s->span = sroce_sack_span(map);
+	s->held = sroce_sack_count(map);
+}
+
+/**
  * sroce_rc_sack_skip() - may the resend skip the SEND/WRITE packet @psn?
  * @s: the last SACK
  * @psn: the packet's PSN

@@ -80,11 +80,11 @@ sroce_rc_sacked sack(std::uint32_t gap, std::initializer_list<std::uint32_t> hel
 		     std::uint32_t end)
 {
 	sroce_rc_sacked s{};
+	sroce_sack map{};
 	s.psn = gap;
 	for (std::uint32_t off : held)
-		sroce_sack_set(&s.map, off);
-	s.span = sroce_sack_span(&s.map);
-	s.held = sroce_sack_count(&s.map);
+		sroce_sack_set(&map, off);
+	sroce_rc_sacked_set(&s, &map);
 	s.end = end;
 	return s;
 }
