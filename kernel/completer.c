@@ -241,6 +241,18 @@ static void sroce_cwnd_cut(struct sroce_qp *qp, bool timeout, bool timer)
 }
 
 /*
+ * An RTO resend was judged (proto/sroce_cwnd.h, sroce_cwnd_rto_judge()):
+ * counted when needless, and traced with the RTO floor it left.
+ */
+static void sroce_rto_judged(struct sroce_qp *qp, bool needless)
+{
+	trace_sroce_rto_judge(qp->ibqp.qp_num, qp->req.cwnd.rto_psn, needless,
+			      qp->req.cwnd.rto_floor_us);
+	if (needless)
+		sroce_stat_inc(qp->sdev, SROCE_STAT_RTO_SPURIOUS);
+}
+
+/*
  * The oldest unacknowledged PSN moves forward to @una. Past the next PSN
  * to send (a go-back resent less than the responder already had), the
  * requester goes on from @una instead of resending what is acknowledged.
@@ -251,8 +263,9 @@ static void sroce_set_una(struct sroce_qp *qp, u32 una)
 	u64 now = sroce_cwnd_wants_now(&req->cwnd, una) ? ktime_get_ns() : 0;
 	u32 n = sroce_psn_diff(una, req->una_psn);
 
-	if (n && sroce_cwnd_rto_judge(&req->cwnd, sroce_cwnd_rto_early(&req->cwnd, now)))
-		sroce_stat_inc(qp->sdev, SROCE_STAT_RTO_SPURIOUS);
+	if (n && req->cwnd.rto_at)
+		sroce_rto_judged(qp, sroce_cwnd_rto_judge(&req->cwnd,
+							  sroce_cwnd_rto_early(&req->cwnd, now)));
 	if (sroce_cwnd_acked(&req->cwnd, n, una, now))
 		sroce_stat_inc(qp->sdev, SROCE_STAT_CWND_UNDOS);
 	req->una_psn = una;
@@ -693,10 +706,9 @@ static void sroce_selrd_advance(struct sroce_qp *qp)
  */
 static void sroce_rto_judge_resp(struct sroce_qp *qp, const struct sroce_pkt_hdr *hdr)
 {
-	if (hdr->bth.psn == qp->req.una_psn &&
-	    (hdr->info->flags & (SROCE_OPF_MIDDLE | SROCE_OPF_LAST)) &&
-	    sroce_cwnd_rto_judge(&qp->req.cwnd, true))
-		sroce_stat_inc(qp->sdev, SROCE_STAT_RTO_SPURIOUS);
+	if (hdr->bth.psn == qp->req.una_psn && qp->req.cwnd.rto_at &&
+	    (hdr->info->flags & (SROCE_OPF_MIDDLE | SROCE_OPF_LAST)))
+		sroce_rto_judged(qp, sroce_cwnd_rto_judge(&qp->req.cwnd, true));
 }
 
 /*
@@ -707,7 +719,7 @@ static void sroce_rto_judge_resp(struct sroce_qp *qp, const struct sroce_pkt_hdr
 static void sroce_rto_dup_resp(struct sroce_qp *qp, u32 psn)
 {
 	if (sroce_psn_diff(psn, qp->req.una_psn) < 0 && sroce_cwnd_rto_dup(&qp->req.cwnd, psn))
-		sroce_stat_inc(qp->sdev, SROCE_STAT_RTO_SPURIOUS);
+		sroce_rto_judged(qp, true);
 }
 
 /*

@@ -287,6 +287,25 @@ TRACE_EVENT(sroce_retransmit,
 		  __entry->psn, __entry->retries_left, sroce_show_retx(__entry->why))
 );
 
+/*
+ * an RTO resend judged by the first progress after it, or shown needless
+ * by a second answer: the RTO floor (us) that judgment left
+ */
+TRACE_EVENT(sroce_rto_judge,
+	    TP_PROTO(u32 qpn, u32 psn, bool needless, u32 floor_us),
+	    TP_ARGS(qpn, psn, needless, floor_us),
+	    TP_STRUCT__entry(__field(u32, qpn)
+			     __field(u32, psn)
+			     __field(u32, floor_us)
+			     __field(bool, needless)),
+	    TP_fast_assign(__entry->qpn = qpn;
+			   __entry->psn = psn;
+			   __entry->floor_us = floor_us;
+			   __entry->needless = needless;),
+	    TP_printk("qpn=%u psn=%u %s rto_floor_us=%u", __entry->qpn, __entry->psn,
+		      __entry->needless ? "needless" : "needed", __entry->floor_us)
+);
+
 /* a received packet dropped (sroce_drop_count()); qpn -1: not known */
 TRACE_EVENT(sroce_drop,
 	TP_PROTO(u32 qpn, enum sroce_drop why),

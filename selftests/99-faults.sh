@@ -35,6 +35,7 @@ FAULT_ACCEPTED=$LOG.accepted
 cleanup() {
 	bg_kill_all
 	fault_clear
+	rto_trace off
 	tc qdisc del dev srA root 2>/dev/null
 	[ -w "$PARAM" ] && echo Y > "$PARAM"
 	echo Y > /sys/module/sroce/parameters/loss_window 2>/dev/null
@@ -302,59 +303,77 @@ backlog_overflow() {
 
 # The stalls of stalled_reads: the peer's end of the veth holds what it
 # sends (sch_plug) for 100 ms, then lets it go, every 300 ms, by one tc
-# reading its commands (under TCG a tc per change took most of a second);
-# at each release and 200 ms after it (the held responses arrive after the
-# release, and with them the judgment of that stall's resends) the largest
-# RTO floor of the QPs (debugfs) is appended to the file $1
+# reading its commands (under TCG a tc per change took most of a second)
 STALL_LOOP='
-floor() {
+while :; do
+	echo "qdisc change dev srB root plug block"
+	sleep 0.1
+	echo "qdisc change dev srB root plug release_indefinite"
+	sleep 0.2
+done | ip netns exec srpeer tc -batch -'
+
+# rto_trace on|off: record the RTO judgments (the sroce_rto_judge event,
+# Documentation/debugging.rst) in the trace buffer, emptied first
+RTO_EV=/sys/kernel/tracing/events/sroce/sroce_rto_judge
+rto_trace() {
+	if [ "$1" = off ]; then
+		[ -w "$RTO_EV/enable" ] && echo 0 > "$RTO_EV/enable"
+		[ -w /sys/kernel/tracing/trace ] && : > /sys/kernel/tracing/trace
+		return 0
+	fi
+	mountpoint -q /sys/kernel/tracing ||
+		mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
+	[ -w "$RTO_EV/enable" ] || return 1
+	: > /sys/kernel/tracing/trace && echo 1 > "$RTO_EV/enable" &&
+		echo 1 > /sys/kernel/tracing/tracing_on
+}
+
+# the largest RTO floor a needless judgment left, from the trace buffer
+# (read after the run: a QP's floor in debugfs goes with the QP)
+rto_floor_max() {
 	local l max=0
 	while read -r l; do
-		[[ $l =~ \ rto\ floor\ ([0-9]+)\  ]] &&
+		[[ $l =~ sroce_rto_judge:.*\ needless\ rto_floor_us=([0-9]+) ]] &&
 			[ "${BASH_REMATCH[1]}" -gt "$max" ] && max=${BASH_REMATCH[1]}
-	done < /sys/kernel/debug/sroce/qps
-	echo "$max" >> "$1"
+	done < /sys/kernel/tracing/trace
+	echo "$max"
 }
-{
-	while :; do
-		echo "qdisc change dev srB root plug block"
-		sleep 0.1
-		echo "qdisc change dev srB root plug release_indefinite"
-		floor "$1"
-		sleep 0.2
-		floor "$1"
-	done
-} | ip netns exec srpeer tc -batch -'
 
 # stalled_reads: 64 KiB READs (the client asks, the peer answers) across
 # a wire whose answers stall, as a responder whose vCPU is descheduled
 # (STALL_LOOP), two at a time (more would queue at the responder: an RTT,
 # and an RTO, longer than the stall): nothing is lost, so an RTO in a stall is
-# needless, and the response that continues the READ after it says so
-# (rto_spurious): the QP's RTO floor rises past the shortest, 2000 us
-# (transport.rst, Loss window). Byte-exact; no RTO in any stall: vacuous
+# needless, and the response that continues the READ after it, or a second
+# answer to it, says so (rto_spurious, sroce_rto_judge): the QP's RTO floor
+# rises past the shortest, 2000 us (transport.rst, Loss window).
+# Byte-exact; no RTO in any stall: vacuous
 stalled_reads() {
 	local loop rc r0 s0 rto spur floor
 	if ! in_peer tc qdisc add dev srB root plug 2>/dev/null; then
 		echo "no plug qdisc (sch_plug) on this kernel: no way to stall the wire"
 		return 4
 	fi
+	if ! rto_trace on; then
+		in_peer tc qdisc del dev srB root
+		echo "no sroce_rto_judge event in tracefs: no way to see the RTO floor a judgment left"
+		return 4
+	fi
 	in_peer tc qdisc change dev srB root plug release_indefinite || return 1
-	: > "$LOG.floor"
 	r0=$(pair_counter rto_retransmits) s0=$(pair_counter rto_spurious)
-	bg_start loop $((180 * SCALE)) "$LOG.loop" bash -c "$STALL_LOOP" stall "$LOG.floor"
+	bg_start loop $((180 * SCALE)) "$LOG.loop" bash -c "$STALL_LOOP"
 	verify_run exact peer sroce9 sroce8 192.0.2.2 "${QP[@]}" --initiator client \
 		--depth 2 --ops read -m 1024 --min-size 64K --max-size 64K -n 512 --seed 11
 	rc=$?
 	pkill -KILL -s "$loop" 2>/dev/null
 	in_peer tc qdisc del dev srB root
 	rto=$(($(pair_counter rto_retransmits) - r0)) spur=$(($(pair_counter rto_spurious) - s0))
-	floor=$(sort -n "$LOG.floor" | tail -n 1)
-	echo "$(($(wc -l < "$LOG.floor") / 2)) stalls; $rto RTO resends, $spur shown needless; largest RTO floor seen ${floor:-none} us"
+	floor=$(rto_floor_max)
+	rto_trace off
+	echo "$rto RTO resends, $spur shown needless; largest RTO floor a needless one left: $floor us"
 	[ "$rc" -eq 0 ] || return "$rc"
 	[ "$rto" -gt 0 ] || { echo "no RTO fired in a stall: nothing to judge"; return 4; }
 	[ "$spur" -gt 0 ] || { echo "$rto RTO resends in stalls, none shown needless"; return 1; }
-	[ "${floor:-0}" -gt 2000 ] || { echo "the RTO floor stayed at ${floor:-?} us"; return 1; }
+	[ "$floor" -gt 2000 ] || { echo "the RTO floor stayed at 2000 us"; return 1; }
 }
 
 # local LOOPBACK(Y|N) RATE: the READ-heavy load on sroce8 talking to itself
