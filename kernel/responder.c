@@ -918,15 +918,21 @@ static bool sroce_resp_is_repair(const struct sroce_qp *qp, const struct sk_buff
 /*
  * A duplicate request (sroce_rc_resp_class()): READs and atomics are
  * answered again, the rest re-ACKed; a READ naming no usable XRC SRQ
- * (@xerr) has no PD to be read under and is ignored.
+ * (@xerr) has no PD to be read under and is ignored. Counted
+ * (duplicate_request) but for a READ repair, which asks only for
+ * responses that were lost.
  */
 static void sroce_resp_dup(struct sroce_qp *qp, struct sk_buff *skb,
 			   const struct sroce_pkt_hdr *hdr, enum sroce_rc_req cls, int xerr)
 {
+	bool repair = cls == SROCE_RC_REQ_DUP_READ && sroce_resp_is_repair(qp, skb);
+
+	if (!repair)
+		sroce_stat_inc(qp->sdev, SROCE_STAT_DUP_REQUEST);
 	switch (cls) {
 	case SROCE_RC_REQ_DUP_READ:
 		if (!xerr)
-			sroce_resp_read(qp, hdr, true, sroce_resp_is_repair(qp, skb));
+			sroce_resp_read(qp, hdr, true, repair);
 		break;
 	case SROCE_RC_REQ_DUP_ATOMIC:
 		sroce_resp_atomic(qp, hdr, true);

@@ -67,21 +67,59 @@ QP=(--qp-timeout 16 --retry-cnt 7 --timeout $((20 * SCALE)) --depth 8)
 # pass) is run once more before the case is called vacuous.
 loss() {
 	local cls=$1 rate=$2 allow=$3 sns=$4 sdev=$5 cdev=$6 sip=$7 before rc t0 dropped try
+	local dup0 d
 	shift 7
 	for try in 1 2; do
 		fault_drop "$cls" "$rate" || return 1
 		before=$(snap "$sdev" "$cdev")
+		dup0=$(dup_snap "$sdev" "$cdev")
 		t0=$SECONDS
 		verify_run "$allow" "$sns" "$sdev" "$cdev" "$sip" "${QP[@]}" "$@"
 		rc=$?
 		dropped=$(fault_dropped)
 		fault_clear
 		echo "dropped $dropped $cls packets in $((SECONDS - t0)) s; $(deltas "$before" | paste -sd';')"
+		# a failure names what each side counted (rxe's own names too)
+		[ "$rc" -eq 0 ] || for d in "$sdev" "$cdev"; do rdma statistic show link "$d/1"; done
+		if [ "$rc" -eq 0 ] && [ "$cls" = ack ] && [ "$dropped" -gt 0 ]; then
+			dups_after_lost_acks "$dup0" "$sdev" "$cdev" || return 1
+		fi
 		[ "$rc" -eq 0 ] && [ "$dropped" -eq 0 ] || return "$rc"
 		[ "$try" = 2 ] || echo "nothing of the class was dropped: once more"
 	done
 	echo "no $cls packet was dropped in two runs"
 	return 4
+}
+
+# dup_snap DEV...: both counters of each device, summed (none: "-")
+dup_snap() {
+	local d dup=0 retx=0 v
+	for d in "$@"; do
+		v=$(port_counter "$d" duplicate_request)
+		[ "$v" = - ] && { echo "- -"; return; }
+		dup=$((dup + v))
+		v=$(port_counter "$d" retx_pkts)
+		[ "$v" = - ] && { echo "- -"; return; }
+		retx=$((retx + v))
+	done
+	echo "$dup $retx"
+}
+
+# dups_after_lost_acks BEFORE DEV...: only ACKs were lost, so a request a
+# responder receives twice was sent twice: the duplicates the devices
+# counted (duplicate_request, Documentation/debugging.rst) are at most
+# the packets they resent (not all resends are duplicates: a selective
+# READ's repair, an RNR NAK's resend). Both devices request and respond.
+dups_after_lost_acks() {
+	local dup0 retx0 dup retx
+	read -r dup0 retx0 <<< "$1"
+	shift
+	read -r dup retx <<< "$(dup_snap "$@")"
+	[ "$dup0" != - ] && [ "$dup" != - ] || return 0
+	dup=$((dup - dup0)) retx=$((retx - retx0))
+	echo "duplicate requests received $dup, packets resent $retx"
+	[ "$dup" -le "$retx" ] ||
+		{ echo "more duplicates counted than packets resent"; return 1; }
 }
 
 # The matrix: class, rate, then sroce-verify arguments. Messages larger
