@@ -241,8 +241,8 @@ static void sroce_cwnd_cut(struct sroce_qp *qp, bool timeout, bool timer)
 }
 
 /*
- * An RTO resend was judged (proto/sroce_cwnd.h, sroce_cwnd_rto_judge()):
- * counted when needless, and traced with the RTO floor it left.
+ * An RTO resend was judged needless or needed: counted when needless, and
+ * traced with the RTO floor the judgment left.
  */
 static void sroce_rto_judged(struct sroce_qp *qp, bool needless)
 {
@@ -250,6 +250,20 @@ static void sroce_rto_judged(struct sroce_qp *qp, bool needless)
 			      qp->req.cwnd.rto_floor_us);
 	if (needless)
 		sroce_stat_inc(qp->sdev, SROCE_STAT_RTO_SPURIOUS);
+}
+
+/*
+ * Progress after an RTO resend, if one waits (proto/sroce_cwnd.h,
+ * sroce_cwnd_rto_judge()): needless if @spurious, or if it came sooner
+ * than the smallest RTT after the resend (@now, ns).
+ */
+static void sroce_rto_judge(struct sroce_qp *qp, bool spurious, u64 now)
+{
+	struct sroce_cwnd *c = &qp->req.cwnd;
+
+	if (c->rto_at)
+		sroce_rto_judged(qp, sroce_cwnd_rto_judge(c, spurious ||
+							  sroce_cwnd_rto_early(c, now)));
 }
 
 /*
@@ -263,9 +277,8 @@ static void sroce_set_una(struct sroce_qp *qp, u32 una)
 	u64 now = sroce_cwnd_wants_now(&req->cwnd, una) ? ktime_get_ns() : 0;
 	u32 n = sroce_psn_diff(una, req->una_psn);
 
-	if (n && req->cwnd.rto_at)
-		sroce_rto_judged(qp, sroce_cwnd_rto_judge(&req->cwnd,
-							  sroce_cwnd_rto_early(&req->cwnd, now)));
+	if (n)
+		sroce_rto_judge(qp, false, now);
 	if (sroce_cwnd_acked(&req->cwnd, n, una, now))
 		sroce_stat_inc(qp->sdev, SROCE_STAT_CWND_UNDOS);
 	req->una_psn = una;
@@ -706,9 +719,9 @@ static void sroce_selrd_advance(struct sroce_qp *qp)
  */
 static void sroce_rto_judge_resp(struct sroce_qp *qp, const struct sroce_pkt_hdr *hdr)
 {
-	if (hdr->bth.psn == qp->req.una_psn && qp->req.cwnd.rto_at &&
+	if (hdr->bth.psn == qp->req.una_psn &&
 	    (hdr->info->flags & (SROCE_OPF_MIDDLE | SROCE_OPF_LAST)))
-		sroce_rto_judged(qp, sroce_cwnd_rto_judge(&qp->req.cwnd, true));
+		sroce_rto_judge(qp, true, 0);
 }
 
 /*
