@@ -267,6 +267,24 @@ static void sroce_rto_judge(struct sroce_qp *qp, bool spurious, u64 now)
 }
 
 /*
+ * The responder answered up to @next (an ACK or NAK through the PSN before
+ * it, a READ response at it): past anything it answered before, it went
+ * on, even where the oldest unacknowledged PSN stays (a READ missing
+ * responses in the way). The transport retry budget is whole again: it
+ * counts sequence NAKs and timeouts without forward progress (IBTA),
+ * not NAKs of later gaps while a READ waits for a repair.
+ */
+static void sroce_peer_progress(struct sroce_qp *qp, u32 next)
+{
+	struct sroce_req *req = &qp->req;
+
+	if (sroce_psn_diff(next, req->heard_psn) <= 0)
+		return;
+	req->heard_psn = next;
+	req->retry_left = qp->attr.retry_cnt;
+}
+
+/*
  * The oldest unacknowledged PSN moves forward to @una. Past the next PSN
  * to send (a go-back resent less than the responder already had), the
  * requester goes on from @una instead of resending what is acknowledged.
@@ -277,6 +295,7 @@ static void sroce_set_una(struct sroce_qp *qp, u32 una)
 	u64 now = sroce_cwnd_wants_now(&req->cwnd, una) ? ktime_get_ns() : 0;
 	u32 n = sroce_psn_diff(una, req->una_psn);
 
+	sroce_peer_progress(qp, una);
 	if (n)
 		sroce_rto_judge(qp, false, now);
 	if (sroce_cwnd_acked(&req->cwnd, n, una, now))
@@ -345,6 +364,7 @@ static bool sroce_ack_upto(struct sroce_qp *qp, u32 psn)
 	struct sroce_req *req = &qp->req;
 	u32 una = sroce_psn_inc(psn);
 
+	sroce_peer_progress(qp, una);
 	while (sroce_req_busy(req)) {
 		struct sroce_swqe *sw = sroce_swqe(qp, req->comp_idx);
 
@@ -389,7 +409,7 @@ static enum ib_wc_status sroce_rc_wc_status(enum sroce_rc_status st)
 /* The requester's state the decisions of proto/sroce_rc_comp.h read */
 static void sroce_rc_send_of(const struct sroce_qp *qp, struct sroce_rc_send *s)
 {
-	s->una_psn = qp->req.una_psn;
+	s->heard_psn = qp->req.heard_psn;
 	s->hi_psn = qp->req.hi_psn;
 	s->rnr_wait = qp->req.rnr_wait;
 	s->retry_left = qp->req.retry_left;
@@ -773,6 +793,7 @@ static void sroce_selrd_rx(struct sroce_qp *qp, struct sk_buff *skb,
 						    hdr->payload_len), req->una_psn))
 		return;
 	sroce_stat_inc(qp->sdev, SROCE_STAT_SELRD_PLACED);
+	sroce_peer_progress(qp, sroce_psn_inc(psn));
 	sroce_rto_judge_resp(qp, hdr);
 	__set_bit(psn % SROCE_SELRD_BITS, s->got);
 	if (sroce_psn_diff(psn, s->hi) >= 0) {

@@ -219,6 +219,7 @@ static inline void sroce_selrd_reset(struct sroce_selrd *s)
 struct sroce_req {
 	u32 psn;		/* next PSN to send */
 	u32 una_psn;		/* oldest PSN not acknowledged */
+	u32 heard_psn;		/* past the newest PSN the responder answered */
 	u32 send_idx;		/* ring index of the WQE being sent */
 	u32 send_off;		/* payload bytes of it already sent */
 	u32 comp_idx;		/* oldest WQE not completed (ring consumer) */

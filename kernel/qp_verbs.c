@@ -764,6 +764,7 @@ static void sroce_qp_start_requester(struct sroce_qp *qp)
 {
 	qp->req.psn = qp->attr.sq_psn;
 	qp->req.una_psn = qp->attr.sq_psn;
+	qp->req.heard_psn = qp->attr.sq_psn;
 	qp->req.hi_psn = qp->attr.sq_psn;
 	sroce_cwnd_init(&qp->req.cwnd,
 			READ_ONCE(sroce_loss_window) ? qp->mtu : SROCE_CWND_UNIT_MIN);

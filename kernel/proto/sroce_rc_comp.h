@@ -92,14 +92,16 @@ enum sroce_rc_status {
 
 /**
  * struct sroce_rc_send - the requester's state the decisions read
- * @una_psn: the oldest unacknowledged PSN
+ * @heard_psn: past the newest PSN the responder answered (an ACK, a NAK's
+ *	implied ACK, a READ response): the oldest unacknowledged PSN, or
+ *	later where a READ missing responses holds that back
  * @hi_psn: one past the highest PSN ever sent
  * @rnr_wait: waiting out an RNR NAK
  * @retry_left: transport retries left (retry_cnt after progress)
  * @rnr_left: RNR retries left (rnr_retry after progress; 7: for ever)
  */
 struct sroce_rc_send {
-	u32 una_psn;
+	u32 heard_psn;
 	u32 hi_psn;
 	bool rnr_wait;
 	u32 retry_left;
@@ -197,8 +199,10 @@ static inline bool sroce_rc_spend(u32 *left, bool infinite)
  * @psn: its PSN
  * @out: the outcome: budgets left, status, RNR wait
  *
- * A NAK for a PSN already acknowledged is stale (a duplicate, or one the
- * resend already answered) and does nothing; so does a sequence or RNR
+ * A NAK for a PSN before the newest answer had is stale (a duplicate, one
+ * the resend already answered, or one overtaken on the wire by a later
+ * answer while a READ holds the oldest unacknowledged PSN back) and does
+ * nothing; so does a sequence or RNR
  * NAK during an RNR wait (the resend after it is due anyway). A sequence
  * NAK goes back, spending a transport retry, so a peer that NAKs for ever
  * ends in RETRY_EXC; an RNR NAK waits the time its syndrome encodes,
@@ -212,7 +216,7 @@ static inline enum sroce_rc_act sroce_rc_nak(const struct sroce_rc_send *s,
 					     enum sroce_rc_ack kind, u8 syn, u32 psn,
 					     struct sroce_rc_step *out)
 {
-	bool stale = sroce_psn_diff(psn, s->una_psn) < 0;
+	bool stale = sroce_psn_diff(psn, s->heard_psn) < 0;
 
 	out->status = SROCE_RC_ST_NONE;
 	out->retry_left = s->retry_left;

@@ -99,7 +99,7 @@ TEST(RcComp, AckKindTable)
 
 struct NakRow {
 	const char *rule;
-	sroce_rc_send s;  // una_psn, hi_psn, rnr_wait, retry_left, rnr_left
+	sroce_rc_send s;  // heard_psn, hi_psn, rnr_wait, retry_left, rnr_left
 	std::uint8_t syn;
 	std::uint32_t psn;
 	sroce_rc_act act;
@@ -107,10 +107,21 @@ struct NakRow {
 	std::uint32_t retry_left, rnr_left, rnr_usecs;
 };
 
+// the state with the responder's newest answer at the oldest unacknowledged PSN @una
 sroce_rc_send st(std::uint32_t una, std::uint32_t retry, std::uint32_t rnr_left,
 		 bool rnr_wait = false)
 {
 	return {una, sroce_psn_add(una, 100), rnr_wait, retry, rnr_left};
+}
+
+// ... with answers heard up to @heard past @una, which a READ missing
+// responses holds back
+sroce_rc_send st_read(std::uint32_t una, std::uint32_t heard, std::uint32_t retry)
+{
+	sroce_rc_send s = st(una, retry, 7);
+
+	s.heard_psn = heard;
+	return s;
 }
 
 sroce_rc_ack kind_of(std::uint8_t syn, std::uint32_t psn, std::uint32_t hi)
@@ -123,8 +134,13 @@ const std::vector<NakRow> kNakRows = {
 	// PSN sequence error NAK: go back, one transport retry spent
 	{"seq NAK at the oldest unacknowledged PSN: go back, spend a retry", st(10, 7, 7),
 	 nak(SROCE_NAK_PSN_SEQ_ERR), 10, SROCE_RC_ACT_GO_BACK, SROCE_RC_ST_NONE, 6, 7, 0},
-	{"seq NAK past it (a READ before it misses responses): go back", st(10, 3, 7),
+	{"seq NAK past it (a READ before it misses responses): go back", st_read(10, 15, 3),
 	 nak(SROCE_NAK_PSN_SEQ_ERR), 15, SROCE_RC_ACT_GO_BACK, SROCE_RC_ST_NONE, 2, 7, 0},
+	{"seq NAK overtaken by a later answer while a READ holds una back: nothing",
+	 st_read(10, 30, 3), nak(SROCE_NAK_PSN_SEQ_ERR), 20, SROCE_RC_ACT_NONE, SROCE_RC_ST_NONE, 3,
+	 7, 0},
+	{"RNR NAK overtaken by a later answer: nothing", st_read(10, 30, 3), rnr(1), 20,
+	 SROCE_RC_ACT_NONE, SROCE_RC_ST_NONE, 3, 7, 0},
 	{"9.9 retry exhaustion: seq NAK with no retry left fails RETRY_EXC", st(10, 0, 7),
 	 nak(SROCE_NAK_PSN_SEQ_ERR), 10, SROCE_RC_ACT_FAIL, SROCE_RC_ST_RETRY_EXC, 0, 7, 0},
 	{"duplicate (stale) seq NAK, PSN already acknowledged: nothing", st(10, 7, 7),
@@ -224,7 +240,7 @@ TEST(RcComp, SequenceNaksForEverEndInRetryExceeded)
 		sroce_rc_step out{};
 		std::uint32_t resends = 0;
 
-		while (sroce_rc_nak(&s, SROCE_RC_ACK_SEQ, nak(SROCE_NAK_PSN_SEQ_ERR), s.una_psn,
+		while (sroce_rc_nak(&s, SROCE_RC_ACK_SEQ, nak(SROCE_NAK_PSN_SEQ_ERR), s.heard_psn,
 				    &out) == SROCE_RC_ACT_GO_BACK) {
 			s.retry_left = out.retry_left;
 			ASSERT_LE(++resends, cnt);
