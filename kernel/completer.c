@@ -307,9 +307,14 @@ static void sroce_set_una(struct sroce_qp *qp, u32 una)
 	}
 }
 
-/* Progress: reset the retry budgets, restart or stop the timer. */
+/*
+ * Progress: reset the retry budgets, restart or stop the timer; an RTO
+ * probe not sent yet is not needed.
+ */
 static void sroce_progress(struct sroce_qp *qp)
 {
+	qp->req.probe_due = false;
+	qp->req.probe_alone = false;
 	qp->req.retry_left = qp->attr.retry_cnt;
 	qp->req.rnr_left = qp->attr.rnr_retry;
 	qp->req.backoff = 0;
@@ -381,6 +386,28 @@ static bool sroce_ack_upto(struct sroce_qp *qp, u32 psn)
 		return false;
 	sroce_set_una(qp, una);
 	return true;
+}
+
+/*
+ * An ACK through @upto while the RTO's probe waits for its answer
+ * (sroce_req_probe()). Through a PSN past the probe, the packets after it
+ * arrived as well (the RTO only met a late ACK): nothing more goes.
+ * Through the probe alone, with more sent after it, either the responder
+ * has none of those or this is the late ACK of the probe's first
+ * transmission, with more on its way (a stalled host releases them in a
+ * burst): unless an ACK past it comes before the next RTO, that RTO goes
+ * back (sroce_completer_rto()). An ACK before the probe says nothing yet;
+ * a NAK goes back itself.
+ */
+static void sroce_probe_answered(struct sroce_qp *qp, u32 upto)
+{
+	struct sroce_req *req = &qp->req;
+
+	if (!req->probing || sroce_psn_diff(upto, req->probe_psn) < 0)
+		return;
+	req->probing = false;
+	req->probe_alone = upto == req->probe_psn &&
+			   sroce_psn_diff(req->psn, req->una_psn) > 0;
 }
 
 /* The ib_wc_status of a decision's (proto/sroce_rc_comp.h) */
@@ -535,8 +562,10 @@ static void sroce_rx_ack(struct sroce_qp *qp, const struct sroce_pkt_hdr *hdr,
 	/* a duplicate ACK changes nothing: no budget reset, no timer push */
 	if (sroce_ack_upto(qp, upto))
 		sroce_progress(qp);
-	if (kind == SROCE_RC_ACK_ACK)
+	if (kind == SROCE_RC_ACK_ACK) {
+		sroce_probe_answered(qp, upto);
 		return;
+	}
 	sroce_rc_send_of(qp, &s);
 	switch (sroce_rc_nak(&s, kind, syn, psn, &step)) {
 	case SROCE_RC_ACT_GO_BACK:
@@ -970,11 +999,14 @@ void sroce_completer_rx(struct sroce_qp *qp, struct sk_buff *skb,
 
 /*
  * The resend timer of the measured RTT expired before the QP's timeout
- * (proto/sroce_cwnd.h): resend from the oldest unacknowledged PSN without
- * spending a retry (in a selective READ episode, ask for its holes again
- * first). Its wait doubles until progress, and the episode never moves the
- * IBTA deadline it started under (@fail_at): a peer that is gone still
- * fails after retry_cnt timeouts.
+ * (proto/sroce_cwnd.h): the oldest unacknowledged packet goes again alone,
+ * without spending a retry (sroce_req_probe(); a READ or atomic there goes
+ * back instead, and in a selective READ episode its holes are asked for
+ * again first); its answer decides what else goes (sroce_probe_answered()):
+ * after an ACK of the probe alone, this one goes back. Its wait doubles
+ * until progress, and the episode never moves the IBTA deadline it
+ * started under (@fail_at): a peer that is gone still fails after
+ * retry_cnt timeouts.
  */
 static void sroce_completer_rto(struct sroce_qp *qp)
 {
@@ -989,12 +1021,18 @@ static void sroce_completer_rto(struct sroce_qp *qp)
 		sroce_req_arm_timer(qp);
 		return;
 	}
-	req->need_retry = true;
-	req->retry_psn = req->una_psn;
+	if (req->probe_alone) {
+		/* the probe's answer was all: what followed it goes again */
+		req->probe_alone = false;
+		req->need_retry = true;
+		req->retry_psn = req->una_psn;
+		trace_sroce_retransmit(qp->ibqp.qp_num, req->retry_psn, req->retry_left,
+				       SROCE_RETX_PROBE);
+	} else {
+		req->probe_due = true;
+	}
 	req->rd_gap = false;
 	req->sack_valid = false;
-	trace_sroce_retransmit(qp->ibqp.qp_num, req->retry_psn, req->retry_left,
-			       SROCE_RETX_RTO);
 	sroce_cwnd_cut(qp, false, true);
 	sroce_req_arm_timer(qp);
 }
@@ -1035,6 +1073,8 @@ void sroce_completer_timeout(struct sroce_qp *qp)
 	req->retry_left = step.retry_left;
 	req->need_retry = true;
 	req->retry_psn = req->una_psn;
+	req->probe_due = false;
+	req->probe_alone = false;
 	trace_sroce_retransmit(qp->ibqp.qp_num, req->retry_psn, req->retry_left,
 			       SROCE_RETX_TIMEOUT);
 	req->rd_gap = false;

@@ -235,6 +235,10 @@ struct sroce_req {
 	bool rnr_wait;		/* waiting out an RNR NAK */
 	bool need_retry;	/* go back to retry_psn on the next run */
 	u32 retry_psn;
+	bool probe_due;		/* the RTO's probe goes on the next run (requester.c) */
+	bool probing;		/* ... it went: its answer decides (completer.c) */
+	u32 probe_psn;		/* the PSN it resent */
+	bool probe_alone;	/* ... an ACK of it alone came: the next RTO goes back */
 	bool odp_retry;		/* a response met a missing ODP page: once it is */
 	u32 odp_retry_psn;	/* faulted in, ask again from odp_retry_psn */
 	bool rd_gap;		/* a READ's responses were lost: asked again from rd_gap_psn */

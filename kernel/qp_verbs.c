@@ -769,6 +769,9 @@ static void sroce_qp_start_requester(struct sroce_qp *qp)
 	sroce_cwnd_init(&qp->req.cwnd,
 			READ_ONCE(sroce_loss_window) ? qp->mtu : SROCE_CWND_UNIT_MIN);
 	qp->req.sack_valid = false;
+	qp->req.probe_due = false;
+	qp->req.probing = false;
+	qp->req.probe_alone = false;
 	qp->req.retry_left = qp->attr.retry_cnt;
 	qp->req.rnr_left = qp->attr.rnr_retry;
 	qp->req.backoff = 0;

@@ -652,6 +652,8 @@ void sroce_req_go_back(struct sroce_qp *qp, u32 psn)
 	lockdep_assert_held(&qp->lock);
 
 	sroce_selrd_reset(&req->selrd);
+	req->probing = false;	/* whatever the probe's answer, all goes again */
+	req->probe_alone = false;
 	if (sroce_psn_diff(psn, req->una_psn) < 0)
 		psn = req->una_psn;
 	for (idx = req->comp_idx; idx != req->started; idx++) {
@@ -830,12 +832,73 @@ static void sroce_req_fail_head(struct sroce_qp *qp, enum ib_wc_status status)
 	sroce_qp_set_error(qp);
 }
 
-/* A go-back the completer asked for, or the one an ODP fault put off */
+/**
+ * sroce_req_probe() - the RTO's probe: the oldest unacknowledged packet alone
+ * @qp: the QP
+ *
+ * Resent asking for an ACK, the send walk left where it is: its answer
+ * tells a loss from a late ACK (completer.c, sroce_probe_answered()). A
+ * request answered by responses (READ, atomic) is not resent alone, as
+ * its resend asks for all of them again.
+ *
+ * Return: false when the caller goes back instead.
+ */
+static bool sroce_req_probe(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+	u32 psn = req->una_psn, next = req->psn, idx, off, payload;
+	struct sroce_pkt_hdr hdr = {};
+	struct sroce_send_wqe *wqe;
+	struct sroce_rc_entry at;
+	struct sroce_swqe *sw;
+	int err;
+
+	if (sroce_psn_diff(next, psn) <= 0)
+		return true;	/* nothing sent to probe: the walk goes on */
+	for (idx = req->comp_idx; idx != req->started; idx++) {
+		sw = sroce_swqe(qp, idx);
+		if (!sw->tail_sent || sroce_psn_diff(psn, sw->last_psn) <= 0)
+			break;
+	}
+	if (idx == req->started)
+		return true;
+	wqe = sroce_shadow(qp, idx);
+	if (sroce_wqe_has_response(wqe))
+		return false;
+	at.first_psn = sw->first_psn;
+	at.response = false;
+	at.resp_done = 0;
+	/* the headers of the packet at req->psn, put there for the build */
+	req->psn = sroce_rc_restart(&at, psn, qp->mtu, &off);
+	payload = sroce_req_hdr(qp, wqe, sw, off, &hdr);
+	hdr.bth.ack_req = true;
+	err = sroce_req_xmit(qp, wqe, &hdr, off, payload);
+	req->psn = next;
+	if (err && err != -ENOMEM)
+		return false;	/* an ODP page, or memory that refused: the walk's */
+	req->probing = true;
+	req->probe_psn = psn;
+	trace_sroce_retransmit(qp->ibqp.qp_num, psn, req->retry_left, SROCE_RETX_RTO);
+	return true;
+}
+
+/*
+ * A go-back the completer asked for, or the one an ODP fault put off; or
+ * the RTO's probe, or the go-back it could not be
+ */
 static void sroce_req_retry(struct sroce_qp *qp)
 {
 	struct sroce_req *req = &qp->req;
 
 	lockdep_assert_held(&qp->lock);
+
+	if (req->probe_due) {
+		req->probe_due = false;
+		if (!sroce_req_probe(qp)) {
+			req->need_retry = true;
+			req->retry_psn = req->una_psn;
+		}
+	}
 
 	if (req->odp_retry && !READ_ONCE(qp->odp_waiting)) {
 		/* the page a response needed is there now (odp.c) */

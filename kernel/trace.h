@@ -20,6 +20,7 @@ enum sroce_retx_why {
 	SROCE_RETX_READ_GAP,	/* READ responses were lost */
 	SROCE_RETX_ODP,		/* a READ response met a missing ODP page */
 	SROCE_RETX_RTO,		/* the measured RTT's resend timer expired */
+	SROCE_RETX_PROBE,	/* the RTO's probe was answered: more was lost */
 };
 #endif
 
@@ -127,7 +128,8 @@ SROCE_DROP_REASONS(SROCE_TRACE_DROP_ENUM_, SROCE_TRACE_DROP_ENUM_)
 #define SROCE_TRACE_RETX(X, Y)						\
 	X(SROCE_RETX_TIMEOUT, "timeout") X(SROCE_RETX_NAK, "nak")	\
 	X(SROCE_RETX_RNR, "rnr") X(SROCE_RETX_READ_GAP, "read_gap")	\
-	X(SROCE_RETX_ODP, "odp") Y(SROCE_RETX_RTO, "rto")
+	X(SROCE_RETX_ODP, "odp") X(SROCE_RETX_RTO, "rto")		\
+	Y(SROCE_RETX_PROBE, "probe")
 SROCE_TRACE_RETX(SROCE_TRACE_ENUM_, SROCE_TRACE_ENUM_)
 #define sroce_show_retx(r) \
 	__print_symbolic(r, SROCE_TRACE_RETX(SROCE_TRACE_SYM_, SROCE_TRACE_SYM_LAST_))
