@@ -631,6 +631,40 @@ static int sroce_req_send_one(struct sroce_qp *qp)
 	return 0;
 }
 
+/*
+ * The started entry that holds @psn: the oldest not acknowledged through
+ * it, or req->started when every started entry is.
+ */
+static u32 sroce_req_entry_of(struct sroce_qp *qp, u32 psn)
+{
+	struct sroce_req *req = &qp->req;
+	u32 idx;
+
+	for (idx = req->comp_idx; idx != req->started; idx++) {
+		const struct sroce_swqe *sw = sroce_swqe(qp, idx);
+
+		if (!sw->tail_sent || sroce_psn_diff(psn, sw->last_psn) <= 0)
+			break;
+	}
+	return idx;
+}
+
+/*
+ * Where a resend from @psn starts in entry @idx (sroce_rc_restart()):
+ * return its PSN, and its offset in the message in @off.
+ */
+static u32 sroce_req_restart_at(struct sroce_qp *qp, u32 idx, u32 psn, u32 *off)
+{
+	const struct sroce_swqe *sw = sroce_swqe(qp, idx);
+	struct sroce_rc_entry at = {
+		.first_psn = sw->first_psn,
+		.response = sroce_wqe_has_response(sroce_shadow(qp, idx)),
+		.resp_done = sw->read_done,
+	};
+
+	return sroce_rc_restart(&at, psn, qp->mtu, off);
+}
+
 /**
  * sroce_req_go_back() - resend from @psn (go-back-N)
  * @qp: the QP
@@ -645,7 +679,6 @@ static int sroce_req_send_one(struct sroce_qp *qp)
 void sroce_req_go_back(struct sroce_qp *qp, u32 psn)
 {
 	struct sroce_req *req = &qp->req;
-	struct sroce_rc_entry at;
 	struct sroce_swqe *sw;
 	u32 idx;
 
@@ -656,11 +689,7 @@ void sroce_req_go_back(struct sroce_qp *qp, u32 psn)
 	req->probe_alone = false;
 	if (sroce_psn_diff(psn, req->una_psn) < 0)
 		psn = req->una_psn;
-	for (idx = req->comp_idx; idx != req->started; idx++) {
-		sw = sroce_swqe(qp, idx);
-		if (!sw->tail_sent || sroce_psn_diff(psn, sw->last_psn) <= 0)
-			break;
-	}
+	idx = sroce_req_entry_of(qp, psn);
 	if (idx == req->started)
 		return;		/* everything started is acknowledged */
 
@@ -669,11 +698,7 @@ void sroce_req_go_back(struct sroce_qp *qp, u32 psn)
 		sroce_stat_inc(qp->sdev, SROCE_STAT_RETRANSMITS);
 		sroce_cwnd_resend(&req->cwnd);
 	}
-	sw = sroce_swqe(qp, idx);
-	at.first_psn = sw->first_psn;
-	at.response = sroce_wqe_has_response(sroce_shadow(qp, idx));
-	at.resp_done = sw->read_done;
-	req->psn = sroce_rc_restart(&at, psn, qp->mtu, &req->send_off);
+	req->psn = sroce_req_restart_at(qp, idx, psn, &req->send_off);
 	req->send_idx = idx;
 	for (; idx != req->started; idx++) {
 		sw = sroce_swqe(qp, idx);
@@ -849,28 +874,19 @@ static bool sroce_req_probe(struct sroce_qp *qp)
 	u32 psn = req->una_psn, next = req->psn, idx, off, payload;
 	struct sroce_pkt_hdr hdr = {};
 	struct sroce_send_wqe *wqe;
-	struct sroce_rc_entry at;
-	struct sroce_swqe *sw;
 	int err;
 
 	if (sroce_psn_diff(next, psn) <= 0)
 		return true;	/* nothing sent to probe: the walk goes on */
-	for (idx = req->comp_idx; idx != req->started; idx++) {
-		sw = sroce_swqe(qp, idx);
-		if (!sw->tail_sent || sroce_psn_diff(psn, sw->last_psn) <= 0)
-			break;
-	}
+	idx = sroce_req_entry_of(qp, psn);
 	if (idx == req->started)
 		return true;
 	wqe = sroce_shadow(qp, idx);
 	if (sroce_wqe_has_response(wqe))
 		return false;
-	at.first_psn = sw->first_psn;
-	at.response = false;
-	at.resp_done = 0;
 	/* the headers of the packet at req->psn, put there for the build */
-	req->psn = sroce_rc_restart(&at, psn, qp->mtu, &off);
-	payload = sroce_req_hdr(qp, wqe, sw, off, &hdr);
+	req->psn = sroce_req_restart_at(qp, idx, psn, &off);
+	payload = sroce_req_hdr(qp, wqe, sroce_swqe(qp, idx), off, &hdr);
 	hdr.bth.ack_req = true;
 	err = sroce_req_xmit(qp, wqe, &hdr, off, payload);
 	req->psn = next;
