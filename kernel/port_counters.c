@@ -40,6 +40,7 @@ static const struct rdma_stat_desc sroce_stat_descs[] = {
 	[SROCE_STAT_SR_SACK_DROPS]	= { .name = "sr_sack_rx_drops" },
 	[SROCE_STAT_SR_PLACED]		= { .name = "sr_placed_pkts" },
 	[SROCE_STAT_SR_HELD]		= { .name = "sr_held_pkts" },
+	[SROCE_STAT_SR_FAR_DROPS]	= { .name = "sr_far_drops" },
 	[SROCE_STAT_TX_GSO_BURSTS]	= { .name = "tx_gso_bursts" },
 	[SROCE_STAT_TX_GSO_PKTS]	= { .name = "tx_gso_pkts" },
 	[SROCE_STAT_CWND_CUTS]		= { .name = "cwnd_cuts" },

@@ -1080,7 +1080,9 @@ static bool sroce_req_ring_idle(struct sroce_qp *qp)
  * @wqe: the entry (shadow copy)
  *
  * Not when the QP drains (SQD: no new message starts, the started ones are
- * resent), the loss window is full, a request answered by a response finds
+ * resent), the loss window is full, a SEND or WRITE packet would go further
+ * ahead than a selective repeat peer holds (sroce_rc_sr_reach()), a
+ * request answered by a response finds
  * max_rd_atomic of them outstanding, would take its responses past the
  * loss window (unless nothing else is in flight: a READ longer than the
  * window goes alone) or the PSNs in flight past a quarter of the PSN
@@ -1099,6 +1101,10 @@ static bool sroce_req_may_send(struct sroce_qp *qp, const struct sroce_send_wqe 
 	if (READ_ONCE(qp->state) == IB_QPS_SQD && req->send_idx == req->started)
 		return false;
 	if (!sroce_req_window_open(qp))
+		return false;
+	/* a selective repeat peer holds no further ahead when una is lost */
+	if (qp->opt.selrep_peer && !sroce_wqe_has_response(wqe) &&
+	    !sroce_rc_sr_reach(req->psn, req->una_psn))
 		return false;
 	if (sroce_wqe_has_response(wqe)) {
 		struct sroce_swqe *sw = sroce_swqe(qp, req->send_idx);

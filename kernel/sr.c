@@ -244,8 +244,10 @@ bool sroce_sr_sack(struct sroce_qp *qp, struct sroce_sack *sack)
  *
  * SEND and WRITE packets up to SROCE_SR_WINDOW - 1 PSNs past the expected
  * one are held, within SROCE_SR_HOLD_BYTES and half the device's receive
- * backlog bound (sroce_dev_rxq_full()); READ and atomic requests are
- * not (they are executed in order only: a gap before them is NAKed).
+ * backlog bound (sroce_dev_rxq_full()); one further ahead is counted
+ * (sr_far_drops: an sroce requester keeps its packets nearer,
+ * sroce_rc_sr_reach()). READ and atomic requests are not held (they are
+ * executed in order only: a gap before them is NAKed).
  *
  * Return: true if the packet was held and the gap is not to be NAKed yet;
  * false to NAK it now (not holdable, over the bounds, the reordering
@@ -259,8 +261,13 @@ bool sroce_sr_hold(struct sroce_qp *qp, struct sk_buff *skb, const struct sroce_
 	u32 flags = hdr->info->flags;
 
 	lockdep_assert_held(&qp->lock);
-	if (!off || !(flags & (SROCE_OPF_SEND | SROCE_OPF_WRITE)))
+	if (!(flags & (SROCE_OPF_SEND | SROCE_OPF_WRITE)))
 		return false;
+	if (!off) {
+		/* further ahead than a slot: the requester's bound was not kept */
+		sroce_stat_inc(qp->sdev, SROCE_STAT_SR_FAR_DROPS);
+		return false;
+	}
 	if (sroce_sr_used(resp, slot)) {
 		if (resp->sr_psn[slot] == hdr->bth.psn) {
 			/* a resend of one held already */

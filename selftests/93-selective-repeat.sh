@@ -29,7 +29,8 @@
 # refused, still byte-exact. Also
 # with 2 % loss, in NCCL's pattern, and with selective repeat on one end
 # only and against rdma_rxe, where it falls back to go-back-N and never
-# sends a SACK.
+# sends a SACK. In the lossy runs no SEND or WRITE packet arrived further
+# ahead than the responder holds (sr_far_drops: the requester's reach).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/net-topo.sh"
 . "$(dirname "$0")/bounded.sh"
@@ -67,7 +68,7 @@ netem() {
 	tc qdisc add dev srA root netem "$@" && in_peer tc qdisc add dev srB root netem "$@"
 }
 
-CTRS="tx_pkts selrd_repairs selrd_reasks selrd_placed_pkts retx_pkts retx_bytes sr_ooo_rx_pkts sr_placed_pkts sr_sack_tx sr_sack_rx sr_retx_skipped_pkts sr_window_pkts sr_sack_rx_drops sr_hold_drops local_ack_timeouts"
+CTRS="tx_pkts selrd_repairs selrd_reasks selrd_placed_pkts retx_pkts retx_bytes sr_ooo_rx_pkts sr_placed_pkts sr_sack_tx sr_sack_rx sr_retx_skipped_pkts sr_window_pkts sr_sack_rx_drops sr_hold_drops sr_far_drops local_ack_timeouts"
 # sum NAME: counter NAME of sroce8 and sroce9 added up
 sum() { echo $(($(port_counter sroce8 "$1") + $(port_counter sroce9 "$1"))); }
 # (ktap_case runs its command in a subshell: the movement goes to a file)
@@ -173,7 +174,7 @@ param_off() {
 		rdma link delete sroce7 && ip link del srdum
 }
 
-ktap_header 25
+ktap_header 27
 dmesg_mark
 ktap_result "topology sroce8 <-> sroce9" topo_up sroce
 ktap_result "selective_repeat on by default, rejects a non-boolean" \
@@ -236,6 +237,16 @@ tail_ok() {
 	     "$(got tail sr_retx_skipped_pkts)" -gt 0 -a "$(got tail local_ack_timeouts)" -eq 0
 }
 ktap_result "a gap nothing follows: NAKed with a SACK, only the hole resent, no ACK timeout" tail_ok
+# 8 WRITEs of 64 KiB in flight (512 PSNs, which the loss window lets go
+# over a 2 ms path), one WRITE MIDDLE in 600 lost in srpeer
+netem delay 2ms
+fault_rule peer "@th,64,8 0x07 numgen inc mod 600 == 300"
+ktap_case "selective repeat, 8 WRITEs of 64 KiB in flight, one packet in 600 lost: byte-exact" \
+	run far -m 1024 -n 40 --depth 8 --min-size 64K --max-size 64K --ops write \
+	--initiator client --seed 19 --timeout 60
+echo "dropped $(fault_dropped)" >> "$CTRDIR/far"
+fault_clear
+netem
 ktap_case "READs, 3 % of responses lost, going back (selective_read=N): byte-exact" \
 	rd_run rdgbn N
 ktap_case "READs, 3 % of responses lost, selective READ: byte-exact" rd_run rdsel Y
@@ -248,6 +259,18 @@ ktap_result "selective READ: a lost repair asked for again by the resend timer" 
 netem delay 2ms reorder 50% 50% loss 2%
 ktap_case "selective repeat, NCCL pattern, 2 QPs, reorder 50 % and 2 % loss: byte-exact" \
 	run nccl --nccl --qps 2 -m 1024 -n 24 --max-size 128K --timeout 30 --seed 13
+# the requester keeps SEND and WRITE packets within 126 PSNs of the oldest
+# unacknowledged one, as far as the responder holds past a lost one
+# (multipath.rst, Reach): in the lossy runs none arrived further ahead
+far_ok() {
+	echo "lost $(got far dropped) of 512 PSNs in flight: held $(got far sr_ooo_rx_pkts)," \
+	     "$(got far retx_pkts) resent; arrived too far ahead to be held: $(got far sr_far_drops)," \
+	     "$(got sr50 sr_far_drops) (reorder 50 %), $(got nccl sr_far_drops) (NCCL pattern)"
+	test "$(got far dropped)" -gt 0 -a "$(got far sr_ooo_rx_pkts)" -gt 0 -a \
+	     "$(got far sr_far_drops)" -eq 0 -a "$(got sr50 sr_far_drops)" -eq 0 -a \
+	     "$(got nccl sr_far_drops)" -eq 0
+}
+ktap_result "requests kept within the responder's reach: none came too far ahead (sr_far_drops)" far_ok
 
 netem delay 2ms reorder 25% 50%
 sr_set 1 0

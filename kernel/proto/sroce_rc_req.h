@@ -156,6 +156,29 @@ static inline bool sroce_rc_sack_window(const struct sroce_rc_sacked *s, u32 psn
 	return span - held < (int)cwnd;
 }
 
+/**
+ * sroce_rc_sr_reach() - may a SEND or WRITE packet @psn go to a selective
+ *	repeat peer now?
+ * @psn: its PSN
+ * @una: the oldest unacknowledged PSN
+ *
+ * The responder holds a packet that comes early by at most
+ * SROCE_SR_WINDOW - 1 PSNs (sroce_sr_offset()). Sent further ahead of the
+ * oldest unacknowledged PSN, it is dropped whenever that one was lost,
+ * and goes again after the hole is filled: on a clean wire between two
+ * VMs, where the receiving host's buffers drop a packet now and then,
+ * that was most of what was resent (performance-log.rst, *Across
+ * machines: as far as the responder holds*). One short of the last slot,
+ * as sroce_rc_sack_window() counts. READ and atomic requests are not held
+ * and not bounded here.
+ *
+ * Return: true if @psn is near enough to @una.
+ */
+static inline bool sroce_rc_sr_reach(u32 psn, u32 una)
+{
+	return sroce_psn_diff(psn, una) < (int)SROCE_SR_WINDOW - 1;
+}
+
 #ifdef __cplusplus
 }
 #endif

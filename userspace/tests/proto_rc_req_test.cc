@@ -171,4 +171,15 @@ TEST(RcReq, SackWindowTable)
 	}
 }
 
+TEST(RcReq, SrReach)
+{
+	EXPECT_TRUE(sroce_rc_sr_reach(100, 100));	 // the oldest itself
+	EXPECT_TRUE(sroce_rc_sr_reach(226, 100));	 // 126 ahead: held if 100 is lost
+	EXPECT_FALSE(sroce_rc_sr_reach(227, 100));	 // the responder's last slot: left alone
+	EXPECT_FALSE(sroce_rc_sr_reach(1124, 100));	 // a full loss window ahead
+	EXPECT_TRUE(sroce_rc_sr_reach(110, kTop - 15));	 // 9.7.1 wrap: 126 ahead
+	EXPECT_FALSE(sroce_rc_sr_reach(111, kTop - 15));
+	EXPECT_TRUE(sroce_rc_sr_reach(99, 100));  // behind the oldest (a resend)
+}
+
 }  // namespace
