@@ -274,14 +274,19 @@ static u8 sroce_req_opcode(const struct sroce_send_wqe *wqe, bool first, bool la
 }
 
 /*
- * Does the loss window let the packet at req->psn go? Past it only while a
- * SACK's hole is being filled: what went behind the hole is held by the
- * responder (sroce_rc_sack_window()).
+ * Does the window let the packet of @wqe at req->psn go? Not a SEND or
+ * WRITE packet further ahead than a selective repeat peer holds
+ * (sroce_rc_sr_reach()); past the loss window only while a SACK's hole is
+ * being filled: what went behind the hole is held by the responder
+ * (sroce_rc_sack_window()).
  */
-static bool sroce_req_window_open(struct sroce_qp *qp)
+static bool sroce_req_window_open(struct sroce_qp *qp, const struct sroce_send_wqe *wqe)
 {
 	struct sroce_req *req = &qp->req;
 
+	if (qp->opt.selrep_peer && !sroce_wqe_has_response(wqe) &&
+	    !sroce_rc_sr_reach(req->psn, req->una_psn))
+		return false;
 	if (sroce_cwnd_open(&req->cwnd, req->psn, req->una_psn))
 		return true;
 	if (!req->sack_valid ||
@@ -1080,9 +1085,8 @@ static bool sroce_req_ring_idle(struct sroce_qp *qp)
  * @wqe: the entry (shadow copy)
  *
  * Not when the QP drains (SQD: no new message starts, the started ones are
- * resent), the loss window is full, a SEND or WRITE packet would go further
- * ahead than a selective repeat peer holds (sroce_rc_sr_reach()), a
- * request answered by a response finds
+ * resent), the window is full (sroce_req_window_open()), a request
+ * answered by a response finds
  * max_rd_atomic of them outstanding, would take its responses past the
  * loss window (unless nothing else is in flight: a READ longer than the
  * window goes alone) or the PSNs in flight past a quarter of the PSN
@@ -1100,11 +1104,7 @@ static bool sroce_req_may_send(struct sroce_qp *qp, const struct sroce_send_wqe 
 	/* drain: no new message starts, the started ones are resent */
 	if (READ_ONCE(qp->state) == IB_QPS_SQD && req->send_idx == req->started)
 		return false;
-	if (!sroce_req_window_open(qp))
-		return false;
-	/* a selective repeat peer holds no further ahead when una is lost */
-	if (qp->opt.selrep_peer && !sroce_wqe_has_response(wqe) &&
-	    !sroce_rc_sr_reach(req->psn, req->una_psn))
+	if (!sroce_req_window_open(qp, wqe))
 		return false;
 	if (sroce_wqe_has_response(wqe)) {
 		struct sroce_swqe *sw = sroce_swqe(qp, req->send_idx);
