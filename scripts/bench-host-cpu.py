@@ -32,8 +32,9 @@ HZ = os.sysconf("SC_CLK_TCK")
 
 def host_cpu():
     with open("/proc/stat") as f:
-        v = [int(x) for x in f.readline().split()[1:]]
-    idle = v[3] + (v[4] if len(v) > 4 else 0)
+        # user..steal: guest time is counted in user already
+        v = [int(x) for x in f.readline().split()[1:9]]
+    idle = v[3] + v[4]
     return sum(v) - idle, sum(v)
 
 
