@@ -333,6 +333,13 @@ struct sroce_resp {
 	 * READ's PSN for its completion (rdma_rxe does), data or not.
 	 */
 	u32 ack_psn;
+	/*
+	 * An ACK owed for duplicate SEND or WRITE packets of a requester not
+	 * known to be sroce (sroce_qp_peer_is_sroce()): it names the newest
+	 * duplicate, not @ack_psn (responder.c, sroce_resp_dup_ack())
+	 */
+	bool dup_ack_pending;
+	u32 dup_ack_psn;
 	/* a NAK for @psn that must wait for queued READ responses (IBTA ordering) */
 	bool nak_deferred;
 	u8 nak_syn;
@@ -541,6 +548,16 @@ static inline bool sroce_qp_is_uc(const struct sroce_qp *qp)
 static inline bool sroce_qp_is_xrc(const struct sroce_qp *qp)
 {
 	return qp->ibqp.qp_type == IB_QPT_XRC_INI || qp->ibqp.qp_type == IB_QPT_XRC_TGT;
+}
+
+/*
+ * The peer has shown it is sroce: its packets carried one of sroce's marks
+ * (ICRC skip, selective repeat, adaptive routing; sroce_qp_icrc_learn()).
+ * Off with rxe and hardware, and with a sroce peer none of them is on for.
+ */
+static inline bool sroce_qp_peer_is_sroce(const struct sroce_qp *qp)
+{
+	return qp->opt.icrc_peer || qp->opt.selrep_peer || qp->opt.ar_peer;
 }
 
 /* Types run by the connected transport (RC's, with UC and XRC variants) */

@@ -192,13 +192,19 @@ void sroce_responder_flush_acks(struct sroce_qp *qp)
 	if (resp->nak_deferred) {
 		resp->nak_deferred = false;
 		resp->ack_pending = false;	/* the NAK acknowledges as much */
+		resp->dup_ack_pending = false;
 		/* resp->psn has not moved since: an in-order request clears the NAK */
 		sroce_resp_send_nak(qp, resp->nak_syn);
 		return;
 	}
 	if (resp->ack_pending) {
 		resp->ack_pending = false;
+		resp->dup_ack_pending = false;	/* the newest covers it */
 		sroce_send_ack(qp, sroce_aeth_syn_ack(SROCE_AETH_CREDITS_INVALID), resp->ack_psn);
+	} else if (resp->dup_ack_pending) {
+		resp->dup_ack_pending = false;
+		sroce_send_ack(qp, sroce_aeth_syn_ack(SROCE_AETH_CREDITS_INVALID),
+			       resp->dup_ack_psn);
 	}
 	if (resp->sack_update)
 		sroce_resp_sack_update(qp);
@@ -916,6 +922,31 @@ static bool sroce_resp_is_repair(const struct sroce_qp *qp, const struct sk_buff
 }
 
 /*
+ * A duplicate SEND or WRITE packet is acknowledged again, not executed. A
+ * sroce peer reads an ACK of the newest PSN executed as the end of its
+ * resend. Any other requester is told the duplicate's own PSN, as if it had
+ * just executed: rdma_rxe, while it resends a message, takes an ACK naming
+ * the message's last PSN before it has resent that packet as progress
+ * without completing the message, and once the ACK of the resent last
+ * packet is lost it neither completes nor times out (transport.rst, RC
+ * reliability, Duplicates).
+ */
+static void sroce_resp_dup_ack(struct sroce_qp *qp, u32 psn)
+{
+	struct sroce_resp *resp = &qp->resp;
+
+	lockdep_assert_held(&qp->lock);
+
+	if (sroce_qp_peer_is_sroce(qp)) {
+		resp->ack_pending = true;
+		return;
+	}
+	if (!resp->dup_ack_pending || sroce_psn_diff(psn, resp->dup_ack_psn) > 0)
+		resp->dup_ack_psn = psn;
+	resp->dup_ack_pending = true;
+}
+
+/*
  * A duplicate request (sroce_rc_resp_class()): READs and atomics are
  * answered again, the rest re-ACKed; a READ naming no usable XRC SRQ
  * (@xerr) has no PD to be read under and is ignored. Counted
@@ -944,7 +975,7 @@ static void sroce_resp_dup(struct sroce_qp *qp, struct sk_buff *skb,
 		sroce_resp_flush(qp, hdr, true);
 		break;
 	default:
-		qp->resp.ack_pending = true;
+		sroce_resp_dup_ack(qp, hdr->bth.psn);
 		break;
 	}
 }
