@@ -59,6 +59,12 @@ module_param_named(tx_gso_default, sroce_tx_gso_default, bool, 0644);
 MODULE_PARM_DESC(tx_gso_default,
 		 "transmit bursts on devices created afterwards whose netdev has them segmented just before its driver: virtio-net, physical NICs (their sysfs tx_gso; default Y)");
 
+/* a new device's sysfs wide_segments (negotiated per RC QP: requester.c) */
+static bool sroce_wide_default = true;
+module_param_named(wide_segments_default, sroce_wide_default, bool, 0644);
+MODULE_PARM_DESC(wide_segments_default,
+		 "wide SEND/WRITE segments between sroce peers on devices created afterwards (their sysfs wide_segments; default Y)");
+
 static struct sroce_dev *sroce_find_by_ndev(struct net_device *ndev)
 {
 	struct sroce_dev *sdev;
@@ -226,6 +232,7 @@ static struct sroce_dev *sroce_dev_create(const char *ibdev_name, struct net_dev
 	sroce_dcqcn_dev_init(sdev);
 	sdev->ar_paths = SROCE_AR_PATHS_DEFAULT;
 	sdev->sr = READ_ONCE(sroce_sr_default);
+	sdev->wide = READ_ONCE(sroce_wide_default);
 	sdev->tx_gso = READ_ONCE(sroce_tx_gso_default) && sroce_txb_segmented(ndev);
 	sdev->last_port_state = sroce_port_state(sdev);
 	get_device(&sdev->ib_dev.dev);

@@ -179,6 +179,7 @@ struct sroce_swqe {
 	u32 last_psn;		/* PSN of its last packet (READ: last response) */
 	u32 npkts;
 	u32 length;		/* total payload bytes */
+	u32 seg;		/* SEND/WRITE payload per packet but the last */
 	u8 bad;			/* ib_wc_status when validation failed, else 0 */
 	bool sent;		/* every request packet sent since the last go-back */
 	bool tail_sent;		/* the last request packet was sent (last_psn valid) */
@@ -363,6 +364,7 @@ struct sroce_resp {
 	u64 wva;
 	u32 wleft;
 	u32 wlen;
+	u32 wseg;	/* its FIRST's payload: that of every packet but the last */
 	/* READ responses: @reads */
 	u32 rd_head, rd_tail;	/* free-running */
 	/* atomics executed (@atomics), for duplicates: answered again */
@@ -481,6 +483,8 @@ struct sroce_qp {
 		bool ar;	/* RC: sdev->ar, adaptive routing mode (requester.c) */
 		bool ar_peer;	/* the peer's requests carry SROCE_BTH_AR (sr.c) */
 		u8 ar_paths;	/* RC with @ar: sdev->ar_paths, source ports sprayed over */
+		bool wide;	/* RC: sdev->wide and the netdev fits sroce_wide_seg() */
+		bool wide_peer;	/* the peer's responses carry SROCE_BTH_WIDE_ADV */
 		u8 ar_next;	/* the path of the next request packet */
 	} opt;
 	/*
@@ -552,12 +556,14 @@ static inline bool sroce_qp_is_xrc(const struct sroce_qp *qp)
 
 /*
  * The peer has shown it is sroce: its packets carried one of sroce's marks
- * (ICRC skip, selective repeat, adaptive routing; sroce_qp_icrc_learn()).
+ * (ICRC skip, selective repeat, adaptive routing, wide segments;
+ * sroce_qp_icrc_learn()).
  * Off with rxe and hardware, and with a sroce peer none of them is on for.
  */
 static inline bool sroce_qp_peer_is_sroce(const struct sroce_qp *qp)
 {
-	return qp->opt.icrc_peer || qp->opt.selrep_peer || qp->opt.ar_peer;
+	return qp->opt.icrc_peer || qp->opt.selrep_peer || qp->opt.ar_peer ||
+	       qp->opt.wide_peer;
 }
 
 /* Types run by the connected transport (RC's, with UC and XRC variants) */

@@ -581,7 +581,8 @@ static u32 sroce_queue_discard(struct sroce_queue *q)
  * @rtr: sample them from the device; false clears them
  *
  * ICRC skip (connected QPs), selective repeat (RC), adaptive routing (RC,
- * with its path count) and the transmit burst stay as they were at RTR,
+ * with its path count), wide segments (RC, when the netdev takes them:
+ * path MTU set before) and the transmit burst stay as they were at RTR,
  * whatever the device's knobs do later; whether the peer takes part is
  * learnt from its packets (sroce_qp_icrc_learn()).
  */
@@ -602,6 +603,10 @@ static void sroce_qp_opts_sample(struct sroce_qp *qp, bool rtr)
 	qp->opt.ar_paths = clamp_t(u32, READ_ONCE(sdev->ar_paths), SROCE_AR_PATHS_MIN,
 				   SROCE_AR_PATHS_MAX);
 	qp->opt.ar_next = 0;
+	qp->opt.wide = rtr && type == IB_QPT_RC && READ_ONCE(sdev->wide) &&
+		       sroce_wide_seg(qp->mtu) &&
+		       READ_ONCE(sdev->ndev->mtu) >= sroce_wide_seg(qp->mtu) + SROCE_WIDE_OVERHEAD;
+	qp->opt.wide_peer = false;
 }
 
 /* Forget all transport state: RESET, or a fresh INIT. */

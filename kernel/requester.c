@@ -171,6 +171,21 @@ static const char *sroce_fetch_opcode_bad(struct sroce_qp *qp, const struct sroc
 	}
 }
 
+/*
+ * The payload of each packet of an SQ entry but its last: the path MTU, or
+ * for a SEND or WRITE to a responder that offered them, a wide segment
+ * (sroce_wide_seg()). Fixed at fetch for the entry's life, resends
+ * included: a peer learnt in between changes later entries only.
+ */
+static u32 sroce_req_seg(const struct sroce_qp *qp, const struct sroce_send_wqe *wqe)
+{
+	lockdep_assert_held(&qp->lock);
+
+	if (!qp->opt.wide_peer || sroce_wqe_has_response(wqe))
+		return qp->mtu;
+	return sroce_wide_seg(qp->mtu);
+}
+
 /* Copy and check one SQ entry; returns a completion status on error. */
 static enum ib_wc_status sroce_fetch_wqe(struct sroce_qp *qp, u32 idx)
 {
@@ -202,7 +217,8 @@ static enum ib_wc_status sroce_fetch_wqe(struct sroce_qp *qp, u32 idx)
 		return IB_WC_LOC_LEN_ERR;
 	}
 	sw->length = len;
-	sw->npkts = sroce_npkts(len, qp->mtu);
+	sw->seg = sroce_req_seg(qp, wqe);
+	sw->npkts = sroce_npkts(len, sw->seg);
 	return IB_WC_SUCCESS;
 }
 
@@ -362,7 +378,7 @@ static u32 sroce_req_data_hdr(struct sroce_qp *qp, const struct sroce_send_wqe *
 			      struct sroce_swqe *sw, u32 off, struct sroce_pkt_hdr *hdr)
 {
 	struct sroce_req *req = &qp->req;
-	u32 payload = min(qp->mtu, sw->length - off);
+	u32 payload = min(sw->seg, sw->length - off);
 	bool last = off + payload == sw->length;
 	bool write = wqe->opcode == IB_UVERBS_WR_RDMA_WRITE ||
 		     wqe->opcode == IB_UVERBS_WR_RDMA_WRITE_WITH_IMM;
@@ -667,7 +683,7 @@ static u32 sroce_req_restart_at(struct sroce_qp *qp, u32 idx, u32 psn, u32 *off)
 		.resp_done = sw->read_done,
 	};
 
-	return sroce_rc_restart(&at, psn, qp->mtu, off);
+	return sroce_rc_restart(&at, psn, sw->seg, off);
 }
 
 /**

@@ -506,6 +506,36 @@ static int sroce_resp_send(struct sroce_qp *qp, struct sk_buff *skb,
 	return 0;
 }
 
+/*
+ * The payload a FIRST may carry, that of every packet of its message but
+ * the last: the path MTU, or the wide segment a QP that offers them takes
+ * (qp->opt.wide; sroce_wide_seg()).
+ */
+static bool sroce_resp_seg_ok(const struct sroce_qp *qp, u32 len)
+{
+	return len == qp->mtu || (qp->opt.wide && len == sroce_wide_seg(qp->mtu));
+}
+
+/*
+ * A WRITE packet's payload fits what is left of the message; the message
+ * ends exactly at its DMA length, and every packet before the end carries
+ * the segment its FIRST set (sroce_resp_seg_ok()).
+ */
+static bool sroce_resp_write_len_ok(struct sroce_qp *qp, const struct sroce_pkt_hdr *hdr,
+				    bool end)
+{
+	struct sroce_resp *resp = &qp->resp;
+	u32 len = hdr->payload_len;
+
+	if (hdr->info->flags & SROCE_OPF_FIRST)
+		resp->wseg = sroce_resp_seg_ok(qp, len) ? len : 0;
+	if (len > resp->wleft)
+		return false;
+	if (end)
+		return len == resp->wleft;
+	return resp->wseg && len == resp->wseg;
+}
+
 static int sroce_resp_write(struct sroce_qp *qp, struct sk_buff *skb,
 			    const struct sroce_pkt_hdr *hdr)
 {
@@ -546,9 +576,7 @@ static int sroce_resp_write(struct sroce_qp *qp, struct sk_buff *skb,
 		resp->wleft = hdr->reth.dma_len;
 		resp->wlen = hdr->reth.dma_len;
 	}
-	/* payload must fit; the message must end exactly at DMA length */
-	if (hdr->payload_len > resp->wleft || (end && hdr->payload_len != resp->wleft) ||
-	    (!end && hdr->payload_len != qp->mtu)) {
+	if (!sroce_resp_write_len_ok(qp, hdr, end)) {
 		sroce_resp_fatal(qp, SROCE_NAK_INVALID_REQ);
 		return -EINVAL;
 	}

@@ -115,6 +115,7 @@ struct sroce_res_qp {
 	u32 cwnd;
 	bool selrep, selrep_peer;
 	u32 sr_held;
+	bool wide, wide_peer;
 	bool dcqcn;
 	u32 dcqcn_rc, dcqcn_rt, dcqcn_alpha;
 	bool dcqcn_limited;
@@ -149,6 +150,8 @@ static void sroce_res_qp_snap(struct sroce_qp *qp, struct sroce_res_qp *s)
 	s->selrep = qp->opt.selrep;
 	s->selrep_peer = qp->opt.selrep_peer;
 	s->sr_held = qp->resp.sr_held;
+	s->wide = qp->opt.wide;
+	s->wide_peer = qp->opt.wide_peer;
 	s->dcqcn = qp->dcqcn.on;
 	s->dcqcn_rc = qp->dcqcn.rp.rc;
 	s->dcqcn_rt = qp->dcqcn.rp.rt;
@@ -158,12 +161,12 @@ static void sroce_res_qp_snap(struct sroce_qp *qp, struct sroce_res_qp *s)
 	spin_unlock_bh(&qp->lock);
 }
 
-/* Selective repeat: not offered, offered (waiting for the peer's), on */
-static const char *sroce_res_sr(const struct sroce_res_qp *s)
+/* An opt-in: not offered, offered (waiting for the peer's), on */
+static const char *sroce_res_opt(bool offered, bool peer)
 {
-	if (!s->selrep)
+	if (!offered)
 		return "off";
-	return s->selrep_peer ? "on" : "offered";
+	return peer ? "on" : "offered";
 }
 
 /*
@@ -189,7 +192,8 @@ static bool sroce_res_psns_visible(const struct ib_qp *ibqp)
  * Every QP: its state and ring indices. Connected QPs add the requester
  * (next PSN, last acknowledged PSN; RC and XRC INI: READs outstanding,
  * retry budgets left, the loss window), the responder (expected PSN, MSN,
- * READs being answered), selective repeat and, when on, DCQCN. The PSNs
+ * READs being answered), selective repeat, wide segments and, when on,
+ * DCQCN. The PSNs
  * and the MSN only to a reader sroce_res_psns_visible() allows.
  *
  * Return: 0 or -EMSGSIZE.
@@ -238,9 +242,10 @@ int sroce_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 	if (type == IB_QPT_RC || type == IB_QPT_XRC_TGT)
 		sroce_res_u32(&w, "rd_answering", s.rd_answer);
 	if (type == IB_QPT_RC) {
-		sroce_res_str(&w, "sr", sroce_res_sr(&s));
+		sroce_res_str(&w, "sr", sroce_res_opt(s.selrep, s.selrep_peer));
 		if (s.selrep && s.selrep_peer)
 			sroce_res_u32(&w, "sr_held", s.sr_held);
+		sroce_res_str(&w, "wide", sroce_res_opt(s.wide, s.wide_peer));
 	}
 	if (s.dcqcn) {
 		sroce_res_u32(&w, "dcqcn_rate_kbps", s.dcqcn_rc);

@@ -212,7 +212,7 @@ static bool sroce_resp_sr_place(struct sroce_qp *qp, struct sk_buff *skb,
 		return sroce_resp_sr_place_only(qp, skb, hdr);
 	if (!resp->in_write || !resp->wmr || !(flags & SROCE_OPF_WRITE) ||
 	    !(flags & SROCE_OPF_MIDDLE) ||
-	    !sroce_sr_write_at(off, qp->mtu, resp->wleft, hdr->payload_len, &at))
+	    !sroce_sr_write_at(off, resp->wseg, resp->wleft, hdr->payload_len, &at))
 		return false;
 	if (sroce_mr_copy_skb(resp->wmr, resp->wgen, resp->wva + at, skb,
 			      sizeof(struct udphdr) + hdr->hdr_len, hdr->payload_len))

@@ -217,6 +217,9 @@ struct sroce_dev_stats {
  *	spread them over @ar_paths UDP source ports (requester.c, xmit.c)
  * @ar_paths: source ports an AR QP sprays its requests over (sysfs
  *	``ar_paths``, SROCE_AR_PATHS_MIN..SROCE_AR_PATHS_MAX); sampled at RTR
+ * @wide: the administrator allows wide SEND/WRITE segments with a sroce
+ *	peer that offers them (sysfs ``wide_segments``, module parameter
+ *	``wide_segments_default``; sroce_wide_seg(); sampled at RTR)
  */
 struct sroce_dev {
 	struct ib_device ib_dev;
@@ -254,6 +257,7 @@ struct sroce_dev {
 	bool tx_gso;
 	bool ar;
 	u32 ar_paths;
+	bool wide;
 };
 
 struct sroce_pd {

@@ -384,6 +384,13 @@ SROCE_DEV_BOOL_ATTR(tx_gso, tx_gso);
  * over ar_paths UDP source ports (requester.c, xmit.c); sampled at RTR.
  */
 SROCE_DEV_BOOL_ATTR(adaptive_routing, ar);
+/*
+ * wide_segments: 1 lets the device's RC QPs send SEND and WRITE packets of
+ * sroce_wide_seg() bytes to a peer whose responses offer them, and offer
+ * them in their own responses when the netdev fits them (requester.c,
+ * responder.c); sampled at RTR.
+ */
+SROCE_DEV_BOOL_ATTR(wide_segments, wide);
 
 /**
  * struct sroce_dev_uint_attr - a u32 device attribute with a range
@@ -480,6 +487,7 @@ static struct attribute *sroce_dev_attrs[] = {
 	&sroce_attr_tx_gso.attr.attr,
 	&sroce_attr_adaptive_routing.attr.attr,
 	&sroce_attr_ar_paths.attr.attr,
+	&sroce_attr_wide_segments.attr.attr,
 	&sroce_dcqcn_attr_cnp_interval_us.attr.attr,
 	&sroce_dcqcn_attr_g.attr.attr,
 	&sroce_dcqcn_attr_alpha_timer_us.attr.attr,

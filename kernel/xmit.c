@@ -250,6 +250,7 @@ static int sroce_xmit_local(struct sroce_qp *qp, struct sk_buff *skb, struct net
  * sroce_qp_icrc_learn() - note that the peer of @qp skips the ICRC
  * @qp: a connected QP
  * @skb: a packet from its peer (address checked), data at the UDP header
+ * @response: the packet is an ACK or a response, not a request
  *
  * A QP that opted in (qp->opt.icrc_skip, sampled from the device at RTR) marks
  * its packets SROCE_BTH_ICRC_ADV; once the peer's packets carry the mark
@@ -258,9 +259,11 @@ static int sroce_xmit_local(struct sroce_qp *qp, struct sk_buff *skb, struct net
  * the ICRC with them. Selective repeat is negotiated the same way with
  * SROCE_BTH_SR_ADV (qp->opt.selrep, qp->opt.selrep_peer), and READ repairs
  * with SROCE_BTH_SELRD_ADV (qp->opt.selrd_peer); a peer in adaptive
- * routing mode is known by SROCE_BTH_AR on its requests (qp->opt.ar_peer).
+ * routing mode is known by SROCE_BTH_AR on its requests (qp->opt.ar_peer),
+ * one that takes wide segments by the same bit on its responses
+ * (SROCE_BTH_WIDE_ADV, qp->opt.wide_peer).
  */
-void sroce_qp_icrc_learn(struct sroce_qp *qp, const struct sk_buff *skb)
+void sroce_qp_icrc_learn(struct sroce_qp *qp, const struct sk_buff *skb, bool response)
 {
 	lockdep_assert_held(&qp->lock);
 
@@ -273,15 +276,32 @@ void sroce_qp_icrc_learn(struct sroce_qp *qp, const struct sk_buff *skb)
 		qp->opt.selrep_peer = true;
 	if (qp->opt.selrep && !qp->opt.selrd_peer && (resv8a & SROCE_BTH_SELRD_ADV))
 		qp->opt.selrd_peer = true;
+	if (response) {
+		/* its responder takes wide segments (requester.c) */
+		if (qp->opt.wide && !qp->opt.wide_peer && (resv8a & SROCE_BTH_WIDE_ADV))
+			qp->opt.wide_peer = true;
+		return;
+	}
 	/* the peer sprays its requests: expect reordering (sr.c) */
 	if (!qp->opt.ar_peer && (resv8a & SROCE_BTH_AR))
 		qp->opt.ar_peer = true;
+}
+
+/* The BTH at @bth opens an ACK, a NAK or a response (not a request) */
+static bool sroce_pkt_is_response(const u8 *bth)
+{
+	const struct sroce_opcode_info *info = sroce_opcode(bth[0]);
+
+	return info && (info->flags & (SROCE_OPF_RESP | SROCE_OPF_ACK));
 }
 
 /**
  * sroce_icrc_mark() - the ICRC skip marks of an outgoing packet
  * @qp: the sending QP
  * @skb: the packet, transport header set
+ *
+ * Also the offers of the sending QP: selective repeat (every packet), wide
+ * segments (responses).
  *
  * Return: true if the packet goes without an ICRC (both ends opted in),
  * false if the caller computes it.
@@ -293,6 +313,8 @@ static bool sroce_icrc_mark(struct sroce_qp *qp, struct sk_buff *skb)
 
 	if (qp->opt.selrep)
 		*resv8a |= SROCE_BTH_SR_ADV | SROCE_BTH_SELRD_ADV;	/* and READ repairs */
+	if (qp->opt.wide && sroce_pkt_is_response(resv8a - SROCE_BTH_RESV8A_OFF))
+		*resv8a |= SROCE_BTH_WIDE_ADV;
 	if (!qp->opt.icrc_skip)
 		return false;
 	if (!qp->opt.icrc_peer) {

@@ -36,7 +36,8 @@ struct sroce_rc_entry {
  * sroce_rc_restart() - where a go-back restarts in entry @e
  * @e: the entry holding the PSN to resend from (or the next one started)
  * @psn: the PSN to resend from (never before the oldest unacknowledged)
- * @mtu: the path MTU
+ * @seg: the entry's payload per packet but its last: the path MTU (a READ's
+ *	responses always), or a SEND's or WRITE's wide segment
  * @off: set to the byte offset in the message the resend starts at
  *
  * A SEND or WRITE resends from @psn (from its first packet if @psn lies
@@ -46,15 +47,15 @@ struct sroce_rc_entry {
  *
  * Return: the PSN the resend starts with.
  */
-static inline u32 sroce_rc_restart(const struct sroce_rc_entry *e, u32 psn, u32 mtu, u32 *off)
+static inline u32 sroce_rc_restart(const struct sroce_rc_entry *e, u32 psn, u32 seg, u32 *off)
 {
 	if (sroce_psn_diff(psn, e->first_psn) < 0)
 		psn = e->first_psn;
 	if (e->response) {
 		*off = e->resp_done;
-		return sroce_psn_add(e->first_psn, e->resp_done / mtu);
+		return sroce_psn_add(e->first_psn, e->resp_done / seg);
 	}
-	*off = (u32)sroce_psn_diff(psn, e->first_psn) * mtu;
+	*off = (u32)sroce_psn_diff(psn, e->first_psn) * seg;
 	return psn;
 }
 

@@ -59,6 +59,13 @@ extern "C" {
  */
 #define SROCE_BTH_AR		0x10
 /*
+ * BTH Resv8a of every response (ACK, NAK, READ response, atomic ACK) of an
+ * RC QP that accepts wide SEND and WRITE segments (sroce_wide_seg()). The
+ * bit of SROCE_BTH_AR, which only requests carry; sroce versions without
+ * wide segments never set it on a response.
+ */
+#define SROCE_BTH_WIDE_ADV	SROCE_BTH_AR
+/*
  * BTH Resv8a of every packet of a QP that offers selective repeat and
  * answers a READ repair (below) ahead of its queued READ answers, keeping
  * them: its requester may take READ responses out of order (selective
@@ -204,7 +211,8 @@ static inline int sroce_sack_get(const u8 *p, u32 len, struct sroce_sack *s)
 /**
  * sroce_sr_write_at() - where an early MIDDLE of the WRITE in progress goes
  * @off: its PSN's distance from the expected PSN (1..SROCE_SR_WINDOW-1)
- * @mtu: the path MTU in bytes
+ * @mtu: the WRITE's payload per packet but the last (its FIRST's: the path
+ *	MTU, or a wide segment, sroce_wide_seg())
  * @wleft: bytes of the WRITE still to come from the expected PSN on
  * @len: its payload length
  * @at: set to its byte offset from the expected PSN's place

@@ -326,6 +326,7 @@ std::span<const Knob> knobs()
 		{"sr_default", false, "new devices allow selective repeat (bool)"},
 		{"sr_nak_delay_ms", false, "ms a selective-repeat gap stays open"},
 		{"tx_gso_default", false, "new devices on NICs send bursts (bool)"},
+		{"wide_segments_default", false, "new devices offer wide segments (bool)"},
 		{"zcopy", false, "send user MR pages by reference (bool)"},
 		{"dcqcn_alpha_timer_us", true, "DCQCN alpha update period, us"},
 		{"dcqcn_byte_counter_kb", true, "DCQCN byte counter, KiB"},
@@ -343,6 +344,7 @@ std::span<const Knob> knobs()
 		{"adaptive_routing", true, "RC WRITEs as per-MTU WRITE ONLYs, sprayed (bool)"},
 		{"ar_paths", true, "UDP source ports an AR QP sprays over, 1-64"},
 		{"tx_gso", true, "send runs of packets as UDP GSO (bool)"},
+		{"wide_segments", true, "wide SEND/WRITE packets with sroce peers (bool)"},
 	};
 	return table;
 }

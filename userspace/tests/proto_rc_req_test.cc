@@ -74,6 +74,21 @@ TEST(RcReq, RestartTable)
 	}
 }
 
+// Wide segments (sroce_wire.h): path MTU 1024 only, within a 1500-byte
+// frame with every header; a SEND or WRITE of them resends from the PSN's
+// byte, the segment times the PSNs before it
+TEST(RcReq, WideSegments)
+{
+	EXPECT_EQ(sroce_wide_seg(1024), 1408u);
+	EXPECT_LE(sroce_wide_seg(1024) + SROCE_WIDE_OVERHEAD, 1500u);
+	for (std::uint32_t mtu : {256u, 512u, 2048u, 4096u})
+		EXPECT_EQ(sroce_wide_seg(mtu), 0u) << mtu;
+	const sroce_rc_entry e{kTop - 1, false, 0};
+	std::uint32_t off = 0;
+	EXPECT_EQ(sroce_rc_restart(&e, 2, sroce_wide_seg(1024), &off), 2u);
+	EXPECT_EQ(off, 4 * 1408u);
+}
+
 // a SACK for gap PSN @gap holding offsets @held, NAK'd with PSNs sent
 // through @end - 1
 sroce_rc_sacked sack(std::uint32_t gap, std::initializer_list<std::uint32_t> held,

@@ -1,0 +1,115 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Wide segments (sysfs wide_segments, on by default; transport.rst, *Wide
+# segments*): between two sroce devices at path MTU 1024, an RC QP's
+# SEND and WRITE packets carry 1408 bytes each but the last once the
+# peer's responses offered them; READ responses stay at the path MTU, and
+# so does every packet at path MTU 4096. Checked across the veth with a
+# capture (dumpcap on srB, every SEND/WRITE MIDDLE of the requester
+# measured by its UDP length) and every byte and completion with
+# sroce-verify: on, with 2 % of the WRITE packets lost
+# (selective repeat places the later ones by their segment), off on the
+# responder, and with a netdev MTU of 1400, too small for them. rdma_rxe
+# never offers them: 91-rxe-interop's 1 MiB messages at MTU 1024 both ways.
+# sroce-timeout: 300
+# One kernel: the wide path itself runs on every kernel, in every
+# sroce<->sroce test at path MTU 1024.
+# sroce-kernels: newest
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/net-topo.sh"
+. "$(dirname "$0")/bounded.sh"
+. "$(dirname "$0")/fault-lib.sh"
+
+VERIFY=${SROCE_TOP:-$(dirname "$0")/..}/build/userspace/sroce-verify
+LOG=/tmp/93-wide.$$
+cleanup() { bg_kill_all; fault_clear; topo_down_bounded; rm -f "$LOG".*; }
+trap cleanup EXIT
+trap 'exit 143' TERM INT
+
+[ -x "$VERIFY" ] || ktap_skip_all "$VERIFY not built"
+require_cmd dumpcap tshark nft > /dev/null || ktap_skip_all "dumpcap, tshark or nft missing"
+
+# UDP lengths of a request packet of P payload bytes: UDP 8, BTH 12, ICRC 4
+# (RETH 16 in a WRITE FIRST: those are left out, MIDDLEs suffice)
+udp_len() { echo $((8 + 12 + $1 + 4)); }
+DEPTH=8
+QP=(--depth $DEPTH --timeout 60 --qp-timeout 16 --retry-cnt 7)
+
+# segments SEED PMTU WANT ARGS...: sroce-verify from sroce8 to sroce9 at
+# path MTU PMTU with the veth captured; the SEND and WRITE MIDDLEs sroce8
+# sent carry WANT bytes each, every READ response MIDDLE sroce9 sent PMTU.
+# WANT above PMTU: some do, none carries another size but PMTU, and those
+# of PMTU are at most what the first DEPTH messages hold: an SQ entry's
+# segment is fixed when the requester first reads it, and the first ones
+# go before any response made the offer.
+segments() {
+	local seed=$1 pmtu=$2 want=$3 cap=$LOG.pcapng cpid rc sizes n bad rd rdbad mtu
+	shift 3
+	bg_start cpid 200 /dev/null ip netns exec srpeer dumpcap -q -i srB \
+		-f 'udp port 4791' -s 96 -w "$cap"
+	sleep 2
+	verify_run exact peer sroce9 sroce8 192.0.2.2 "${QP[@]}" -m "$pmtu" --seed "$seed" "$@"
+	rc=$?
+	pkill -INT -s "$cpid" 2>/dev/null
+	bg_shorten "$cpid" 10
+	bg_wait "$cpid" dumpcap /dev/null > /dev/null
+	[ "$rc" -eq 0 ] || return "$rc"
+	# opcodes 1 SEND MIDDLE, 7 WRITE MIDDLE (from 192.0.2.1), 14 READ
+	# RESPONSE MIDDLE (from 192.0.2.2)
+	sizes=$(tshark -r "$cap" -T fields -E separator=' ' -e ip.src \
+		-e infiniband.bth.opcode -e udp.length 2>/dev/null)
+	read -r n mtu bad rd rdbad < <(awk -v w="$(udp_len "$want")" -v r="$(udp_len "$pmtu")" '
+		$1 == "192.0.2.1" && ($2 == 1 || $2 == 7) {
+			if ($3 == w) n++; else if ($3 == r) m++; else b++
+		}
+		$1 == "192.0.2.2" && $2 == 14 { rd++; if ($3 != r) rb++ }
+		END { print n + 0, m + 0, b + 0, rd + 0, rb + 0 }' <<< "$sizes")
+	[ "$want" -eq "$pmtu" ] && mtu=0
+	echo "SEND/WRITE MIDDLEs: $n of $want bytes, $mtu of $pmtu before the offer, $bad of another size; READ response MIDDLEs: $rd, $rdbad not of $pmtu"
+	[ "$n" -gt 0 ] && [ "$bad" -eq 0 ] && [ "$rdbad" -eq 0 ] && [ "$rd" -gt 0 ] &&
+		[ "$mtu" -le $((DEPTH * 64)) ]
+}
+
+# lossy SEED: 2 % of sroce8's WRITE packets dropped on arrival at sroce9,
+# byte-exact, and sroce8 resent some
+lossy() {
+	local before after rc
+	before=$(port_counter sroce8 retx_pkts)
+	fault_drop write 2 peer || return 1
+	verify_run exact peer sroce9 sroce8 192.0.2.2 "${QP[@]}" -m 1024 --seed "$1" --ops write \
+		--min-size 16K --max-size 256K -n 32
+	rc=$?
+	echo "dropped $(fault_dropped) WRITE packets"
+	fault_clear
+	after=$(port_counter sroce8 retx_pkts)
+	echo "sroce8 resent $((after - before)) packets"
+	[ "$rc" -eq 0 ] && [ "$after" -gt "$before" ]
+}
+
+wide() { echo "$2" > "/sys/class/infiniband/$1/wide_segments"; }
+# up to 64 KiB: at most 63 MIDDLEs a message (segments())
+MIXED=(--ops send,send_imm,write,write_imm,read --min-size 8K --max-size 64K -n 48)
+
+ktap_header 9
+dmesg_mark
+modprobe -q nf_tables 2>/dev/null
+ktap_result "topology up" topo_up sroce
+ktap_result "wide_segments on by default on both, rejects a non-boolean" \
+	bash -c "grep -qx 1 /sys/class/infiniband/sroce8/wide_segments &&
+		 grep -qx 1 /sys/class/infiniband/sroce9/wide_segments &&
+		 ! echo maybe > /sys/class/infiniband/sroce8/wide_segments"
+ktap_result "on, path MTU 1024: SEND/WRITE MIDDLEs of 1408 bytes, READ responses of 1024, byte-exact" \
+	segments 51 1024 1408 "${MIXED[@]}"
+ktap_result "path MTU 4096 (veth MTU 9000): no wide segment, MIDDLEs of 4096 bytes, byte-exact" \
+	segments 55 4096 4096 --ops send,send_imm,write,write_imm,read --min-size 32K --max-size 256K -n 24
+ktap_result "on, 2 % of WRITE packets lost: byte-exact, resent" lossy 52
+wide sroce9 0
+ktap_result "off on the responder: MIDDLEs of 1024 bytes, byte-exact" segments 53 1024 1024 "${MIXED[@]}"
+wide sroce9 1
+ip link set srA mtu 1400 && in_peer ip link set srB mtu 1400
+ktap_result "netdev MTU 1400 (under 1408 + 84): MIDDLEs of 1024 bytes, byte-exact" \
+	segments 54 1024 1024 "${MIXED[@]}"
+topo_down_bounded
+ktap_result "dmesg clean" dmesg_clean_since_mark
+ktap_result "nothing left running" bash -c "! pgrep -x dumpcap && ! pgrep -x sroce-verify"
+ktap_finish
