@@ -485,6 +485,7 @@ struct sroce_qp {
 		u8 ar_paths;	/* RC with @ar: sdev->ar_paths, source ports sprayed over */
 		bool wide;	/* RC: sdev->wide and the netdev fits sroce_wide_seg() */
 		bool wide_peer;	/* the peer's responses carry SROCE_BTH_WIDE_ADV */
+		bool wide_ask;	/* its SEND/WRITE requests carry SROCE_BTH_WIDE_ASK */
 		u8 ar_next;	/* the path of the next request packet */
 	} opt;
 	/*
@@ -563,7 +564,7 @@ static inline bool sroce_qp_is_xrc(const struct sroce_qp *qp)
 static inline bool sroce_qp_peer_is_sroce(const struct sroce_qp *qp)
 {
 	return qp->opt.icrc_peer || qp->opt.selrep_peer || qp->opt.ar_peer ||
-	       qp->opt.wide_peer;
+	       qp->opt.wide_peer || qp->opt.wide_ask;
 }
 
 /* Types run by the connected transport (RC's, with UC and XRC variants) */

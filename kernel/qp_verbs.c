@@ -607,6 +607,7 @@ static void sroce_qp_opts_sample(struct sroce_qp *qp, bool rtr)
 		       sroce_wide_seg(qp->mtu) &&
 		       READ_ONCE(sdev->ndev->mtu) >= sroce_wide_seg(qp->mtu) + SROCE_WIDE_OVERHEAD;
 	qp->opt.wide_peer = false;
+	qp->opt.wide_ask = false;
 }
 
 /* Forget all transport state: RESET, or a fresh INIT. */

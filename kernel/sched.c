@@ -290,7 +290,7 @@ static void sroce_rc_rx(struct sroce_qp *qp, struct sk_buff *skb,
 		sroce_drop_count(SROCE_DROP_HDR, qp->ibqp.qp_num);
 		return;
 	}
-	sroce_qp_icrc_learn(qp, skb, hdr->info->flags & (SROCE_OPF_RESP | SROCE_OPF_ACK));
+	sroce_qp_icrc_learn(qp, skb, hdr->info->flags);
 	if (unlikely(qp->dcqcn.on))
 		sroce_dcqcn_np_rx(qp, skb);
 	if (hdr->info->flags & (SROCE_OPF_RESP | SROCE_OPF_ACK))

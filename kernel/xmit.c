@@ -250,7 +250,7 @@ static int sroce_xmit_local(struct sroce_qp *qp, struct sk_buff *skb, struct net
  * sroce_qp_icrc_learn() - note that the peer of @qp skips the ICRC
  * @qp: a connected QP
  * @skb: a packet from its peer (address checked), data at the UDP header
- * @response: the packet is an ACK or a response, not a request
+ * @flags: the packet's opcode flags (SROCE_OPF_*)
  *
  * A QP that opted in (qp->opt.icrc_skip, sampled from the device at RTR) marks
  * its packets SROCE_BTH_ICRC_ADV; once the peer's packets carry the mark
@@ -261,9 +261,11 @@ static int sroce_xmit_local(struct sroce_qp *qp, struct sk_buff *skb, struct net
  * with SROCE_BTH_SELRD_ADV (qp->opt.selrd_peer); a peer in adaptive
  * routing mode is known by SROCE_BTH_AR on its requests (qp->opt.ar_peer),
  * one that takes wide segments by the same bit on its responses
- * (SROCE_BTH_WIDE_ADV, qp->opt.wide_peer).
+ * (SROCE_BTH_WIDE_ADV, qp->opt.wide_peer), offered only to a requester
+ * whose SEND and WRITE packets asked with SROCE_BTH_WIDE_ASK
+ * (qp->opt.wide_ask).
  */
-void sroce_qp_icrc_learn(struct sroce_qp *qp, const struct sk_buff *skb, bool response)
+void sroce_qp_icrc_learn(struct sroce_qp *qp, const struct sk_buff *skb, u32 flags)
 {
 	lockdep_assert_held(&qp->lock);
 
@@ -276,23 +278,34 @@ void sroce_qp_icrc_learn(struct sroce_qp *qp, const struct sk_buff *skb, bool re
 		qp->opt.selrep_peer = true;
 	if (qp->opt.selrep && !qp->opt.selrd_peer && (resv8a & SROCE_BTH_SELRD_ADV))
 		qp->opt.selrd_peer = true;
-	if (response) {
+	if (flags & (SROCE_OPF_RESP | SROCE_OPF_ACK)) {
 		/* its responder takes wide segments (requester.c) */
 		if (qp->opt.wide && !qp->opt.wide_peer && (resv8a & SROCE_BTH_WIDE_ADV))
 			qp->opt.wide_peer = true;
 		return;
 	}
+	/* its requester would send them: offer them (sroce_icrc_mark()) */
+	if (qp->opt.wide && !qp->opt.wide_ask && (resv8a & SROCE_BTH_WIDE_ASK) &&
+	    (flags & (SROCE_OPF_SEND | SROCE_OPF_WRITE)))
+		qp->opt.wide_ask = true;
 	/* the peer sprays its requests: expect reordering (sr.c) */
 	if (!qp->opt.ar_peer && (resv8a & SROCE_BTH_AR))
 		qp->opt.ar_peer = true;
 }
 
-/* The BTH at @bth opens an ACK, a NAK or a response (not a request) */
-static bool sroce_pkt_is_response(const u8 *bth)
+/*
+ * The wide segment marks of a packet of @qp, whose BTH is at @bth: a SEND
+ * or WRITE request asks, a response offers to a requester that asked
+ */
+static u8 sroce_wide_mark(const struct sroce_qp *qp, const u8 *bth)
 {
 	const struct sroce_opcode_info *info = sroce_opcode(bth[0]);
 
-	return info && (info->flags & (SROCE_OPF_RESP | SROCE_OPF_ACK));
+	if (!qp->opt.wide || !info)
+		return 0;
+	if (info->flags & (SROCE_OPF_RESP | SROCE_OPF_ACK))
+		return qp->opt.wide_ask ? SROCE_BTH_WIDE_ADV : 0;
+	return info->flags & (SROCE_OPF_SEND | SROCE_OPF_WRITE) ? SROCE_BTH_WIDE_ASK : 0;
 }
 
 /**
@@ -301,7 +314,7 @@ static bool sroce_pkt_is_response(const u8 *bth)
  * @skb: the packet, transport header set
  *
  * Also the offers of the sending QP: selective repeat (every packet), wide
- * segments (responses).
+ * segments (sroce_wide_mark()).
  *
  * Return: true if the packet goes without an ICRC (both ends opted in),
  * false if the caller computes it.
@@ -313,8 +326,7 @@ static bool sroce_icrc_mark(struct sroce_qp *qp, struct sk_buff *skb)
 
 	if (qp->opt.selrep)
 		*resv8a |= SROCE_BTH_SR_ADV | SROCE_BTH_SELRD_ADV;	/* and READ repairs */
-	if (qp->opt.wide && sroce_pkt_is_response(resv8a - SROCE_BTH_RESV8A_OFF))
-		*resv8a |= SROCE_BTH_WIDE_ADV;
+	*resv8a |= sroce_wide_mark(qp, resv8a - SROCE_BTH_RESV8A_OFF);
 	if (!qp->opt.icrc_skip)
 		return false;
 	if (!qp->opt.icrc_peer) {

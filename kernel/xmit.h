@@ -25,6 +25,6 @@ bool sroce_txb_segmented(const struct net_device *ndev);
 void sroce_txb_begin(struct sroce_qp *qp);
 void sroce_txb_end(struct sroce_qp *qp);
 
-void sroce_qp_icrc_learn(struct sroce_qp *qp, const struct sk_buff *skb, bool response);
+void sroce_qp_icrc_learn(struct sroce_qp *qp, const struct sk_buff *skb, u32 flags);
 
 #endif /* SROCE_XMIT_H */

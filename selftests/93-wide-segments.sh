@@ -9,7 +9,7 @@
 # measured by its UDP length) and every byte and completion with
 # sroce-verify: on, with 2 % of the WRITE packets lost
 # (selective repeat places the later ones by their segment), off on the
-# responder, and with a netdev MTU of 1400, too small for them. rdma_rxe
+# responder, and with its netdev MTU at 1400, too small for them. rdma_rxe
 # never offers them: 91-rxe-interop's 1 MiB messages at MTU 1024 both ways.
 # sroce-timeout: 300
 # One kernel: the wide path itself runs on every kernel, in every
@@ -33,7 +33,7 @@ require_cmd dumpcap tshark nft > /dev/null || ktap_skip_all "dumpcap, tshark or 
 # (RETH 16 in a WRITE FIRST: those are left out, MIDDLEs suffice)
 udp_len() { echo $((8 + 12 + $1 + 4)); }
 DEPTH=8
-QP=(--depth $DEPTH --timeout 60 --qp-timeout 16 --retry-cnt 7)
+QP=(--depth "$DEPTH" --timeout 60 --qp-timeout 16 --retry-cnt 7)
 
 # segments SEED PMTU WANT ARGS...: sroce-verify from sroce8 to sroce9 at
 # path MTU PMTU with the veth captured; the SEND and WRITE MIDDLEs sroce8
@@ -71,10 +71,12 @@ segments() {
 }
 
 # lossy SEED: 2 % of sroce8's WRITE packets dropped on arrival at sroce9,
-# byte-exact, and sroce8 resent some
+# byte-exact, sroce8 resent some and sroce9 placed some early (selective
+# repeat, by the message's segment)
 lossy() {
-	local before after rc
+	local before after placed rc
 	before=$(port_counter sroce8 retx_pkts)
+	placed=$(port_counter sroce9 sr_placed_pkts)
 	fault_drop write 2 peer || return 1
 	verify_run exact peer sroce9 sroce8 192.0.2.2 "${QP[@]}" -m 1024 --seed "$1" --ops write \
 		--min-size 16K --max-size 256K -n 32
@@ -82,13 +84,14 @@ lossy() {
 	echo "dropped $(fault_dropped) WRITE packets"
 	fault_clear
 	after=$(port_counter sroce8 retx_pkts)
-	echo "sroce8 resent $((after - before)) packets"
-	[ "$rc" -eq 0 ] && [ "$after" -gt "$before" ]
+	placed=$(($(port_counter sroce9 sr_placed_pkts) - placed))
+	echo "sroce8 resent $((after - before)) packets, sroce9 placed $placed early"
+	[ "$rc" -eq 0 ] && [ "$after" -gt "$before" ] && [ "$placed" -gt 0 ]
 }
 
 wide() { echo "$2" > "/sys/class/infiniband/$1/wide_segments"; }
 # up to 64 KiB: at most 63 MIDDLEs a message (segments())
-MIXED=(--ops send,send_imm,write,write_imm,read --min-size 8K --max-size 64K -n 48)
+MIXED=(--ops 'send,send_imm,write,write_imm,read' --min-size 8K --max-size 64K -n 48)
 
 ktap_header 9
 dmesg_mark
@@ -101,13 +104,13 @@ ktap_result "wide_segments on by default on both, rejects a non-boolean" \
 ktap_result "on, path MTU 1024: SEND/WRITE MIDDLEs of 1408 bytes, READ responses of 1024, byte-exact" \
 	segments 51 1024 1408 "${MIXED[@]}"
 ktap_result "path MTU 4096 (veth MTU 9000): no wide segment, MIDDLEs of 4096 bytes, byte-exact" \
-	segments 55 4096 4096 --ops send,send_imm,write,write_imm,read --min-size 32K --max-size 256K -n 24
+	segments 55 4096 4096 --ops 'send,send_imm,write,write_imm,read' --min-size 32K --max-size 256K -n 24
 ktap_result "on, 2 % of WRITE packets lost: byte-exact, resent" lossy 52
 wide sroce9 0
 ktap_result "off on the responder: MIDDLEs of 1024 bytes, byte-exact" segments 53 1024 1024 "${MIXED[@]}"
 wide sroce9 1
-ip link set srA mtu 1400 && in_peer ip link set srB mtu 1400
-ktap_result "netdev MTU 1400 (under 1408 + 84): MIDDLEs of 1024 bytes, byte-exact" \
+in_peer ip link set srB mtu 1400
+ktap_result "responder's netdev MTU 1400 (under 1408 + 84): MIDDLEs of 1024 bytes, byte-exact" \
 	segments 54 1024 1024 "${MIXED[@]}"
 topo_down_bounded
 ktap_result "dmesg clean" dmesg_clean_since_mark

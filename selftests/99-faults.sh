@@ -509,7 +509,9 @@ dup_ack_check() {
 rxe_dup_acks() {
 	local cap try rc=0 cpid n=0 bad=0
 	cap=$LOG.dup.pcapng
+	require_cmd dumpcap tshark > /dev/null || { echo "dumpcap or tshark missing"; return 4; }
 	for try in 1 2 3; do
+		rm -f "$cap"
 		bg_start cpid 300 /dev/null ip netns exec srpeer dumpcap -q -i srB \
 			-f 'udp port 4791' -s 96 -w "$cap"
 		sleep 2

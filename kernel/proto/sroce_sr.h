@@ -59,11 +59,17 @@ extern "C" {
  */
 #define SROCE_BTH_AR		0x10
 /*
- * BTH Resv8a of every response (ACK, NAK, READ response, atomic ACK) of an
- * RC QP that accepts wide SEND and WRITE segments (sroce_wide_seg()). The
- * bit of SROCE_BTH_AR, which only requests carry; sroce versions without
- * wide segments never set it on a response.
+ * Wide SEND and WRITE segments (sroce_wide_seg()) are negotiated in two
+ * steps. A QP that allows them marks its SEND and WRITE requests
+ * SROCE_BTH_WIDE_ASK (the bit a READ request uses for a repair and an ACK
+ * for a SACK, free on these); a responder that takes them marks every
+ * response (ACK, NAK, READ response, atomic ACK) to such a requester
+ * SROCE_BTH_WIDE_ADV (the adaptive routing bit, which only requests
+ * carry). Only then do its SENDs and WRITEs go wide. A sroce without wide
+ * segments never asks, so it never meets 0x10 on a response (it would
+ * take it for adaptive routing); rdma_rxe and hardware ignore both.
  */
+#define SROCE_BTH_WIDE_ASK	SROCE_BTH_SACK_FLAG
 #define SROCE_BTH_WIDE_ADV	SROCE_BTH_AR
 /*
  * BTH Resv8a of every packet of a QP that offers selective repeat and
