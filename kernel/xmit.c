@@ -299,9 +299,12 @@ void sroce_qp_icrc_learn(struct sroce_qp *qp, const struct sk_buff *skb, u32 fla
  */
 static u8 sroce_wide_mark(const struct sroce_qp *qp, const u8 *bth)
 {
-	const struct sroce_opcode_info *info = sroce_opcode(bth[0]);
+	const struct sroce_opcode_info *info;
 
-	if (!qp->opt.wide || !info)
+	if (!qp->opt.wide)
+		return 0;	/* no table lookup for a QP that never offers */
+	info = sroce_opcode(bth[0]);
+	if (!info)
 		return 0;
 	if (info->flags & (SROCE_OPF_RESP | SROCE_OPF_ACK))
 		return qp->opt.wide_ask ? SROCE_BTH_WIDE_ADV : 0;
