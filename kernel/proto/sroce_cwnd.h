@@ -107,7 +107,8 @@ extern "C" {
  *	SROCE_CWND_MIN..SROCE_CWND_MAX
  * @queue_pkts: packets of ours waiting on the path that make a queue:
  *	SROCE_CWND_QUEUE_BYTES in packets of @unit
- * @mtu: the path MTU (0: none known, the largest PSN bounds)
+ * @mtu: the largest payload per PSN: the path MTU, or the wide segment
+ *	when the QP may send them (0: none known, the largest PSN bounds)
  * @unit: bytes per PSN the bounds count: @avg_bytes rounded to a power
  *	of two, SROCE_CWND_UNIT_MIN..@mtu; @mtu when that is smaller
  * @avg_bytes: the new packets' bytes per PSN, smoothed (1/8 gain; only
@@ -208,6 +209,16 @@ static inline u32 sroce_cwnd_pkts(u32 bytes, u32 mtu, u32 lo, u32 hi)
 	return n < lo ? lo : n > hi ? hi : n;
 }
 
+/* @avg bytes per PSN as a unit: the nearer power of two, SROCE_CWND_UNIT_MIN at least */
+static inline u32 sroce_cwnd_unit(u32 avg)
+{
+	u32 unit = SROCE_CWND_UNIT_MIN;
+
+	while (unit * 3 <= avg * 2)
+		unit *= 2;
+	return unit;
+}
+
 /*
  * The bounds for packets of @unit bytes (0: the PSN bounds alone). A
  * threshold at the old largest window (no loss yet) follows the new one.
@@ -229,22 +240,27 @@ static inline void sroce_cwnd_bounds(struct sroce_cwnd *c, u32 unit)
 /**
  * sroce_cwnd_init() - a new QP: slow start towards the maximum, nothing measured
  * @c: the window
- * @mtu: the path MTU in bytes (the payload of a full packet)
+ * @mtu: the payload of a full packet in bytes: the path MTU, or the wide
+ *	segment (sroce_wide_seg()) when the QP may send them, so that 7 KiB
+ *	packets count (as 8 KiB) more bytes than 4 KiB ones
  *
- * The bounds start in packets of @mtu (sroce_cwnd_pkt() moves them with
- * the packets' size): at 1024 bytes (a 1500-byte wire) 128 PSNs to start,
- * 1024 at most, a queue of 64; at 4096 bytes 32, 256 and 16; never more
- * than SROCE_CWND_MAX PSNs. @mtu 0: SROCE_CWND_MAX from the start and no
- * queue ever.
+ * The bounds start in packets of @mtu rounded to a power of two
+ * (sroce_cwnd_pkt() moves them with the packets' size): at 1024 bytes (a
+ * 1500-byte wire, 1408-byte wide segments too) 128 PSNs to start, 1024 at
+ * most, a queue of 64; at 4096 bytes 32, 256 and 16; at 8192 (7168-byte
+ * wide segments) 16, 128 and 8; never more than SROCE_CWND_MAX PSNs.
+ * @mtu 0: SROCE_CWND_MAX from the start and no queue ever.
  */
 static inline void sroce_cwnd_init(struct sroce_cwnd *c, u32 mtu)
 {
+	u32 unit = mtu > SROCE_CWND_UNIT_MIN ? sroce_cwnd_unit(mtu) : mtu;
+
 	memset(c, 0, sizeof(*c));
 	c->mtu = mtu;
 	c->avg_bytes = mtu;
 	c->rto_floor_us = SROCE_CWND_RTO_MIN_US;
-	sroce_cwnd_bounds(c, mtu);
-	sroce_cwnd_set(c, sroce_cwnd_pkts(SROCE_CWND_INIT_BYTES, mtu, SROCE_CWND_MIN, c->max));
+	sroce_cwnd_bounds(c, unit);
+	sroce_cwnd_set(c, sroce_cwnd_pkts(SROCE_CWND_INIT_BYTES, unit, SROCE_CWND_MIN, c->max));
 }
 
 /**
@@ -262,14 +278,12 @@ static inline void sroce_cwnd_init(struct sroce_cwnd *c, u32 mtu)
  */
 static inline void sroce_cwnd_pkt(struct sroce_cwnd *c, u32 bytes)
 {
-	u32 unit = SROCE_CWND_UNIT_MIN, avg;
+	u32 unit;
 
 	if (c->mtu <= SROCE_CWND_UNIT_MIN)
 		return;
 	c->avg_bytes = c->avg_bytes - c->avg_bytes / 8 + bytes / 8;
-	avg = c->avg_bytes < c->mtu ? c->avg_bytes : c->mtu;
-	while (unit * 3 <= avg * 2)	/* to the nearer power of two */
-		unit *= 2;
+	unit = sroce_cwnd_unit(c->avg_bytes < c->mtu ? c->avg_bytes : c->mtu);
 	if (unit != c->unit)
 		sroce_cwnd_bounds(c, unit);
 }

@@ -51,11 +51,13 @@ extern "C" {
  * sroce_wide_seg() bytes each but the last instead of the path MTU, when
  * the responder marked its responses SROCE_BTH_WIDE_ADV (sroce_sr.h).
  * IBTA path MTUs are powers of two: a 1500-byte Ethernet MTU gives 1024,
- * where 1408 bytes use the frame. (A 9000-byte one gives 4096, where 8192
- * would: 1.4-1.5x the MB/s across two VMs, but 2-8 % of the packets resent
- * against 0.3-1.3 %; not yet.) A responder offers them only when its
- * netdev takes SROCE_WIDE_OVERHEAD bytes more: IPv6 40, UDP 8, BTH 12,
- * RETH 16, ImmDt or IETH 4, ICRC 4.
+ * where 1408 bytes use the frame; a 9000-byte one gives 4096, where 7168
+ * do. Not 8192: a receive buffer is sized by the frame, and Linux holds a
+ * frame of up to about 7.5 KiB in 8 KiB (a UDP socket behind a
+ * hypervisor's backend held 25 frames of 4 KiB or 7 KiB payload, 12 of
+ * 8 KiB), so 8 KiB packets lost 2-10 % where 7 KiB ones lost none. A
+ * responder offers them only when its netdev takes SROCE_WIDE_OVERHEAD
+ * bytes more: IPv6 40, UDP 8, BTH 12, RETH 16, ImmDt or IETH 4, ICRC 4.
  */
 #define SROCE_WIDE_OVERHEAD	84u
 
@@ -68,7 +70,14 @@ extern "C" {
  */
 static inline u32 sroce_wide_seg(u32 pmtu)
 {
-	return pmtu == 1024 ? 1408 : 0;
+	switch (pmtu) {
+	case 1024:
+		return 1408;
+	case 4096:
+		return 7168;
+	default:
+		return 0;
+	}
 }
 
 /* Q_Key with the high-order bit set: use the QP's own Q_Key (IBTA 10.2.4) */

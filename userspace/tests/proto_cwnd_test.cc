@@ -579,6 +579,34 @@ TEST(Cwnd, TheUnitFollowsThePacketsSize)
 	EXPECT_EQ(c.unit, 256u);
 }
 
+TEST(Cwnd, WideSegmentsCountTheirBytes)
+{
+	// 7168-byte segments at path MTU 4096: counted as 8192, half the PSNs
+	sroce_cwnd c = fresh(7168);
+	EXPECT_EQ(c.unit, 8192u);
+	EXPECT_EQ(c.cwnd, 16u);
+	EXPECT_EQ(c.max, 128u);
+	EXPECT_EQ(c.queue_pkts, 8u);
+	// a peer that never offers them: path-MTU packets bring 4096 back
+	for (int i = 0; i < 12; i++)
+		sroce_cwnd_pkt(&c, 4096);
+	EXPECT_EQ(c.unit, 4096u);
+	EXPECT_EQ(c.max, 256u);
+	// and one that does: 8192 again
+	for (int i = 0; i < 12; i++)
+		sroce_cwnd_pkt(&c, 7168);
+	EXPECT_EQ(c.unit, 8192u);
+	EXPECT_EQ(c.max, 128u);
+	// 1408-byte segments at path MTU 1024 keep 1024's bounds
+	sroce_cwnd d = fresh(1408);
+	EXPECT_EQ(d.unit, 1024u);
+	EXPECT_EQ(d.cwnd, 128u);
+	EXPECT_EQ(d.max, SROCE_CWND_MAX);
+	for (int i = 0; i < 12; i++)
+		sroce_cwnd_pkt(&d, 1408);
+	EXPECT_EQ(d.unit, 1024u);
+}
+
 TEST(Cwnd, AQueueIsBytesWhateverTheMtu)
 {
 	// 256 PSNs whose RTT is a tenth above the smallest: 23 packets wait,

@@ -81,7 +81,9 @@ TEST(RcReq, WideSegments)
 {
 	EXPECT_EQ(sroce_wide_seg(1024), 1408u);
 	EXPECT_LE(sroce_wide_seg(1024) + SROCE_WIDE_OVERHEAD, 1500u);
-	for (std::uint32_t mtu : {256u, 512u, 2048u, 4096u})
+	EXPECT_EQ(sroce_wide_seg(4096), 7168u);
+	EXPECT_LE(sroce_wide_seg(4096) + SROCE_WIDE_OVERHEAD, 9000u);
+	for (std::uint32_t mtu : {256u, 512u, 2048u})
 		EXPECT_EQ(sroce_wide_seg(mtu), 0u) << mtu;
 	const sroce_rc_entry e{kTop - 1, false, 0};
 	std::uint32_t off = 0;
