@@ -234,6 +234,30 @@ static int sroce_gather(struct sroce_qp *qp, const struct sroce_send_wqe *wqe,
 			      dst, len, SROCE_COPY_FROM_MR);
 }
 
+/*
+ * Copy @payload bytes of @wqe from message offset @off into page fragments
+ * of @skb, a page at most each: a wide segment is larger than one.
+ */
+static int sroce_req_copy(struct sroce_qp *qp, const struct sroce_send_wqe *wqe, u32 off,
+			  struct sk_buff *skb, u32 payload)
+{
+	u32 done = 0, len;
+	int err;
+	u8 *buf;
+
+	do {
+		len = min_t(u32, payload - done, PAGE_SIZE);
+		buf = sroce_pkt_frag_piece(skb, len, payload, done + len == payload);
+		if (!buf)
+			return -ENOMEM;
+		err = sroce_gather(qp, wqe, off + done, buf, len);
+		if (err)
+			return err;
+		done += len;
+	} while (done < payload);
+	return 0;
+}
+
 /**
  * sroce_req_payload() - the payload of a request packet, after its headers
  * @qp: the QP
@@ -250,7 +274,6 @@ static int sroce_req_payload(struct sroce_qp *qp, const struct sroce_send_wqe *w
 			     struct sk_buff *skb, u32 payload, enum sroce_pkt_mode mode)
 {
 	int err;
-	u8 *buf;
 
 	if (mode == SROCE_PKT_LINEAR)
 		return sroce_gather(qp, wqe, off, skb_put(skb, payload), payload);
@@ -261,8 +284,7 @@ static int sroce_req_payload(struct sroce_qp *qp, const struct sroce_send_wqe *w
 		if (err != -EOPNOTSUPP)
 			return err;
 	}
-	buf = sroce_pkt_frag_buf(skb, payload);
-	return buf ? sroce_gather(qp, wqe, off, buf, payload) : -ENOMEM;
+	return sroce_req_copy(qp, wqe, off, skb, payload);
 }
 
 static u8 sroce_req_opcode(const struct sroce_send_wqe *wqe, bool first, bool last)

@@ -171,6 +171,25 @@ u8 *sroce_pkt_frag_buf(struct sk_buff *skb, u32 payload)
 }
 
 /**
+ * sroce_pkt_frag_piece() - room for the next piece of a packet's payload
+ * @skb: the packet, headers built, the pieces before this one appended
+ * @len: this piece's bytes, at most PAGE_SIZE
+ * @payload: the packet's payload bytes
+ * @last: the pad and ICRC field follow this piece (zeroed)
+ *
+ * A payload larger than a page (a wide segment, sroce_wide_seg()) is
+ * copied a page at a time: no fragment larger than a page is to be had
+ * (sroce_pkt_frag_tail()).
+ *
+ * Return: where the caller copies the piece, or NULL (no memory: drop the
+ * packet like a lost one).
+ */
+u8 *sroce_pkt_frag_piece(struct sk_buff *skb, u32 len, u32 payload, bool last)
+{
+	return last ? sroce_pkt_frag_tail(skb, len, payload) : sroce_pkt_frag_add(skb, len);
+}
+
+/**
  * sroce_pkt_zc_end() - end a packet whose payload was appended by reference
  * @qp: the sending QP
  * @skb: the packet

@@ -3,8 +3,9 @@
 # Wide segments (sysfs wide_segments, on by default; transport.rst, *Wide
 # segments*): between two sroce devices at path MTU 1024, an RC QP's
 # SEND and WRITE packets carry 1408 bytes each but the last once the
-# peer's responses offered them, at path MTU 4096 7168; READ responses
-# stay at the path MTU. Checked across the veth with a
+# peer's responses offered them, at path MTU 4096 7168 (copied a page at
+# a time when zcopy is off); READ responses stay at the path MTU. Checked
+# across the veth with a
 # capture (dumpcap on srB, every SEND/WRITE MIDDLE of the requester
 # measured by its UDP length) and every byte and completion with
 # sroce-verify: on, with 2 % of the WRITE packets lost
@@ -22,7 +23,8 @@
 
 VERIFY=${SROCE_TOP:-$(dirname "$0")/..}/build/userspace/sroce-verify
 LOG=/tmp/93-wide.$$
-cleanup() { bg_kill_all; fault_clear; topo_down_bounded; rm -f "$LOG".*; }
+ZC=/sys/module/sroce/parameters/zcopy
+cleanup() { bg_kill_all; fault_clear; echo Y > "$ZC"; topo_down_bounded; rm -f "$LOG".*; }
 trap cleanup EXIT
 trap 'exit 143' TERM INT
 
@@ -93,7 +95,7 @@ wide() { echo "$2" > "/sys/class/infiniband/$1/wide_segments"; }
 # up to 64 KiB: at most 63 MIDDLEs a message (segments())
 MIXED=(--ops 'send,send_imm,write,write_imm,read' --min-size 8K --max-size 64K -n 48)
 
-ktap_header 9
+ktap_header 10
 dmesg_mark
 modprobe -q nf_tables 2>/dev/null
 ktap_result "topology up" topo_up sroce
@@ -105,6 +107,10 @@ ktap_result "on, path MTU 1024: SEND/WRITE MIDDLEs of 1408 bytes, READ responses
 	segments 51 1024 1408 "${MIXED[@]}"
 ktap_result "path MTU 4096 (veth MTU 9000): SEND/WRITE MIDDLEs of 7168 bytes, READ responses of 4096, byte-exact" \
 	segments 55 4096 7168 --ops 'send,send_imm,write,write_imm,read' --min-size 32K --max-size 256K -n 24
+echo N > "$ZC"
+ktap_result "zcopy off, path MTU 4096: 7168-byte MIDDLEs copied a page at a time, byte-exact" \
+	segments 56 4096 7168 --ops 'send,send_imm,write,write_imm,read' --min-size 32K --max-size 256K -n 24
+echo Y > "$ZC"
 ktap_result "on, 2 % of WRITE packets lost: byte-exact, resent" lossy 52
 wide sroce9 0
 ktap_result "off on the responder: MIDDLEs of 1024 bytes, byte-exact" segments 53 1024 1024 "${MIXED[@]}"
