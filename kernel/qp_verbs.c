@@ -762,8 +762,8 @@ static void sroce_qp_store_attrs(struct sroce_qp *qp, struct ib_qp_attr *attr, i
 
 /*
  * RTR -> RTS: the requester starts at the SQ PSN with a fresh window (its
- * bounds in packets of the largest it may send, the path MTU or the wide
- * segment; with loss_window=N those of a 1024-byte MTU
+ * bounds in path-MTU packets, counting wide segments once they go; with
+ * loss_window=N those of a 1024-byte MTU
  * whatever the path's, the window it always had: 128 PSNs in slow start,
  * up to 1024, never cut) and retry budget.
  */
@@ -773,9 +773,11 @@ static void sroce_qp_start_requester(struct sroce_qp *qp)
 	qp->req.una_psn = qp->attr.sq_psn;
 	qp->req.heard_psn = qp->attr.sq_psn;
 	qp->req.hi_psn = qp->attr.sq_psn;
-	sroce_cwnd_init(&qp->req.cwnd,
-			!READ_ONCE(sroce_loss_window) ? SROCE_CWND_UNIT_MIN :
-			qp->opt.wide ? sroce_wide_seg(qp->mtu) : qp->mtu);
+	if (READ_ONCE(sroce_loss_window))
+		sroce_cwnd_init(&qp->req.cwnd, qp->mtu,
+				qp->opt.wide ? sroce_wide_seg(qp->mtu) : qp->mtu);
+	else
+		sroce_cwnd_init(&qp->req.cwnd, SROCE_CWND_UNIT_MIN, SROCE_CWND_UNIT_MIN);
 	qp->req.sack_valid = false;
 	qp->req.probe_due = false;
 	qp->req.probing = false;

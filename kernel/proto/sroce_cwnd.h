@@ -110,9 +110,10 @@ extern "C" {
  * @mtu: the largest payload per PSN: the path MTU, or the wide segment
  *	when the QP may send them (0: none known, the largest PSN bounds)
  * @unit: bytes per PSN the bounds count: @avg_bytes rounded to a power
- *	of two, SROCE_CWND_UNIT_MIN..@mtu; @mtu when that is smaller
+ *	of two from SROCE_CWND_UNIT_MIN (7168 counts 8192); the path MTU
+ *	when that is smaller
  * @avg_bytes: the new packets' bytes per PSN, smoothed (1/8 gain; only
- *	kept above a path MTU of SROCE_CWND_UNIT_MIN)
+ *	kept when @mtu is above SROCE_CWND_UNIT_MIN)
  * @ssthresh: slow start below it, additive increase above
  * @ca_acked: PSNs acknowledged towards the next additive step
  * @ack_mask: AckReq when (PSN - oldest unacknowledged) & @ack_mask is 0
@@ -240,27 +241,25 @@ static inline void sroce_cwnd_bounds(struct sroce_cwnd *c, u32 unit)
 /**
  * sroce_cwnd_init() - a new QP: slow start towards the maximum, nothing measured
  * @c: the window
- * @mtu: the payload of a full packet in bytes: the path MTU, or the wide
- *	segment (sroce_wide_seg()) when the QP may send them, so that 7 KiB
- *	packets count (as 8 KiB) more bytes than 4 KiB ones
+ * @mtu: the path MTU in bytes (the payload of a full packet)
+ * @cap: the largest payload the QP may send: @mtu, or its wide segment
+ *	(sroce_wide_seg()), which sroce_cwnd_pkt() counts once such packets
+ *	go (7168 as 8192: the same bytes in flight in fewer packets)
  *
- * The bounds start in packets of @mtu rounded to a power of two
- * (sroce_cwnd_pkt() moves them with the packets' size): at 1024 bytes (a
- * 1500-byte wire, 1408-byte wide segments too) 128 PSNs to start, 1024 at
- * most, a queue of 64; at 4096 bytes 32, 256 and 16; at 8192 (7168-byte
- * wide segments) 16, 128 and 8; never more than SROCE_CWND_MAX PSNs.
- * @mtu 0: SROCE_CWND_MAX from the start and no queue ever.
+ * The bounds start in packets of @mtu (sroce_cwnd_pkt() moves them with
+ * the packets' size): at 1024 bytes (a 1500-byte wire) 128 PSNs to start,
+ * 1024 at most, a queue of 64; at 4096 bytes 32, 256 and 16; at 8192
+ * (7168-byte wide segments) 16, 128 and 8; never more than SROCE_CWND_MAX
+ * PSNs. @mtu 0: SROCE_CWND_MAX from the start and no queue ever.
  */
-static inline void sroce_cwnd_init(struct sroce_cwnd *c, u32 mtu)
+static inline void sroce_cwnd_init(struct sroce_cwnd *c, u32 mtu, u32 cap)
 {
-	u32 unit = mtu > SROCE_CWND_UNIT_MIN ? sroce_cwnd_unit(mtu) : mtu;
-
 	memset(c, 0, sizeof(*c));
-	c->mtu = mtu;
+	c->mtu = cap > mtu ? cap : mtu;
 	c->avg_bytes = mtu;
 	c->rto_floor_us = SROCE_CWND_RTO_MIN_US;
-	sroce_cwnd_bounds(c, unit);
-	sroce_cwnd_set(c, sroce_cwnd_pkts(SROCE_CWND_INIT_BYTES, unit, SROCE_CWND_MIN, c->max));
+	sroce_cwnd_bounds(c, mtu);
+	sroce_cwnd_set(c, sroce_cwnd_pkts(SROCE_CWND_INIT_BYTES, mtu, SROCE_CWND_MIN, c->max));
 }
 
 /**
@@ -271,10 +270,10 @@ static inline void sroce_cwnd_init(struct sroce_cwnd *c, u32 mtu)
  *
  * The unit of the bounds follows the packets' size, rounded to a power of
  * two (up from 1.5 times one): 64 KiB messages at a 4096-byte MTU count
- * 4096 bytes per PSN, 64-byte ones SROCE_CWND_UNIT_MIN. At a path MTU of
- * SROCE_CWND_UNIT_MIN or less (a 1500-byte wire) the unit is the MTU
- * whatever the packets, and so it is with no MTU: nothing
- * to do per packet.
+ * 4096 bytes per PSN, 64-byte ones SROCE_CWND_UNIT_MIN. When no packet
+ * may exceed SROCE_CWND_UNIT_MIN (a 1500-byte wire without wide
+ * segments) the unit is the MTU whatever the packets, and so it is with
+ * no MTU: nothing to do per packet.
  */
 static inline void sroce_cwnd_pkt(struct sroce_cwnd *c, u32 bytes)
 {

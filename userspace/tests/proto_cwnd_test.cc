@@ -23,7 +23,7 @@ constexpr std::uint32_t kInit = 128, kQueue = 64;
 sroce_cwnd fresh(std::uint32_t mtu = 1024)
 {
 	sroce_cwnd c{};
-	sroce_cwnd_init(&c, mtu);
+	sroce_cwnd_init(&c, mtu, mtu);
 	return c;
 }
 
@@ -581,30 +581,37 @@ TEST(Cwnd, TheUnitFollowsThePacketsSize)
 
 TEST(Cwnd, WideSegmentsCountTheirBytes)
 {
-	// 7168-byte segments at path MTU 4096: counted as 8192, half the PSNs
-	sroce_cwnd c = fresh(7168);
-	EXPECT_EQ(c.unit, 8192u);
-	EXPECT_EQ(c.cwnd, 16u);
-	EXPECT_EQ(c.max, 128u);
-	EXPECT_EQ(c.queue_pkts, 8u);
-	// a peer that never offers them: path-MTU packets bring 4096 back
-	for (int i = 0; i < 12; i++)
+	// path MTU 4096, 7168-byte segments allowed: 4096's bounds until they go
+	sroce_cwnd c{};
+	sroce_cwnd_init(&c, 4096, 7168);
+	EXPECT_EQ(c.unit, 4096u);
+	EXPECT_EQ(c.cwnd, 32u);
+	EXPECT_EQ(c.max, 256u);
+	for (int i = 0; i < 4; i++)
 		sroce_cwnd_pkt(&c, 4096);
 	EXPECT_EQ(c.unit, 4096u);
-	EXPECT_EQ(c.max, 256u);
-	// and one that does: 8192 again
-	for (int i = 0; i < 12; i++)
+	// a peer that takes them: counted as 8192, the same bytes in half the PSNs
+	for (int i = 0; i < 16; i++)
 		sroce_cwnd_pkt(&c, 7168);
 	EXPECT_EQ(c.unit, 8192u);
 	EXPECT_EQ(c.max, 128u);
+	EXPECT_LE(c.cwnd, 128u);
+	EXPECT_EQ(c.queue_pkts, 8u);
+	// without the cap (no wide segments) 7168 would never count past 4096
+	sroce_cwnd d = fresh(4096);
+	for (int i = 0; i < 16; i++)
+		sroce_cwnd_pkt(&d, 7168);
+	EXPECT_EQ(d.unit, 4096u);
 	// 1408-byte segments at path MTU 1024 keep 1024's bounds
-	sroce_cwnd d = fresh(1408);
-	EXPECT_EQ(d.unit, 1024u);
-	EXPECT_EQ(d.cwnd, 128u);
-	EXPECT_EQ(d.max, SROCE_CWND_MAX);
+	sroce_cwnd e{};
+	sroce_cwnd_init(&e, 1024, 1408);
+	EXPECT_EQ(e.unit, 1024u);
+	EXPECT_EQ(e.cwnd, 128u);
+	EXPECT_EQ(e.max, SROCE_CWND_MAX);
 	for (int i = 0; i < 12; i++)
-		sroce_cwnd_pkt(&d, 1408);
-	EXPECT_EQ(d.unit, 1024u);
+		sroce_cwnd_pkt(&e, 1408);
+	EXPECT_EQ(e.unit, 1024u);
+	EXPECT_EQ(e.max, SROCE_CWND_MAX);
 }
 
 TEST(Cwnd, AQueueIsBytesWhateverTheMtu)
