@@ -72,16 +72,17 @@ segments() {
 		[ "$mtu" -le $((DEPTH * 64)) ]
 }
 
-# lossy SEED: 2 % of sroce8's WRITE packets dropped on arrival at sroce9,
-# byte-exact, sroce8 resent some and sroce9 placed some early (selective
-# repeat, by the message's segment)
+# lossy SEED PMTU COUNT: 2 % of sroce8's WRITE packets dropped on arrival
+# at sroce9, byte-exact, sroce8 resent some and sroce9 placed some early
+# (selective repeat, by the message's segment); COUNT messages of 16-256
+# KiB (at 7168 bytes a packet 96 of them make about 600 packets)
 lossy() {
-	local before after placed rc
+	local before after placed rc pmtu=$2 count=$3
 	before=$(port_counter sroce8 retx_pkts)
 	placed=$(port_counter sroce9 sr_placed_pkts)
 	fault_drop write 2 peer || return 1
-	verify_run exact peer sroce9 sroce8 192.0.2.2 "${QP[@]}" -m 1024 --seed "$1" --ops write \
-		--min-size 16K --max-size 256K -n 32
+	verify_run exact peer sroce9 sroce8 192.0.2.2 "${QP[@]}" -m "$pmtu" --seed "$1" --ops write \
+		--min-size 16K --max-size 256K -n "$count"
 	rc=$?
 	echo "dropped $(fault_dropped) WRITE packets"
 	fault_clear
@@ -95,7 +96,7 @@ wide() { echo "$2" > "/sys/class/infiniband/$1/wide_segments"; }
 # up to 64 KiB: at most 63 MIDDLEs a message (segments())
 MIXED=(--ops 'send,send_imm,write,write_imm,read' --min-size 8K --max-size 64K -n 48)
 
-ktap_header 10
+ktap_header 11
 dmesg_mark
 modprobe -q nf_tables 2>/dev/null
 ktap_result "topology up" topo_up sroce
@@ -111,7 +112,9 @@ echo N > "$ZC"
 ktap_result "zcopy off, path MTU 4096: 7168-byte MIDDLEs copied a page at a time, byte-exact" \
 	segments 56 4096 7168 --ops 'send,send_imm,write,write_imm,read' --min-size 32K --max-size 256K -n 24
 echo Y > "$ZC"
-ktap_result "on, 2 % of WRITE packets lost: byte-exact, resent" lossy 52
+ktap_result "on, 2 % of WRITE packets lost: byte-exact, resent" lossy 52 1024 32
+ktap_result "path MTU 4096 (7168-byte segments), 2 % of WRITE packets lost: byte-exact, resent" \
+	lossy 57 4096 96
 wide sroce9 0
 ktap_result "off on the responder: MIDDLEs of 1024 bytes, byte-exact" segments 53 1024 1024 "${MIXED[@]}"
 wide sroce9 1
