@@ -508,12 +508,14 @@ static int sroce_resp_send(struct sroce_qp *qp, struct sk_buff *skb,
 
 /*
  * The payload a FIRST may carry, that of every packet of its message but
- * the last: the path MTU, or the wide segment a QP that offers them takes
- * (qp->opt.wide; sroce_wide_seg()).
+ * the last: the path MTU, or the wide segment (sroce_wide_seg()) of a QP
+ * whose peer asked for them, so was offered them (qp->opt.wide_ask, set by
+ * sroce_qp_icrc_learn() from the mark every wide request carries, this
+ * FIRST's included): a peer that never asked gets no wide packet placed.
  */
 static bool sroce_resp_seg_ok(const struct sroce_qp *qp, u32 len)
 {
-	return len == qp->mtu || (qp->opt.wide && len == sroce_wide_seg(qp->mtu));
+	return len == qp->mtu || (qp->opt.wide_ask && len == sroce_wide_seg(qp->mtu));
 }
 
 /*
