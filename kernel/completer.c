@@ -709,7 +709,7 @@ static void sroce_selrd_fill(struct sroce_qp *qp, struct sroce_swqe *sw)
 
 	while (sw->read_done < sw->length &&
 	       __test_and_clear_bit(psn % SROCE_SELRD_BITS, s->got)) {
-		sw->read_done = min(sw->length, sw->read_done + qp->mtu);
+		sw->read_done = min(sw->length, sw->read_done + sw->seg);
 		psn = sroce_psn_inc(psn);
 	}
 }
@@ -797,7 +797,7 @@ static void sroce_selrd_rx(struct sroce_qp *qp, struct sk_buff *skb,
 	struct sroce_send_wqe *wqe = sroce_shadow(qp, idx);
 	struct sroce_swqe *sw = sroce_swqe(qp, idx);
 	struct sroce_rc_read rd = {
-		.first_psn = sw->first_psn, .length = sw->length, .mtu = qp->mtu,
+		.first_psn = sw->first_psn, .length = sw->length, .mtu = sw->seg,
 	};
 	u32 psn = hdr->bth.psn, off;
 
@@ -884,7 +884,7 @@ static void sroce_rx_read_resp(struct sroce_qp *qp, struct sk_buff *skb,
 	rd.first_psn = sw->first_psn;
 	rd.length = sw->length;
 	rd.done = sw->read_done;
-	rd.mtu = qp->mtu;
+	rd.mtu = sw->seg;
 	rd.empty = sroce_wqe_empty_response(wqe);
 	rd.repairs = qp->opt.selrd_peer;
 	verdict = sroce_rc_read_resp(&rd, psn, op, hdr->payload_len);

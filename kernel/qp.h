@@ -179,7 +179,7 @@ struct sroce_swqe {
 	u32 last_psn;		/* PSN of its last packet (READ: last response) */
 	u32 npkts;
 	u32 length;		/* total payload bytes */
-	u32 seg;		/* SEND/WRITE payload per packet but the last */
+	u32 seg;		/* payload per packet (READ: response) but the last */
 	u8 bad;			/* ib_wc_status when validation failed, else 0 */
 	bool sent;		/* every request packet sent since the last go-back */
 	bool tail_sent;		/* the last request packet was sent (last_psn valid) */
@@ -310,6 +310,7 @@ struct sroce_resp_read {	/* one READ (or atomic) being answered */
 	u32 gen;		/* @mr's generation at lookup */
 	u64 va;
 	u32 len;
+	u32 seg;		/* payload per response but the last (READ) */
 	u32 sent;		/* bytes answered */
 	u32 psn;		/* PSN of the next response packet */
 	u32 last_psn;		/* PSN of its last response packet */
@@ -486,6 +487,8 @@ struct sroce_qp {
 		bool wide;	/* RC: sdev->wide and the netdev fits sroce_wide_seg() */
 		bool wide_peer;	/* the peer's responses carry SROCE_BTH_WIDE_ADV */
 		bool wide_ask;	/* its SEND/WRITE requests carry SROCE_BTH_WIDE_ASK */
+		bool wide_rd_peer;	/* its responses carry SROCE_BTH7_WIDE_RD_ADV */
+		bool wide_rd_ask;	/* its requests carry SROCE_BTH7_WIDE_RD_ASK */
 		u8 ar_next;	/* the path of the next request packet */
 	} opt;
 	/*
@@ -564,7 +567,8 @@ static inline bool sroce_qp_is_xrc(const struct sroce_qp *qp)
 static inline bool sroce_qp_peer_is_sroce(const struct sroce_qp *qp)
 {
 	return qp->opt.icrc_peer || qp->opt.selrep_peer || qp->opt.ar_peer ||
-	       qp->opt.wide_peer || qp->opt.wide_ask;
+	       qp->opt.wide_peer || qp->opt.wide_ask || qp->opt.wide_rd_peer ||
+	       qp->opt.wide_rd_ask;
 }
 
 /* Types run by the connected transport (RC's, with UC and XRC variants) */
@@ -590,7 +594,7 @@ static inline bool sroce_selrd_entry(struct sroce_qp *qp, u32 idx)
 /* The PSN of READ entry @sw's first response not placed in order */
 static inline u32 sroce_read_expect(const struct sroce_qp *qp, const struct sroce_swqe *sw)
 {
-	return sroce_psn_add(sw->first_psn, sw->read_done / qp->mtu);
+	return sroce_psn_add(sw->first_psn, sw->read_done / sw->seg);
 }
 
 /* Has the requester sent anything that is not completed yet? */

@@ -608,6 +608,8 @@ static void sroce_qp_opts_sample(struct sroce_qp *qp, bool rtr)
 		       READ_ONCE(sdev->ndev->mtu) >= sroce_wide_seg(qp->mtu) + SROCE_WIDE_OVERHEAD;
 	qp->opt.wide_peer = false;
 	qp->opt.wide_ask = false;
+	qp->opt.wide_rd_peer = false;
+	qp->opt.wide_rd_ask = false;
 }
 
 /* Forget all transport state: RESET, or a fresh INIT. */

@@ -173,14 +173,17 @@ static const char *sroce_fetch_opcode_bad(struct sroce_qp *qp, const struct sroc
 
 /*
  * The payload of each packet of an SQ entry but its last: the path MTU, or
- * for a SEND or WRITE to a responder that offered them, a wide segment
- * (sroce_wide_seg()). Fixed at fetch for the entry's life, resends
- * included: a peer learnt in between changes later entries only.
+ * a wide segment (sroce_wide_seg()) for a SEND or WRITE to a responder that
+ * offered them, and for the responses of a READ from one that offered
+ * those (SROCE_BTH7_WIDE_RD). Fixed at fetch for the entry's life, resends
+ * and repairs included: a peer learnt in between changes later entries only.
  */
 static u32 sroce_req_seg(const struct sroce_qp *qp, const struct sroce_send_wqe *wqe)
 {
 	lockdep_assert_held(&qp->lock);
 
+	if (wqe->opcode == IB_UVERBS_WR_RDMA_READ)
+		return qp->opt.wide_rd_peer ? sroce_wide_seg(qp->mtu) : qp->mtu;
 	if (!qp->opt.wide_peer || sroce_wqe_has_response(wqe))
 		return qp->mtu;
 	return sroce_wide_seg(qp->mtu);
@@ -364,14 +367,16 @@ static void sroce_req_sent(struct sroce_qp *qp, const struct sroce_pkt_hdr *hdr,
 {
 	struct sroce_req *req = &qp->req;
 	u32 dma_len = hdr->reth.dma_len;
+	/* a READ's responses: the segment its request asked for */
+	u32 seg = hdr->bth.resv7 & SROCE_BTH7_WIDE_RD ? sroce_wide_seg(qp->mtu) : qp->mtu;
 
 	if (sroce_psn_diff(req->psn, req->hi_psn) < 0) {
 		sroce_stat_inc(qp->sdev, SROCE_STAT_RETX_PKTS);
 		sroce_stat_add(qp->sdev, SROCE_STAT_RETX_BYTES, payload);
-		sroce_cwnd_resent(&req->cwnd, read ? sroce_npkts(dma_len, qp->mtu) : 1);
+		sroce_cwnd_resent(&req->cwnd, read ? sroce_npkts(dma_len, seg) : 1);
 		return;
 	}
-	sroce_cwnd_pkt(&req->cwnd, read ? min(dma_len, qp->mtu) : payload);
+	sroce_cwnd_pkt(&req->cwnd, read ? min(dma_len, seg) : payload);
 	if (hdr->bth.ack_req && !req->cwnd.timing)
 		sroce_cwnd_sent(&req->cwnd, req->psn, ktime_get_ns());
 }
@@ -471,7 +476,7 @@ static u32 sroce_read_rkey(struct sroce_qp *qp, const struct sroce_send_wqe *wqe
  *
  * One packet that asks for an ACK. Its last PSN is that of its last
  * response: a READ (or what is left of it after a go-back) takes one PSN
- * per path MTU of what it reads, the others one.
+ * per segment (sw->seg) of what it reads, the others one.
  *
  * Return: the payload length (8 for ATOMIC WRITE, else 0).
  */
@@ -488,8 +493,9 @@ static u32 sroce_req_resp_hdr(struct sroce_qp *qp, const struct sroce_send_wqe *
 		hdr->reth.va = wqe->wr.rdma.remote_addr + off;
 		hdr->reth.rkey = sroce_read_rkey(qp, wqe, sw->length - off);
 		hdr->reth.dma_len = sw->length - off;
-		sw->last_psn = sroce_psn_add(req->psn,
-					     sroce_npkts(sw->length - off, qp->mtu) - 1);
+		sw->last_psn = sroce_psn_add(req->psn, sroce_npkts(sw->length - off, sw->seg) - 1);
+		if (sw->seg != qp->mtu)
+			hdr->bth.resv7 = SROCE_BTH7_WIDE_RD;
 		return 0;
 	case IB_UVERBS_WR_ATOMIC_CMP_AND_SWP:
 	case IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD:
@@ -980,7 +986,7 @@ static bool sroce_req_repair_xmit(struct sroce_qp *qp, u32 idx, u32 from, u32 to
 {
 	const struct sroce_send_wqe *wqe = sroce_shadow(qp, idx);
 	const struct sroce_swqe *sw = sroce_swqe(qp, idx);
-	u32 off = (u32)sroce_psn_diff(from, sw->first_psn) * qp->mtu;
+	u32 off = (u32)sroce_psn_diff(from, sw->first_psn) * sw->seg;
 	struct sroce_pkt_hdr hdr = {};
 	struct sk_buff *skb;
 	u8 *bth;
@@ -993,7 +999,9 @@ static bool sroce_req_repair_xmit(struct sroce_qp *qp, u32 idx, u32 from, u32 to
 	hdr.bth.ack_req = true;
 	hdr.reth.va = wqe->wr.rdma.remote_addr + off;
 	hdr.reth.rkey = wqe->wr.rdma.rkey;
-	hdr.reth.dma_len = min_t(u32, (u32)sroce_psn_diff(to, from) * qp->mtu, sw->length - off);
+	hdr.reth.dma_len = min_t(u32, (u32)sroce_psn_diff(to, from) * sw->seg, sw->length - off);
+	if (sw->seg != qp->mtu)
+		hdr.bth.resv7 = SROCE_BTH7_WIDE_RD;
 	hdr.xrc_srqn = wqe->xrc_srqn;
 	skb = sroce_pkt_alloc(qp, hdr.info->hdr_len);
 	if (!skb)
@@ -1146,7 +1154,7 @@ static bool sroce_req_may_send(struct sroce_qp *qp, const struct sroce_send_wqe 
 		return false;
 	if (sroce_wqe_has_response(wqe)) {
 		struct sroce_swqe *sw = sroce_swqe(qp, req->send_idx);
-		u32 span = sroce_npkts(sw->length - req->send_off, qp->mtu);
+		u32 span = sroce_npkts(sw->length - req->send_off, sw->seg);
 
 		if (req->rd_outstanding >= max_t(u32, qp->attr.max_rd_atomic, 1))
 			return false;

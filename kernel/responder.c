@@ -242,13 +242,15 @@ static void sroce_read_release(struct sroce_resp_read *rd)
 /*
  * The @n bytes of @rd's next response after the headers of @skb, travelling
  * as @mode says (sroce_pkt_frag_mode()): by reference where the MR allows,
- * else copied. Return: 0, -ENOMEM (no fragment: send it later), or the MR
- * copy's error.
+ * else copied, into page fragments a page at most each (a wide segment is
+ * larger than one). Return: 0, -ENOMEM (no fragment: send it later), or
+ * the MR copy's error.
  */
 static int sroce_read_payload(struct sroce_qp *qp, struct sroce_resp_read *rd,
 			      struct sk_buff *skb, u32 n, enum sroce_pkt_mode mode)
 {
 	u64 va = rd->va + rd->sent;
+	u32 done = 0, len;
 	int err;
 	u8 *buf;
 
@@ -259,10 +261,17 @@ static int sroce_read_payload(struct sroce_qp *qp, struct sroce_resp_read *rd,
 		if (err != -EOPNOTSUPP)
 			return err;
 	}
-	buf = sroce_pkt_frag_buf(skb, n);
-	if (!buf)
-		return -ENOMEM;
-	return sroce_mr_copy(rd->mr, rd->gen, va, buf, n, SROCE_COPY_FROM_MR);
+	do {
+		len = min_t(u32, n - done, PAGE_SIZE);
+		buf = sroce_pkt_frag_piece(skb, len, n, done + len == n);
+		if (!buf)
+			return -ENOMEM;
+		err = sroce_mr_copy(rd->mr, rd->gen, va + done, buf, len, SROCE_COPY_FROM_MR);
+		if (err)
+			return err;
+		done += len;
+	} while (done < n);
+	return 0;
 }
 
 /* Send READ responses that are due, a bounded batch per run. */
@@ -277,7 +286,7 @@ void sroce_responder_send_reads(struct sroce_qp *qp)
 	while (sroce_reads_queued(resp) && budget--) {
 		struct sroce_resp_read *rd = &resp->reads[resp->rd_head % SROCE_MAX_RD_ATOMIC];
 		struct sroce_pkt_hdr hdr = {};
-		u32 n = min(qp->mtu, rd->len - rd->sent);
+		u32 n = min(rd->seg, rd->len - rd->sent);
 		bool first = rd->sent == 0, last = rd->sent + n == rd->len;
 		struct sk_buff *skb;
 
@@ -676,7 +685,7 @@ static int sroce_resp_read(struct sroce_qp *qp, const struct sroce_pkt_hdr *hdr,
 	struct sroce_resp *resp = &qp->resp;
 	struct sroce_resp_read *rd;
 	struct sroce_mr *mr = NULL;
-	u32 len = hdr->reth.dma_len, npkts, gen = 0;
+	u32 len = hdr->reth.dma_len, npkts, seg, gen = 0;
 
 	if (!(qp->attr.qp_access_flags & IB_ACCESS_REMOTE_READ))
 		goto access_err;
@@ -701,8 +710,12 @@ static int sroce_resp_read(struct sroce_qp *qp, const struct sroce_pkt_hdr *hdr,
 		sroce_resp_fatal(qp, SROCE_NAK_INVALID_RD_REQ);
 		return -EINVAL;
 	}
-	npkts = len ? DIV_ROUND_UP(len, qp->mtu) : 1;
+	/* the segment it asked for, if offered (SROCE_BTH7_WIDE_RD) */
+	seg = qp->opt.wide_rd_ask && (hdr->bth.resv7 & SROCE_BTH7_WIDE_RD) ?
+	      sroce_wide_seg(qp->mtu) : qp->mtu;
+	npkts = len ? DIV_ROUND_UP(len, seg) : 1;
 	rd->atomic = false;
+	rd->seg = seg;
 	rd->mr = mr;
 	rd->gen = gen;
 	rd->va = hdr->reth.va;

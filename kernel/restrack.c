@@ -115,7 +115,7 @@ struct sroce_res_qp {
 	u32 cwnd;
 	bool selrep, selrep_peer;
 	u32 sr_held;
-	bool wide, wide_peer;
+	bool wide, wide_peer, wide_rd_peer;
 	bool dcqcn;
 	u32 dcqcn_rc, dcqcn_rt, dcqcn_alpha;
 	bool dcqcn_limited;
@@ -152,6 +152,7 @@ static void sroce_res_qp_snap(struct sroce_qp *qp, struct sroce_res_qp *s)
 	s->sr_held = qp->resp.sr_held;
 	s->wide = qp->opt.wide;
 	s->wide_peer = qp->opt.wide_peer;
+	s->wide_rd_peer = qp->opt.wide_rd_peer;
 	s->dcqcn = qp->dcqcn.on;
 	s->dcqcn_rc = qp->dcqcn.rp.rc;
 	s->dcqcn_rt = qp->dcqcn.rp.rt;
@@ -246,6 +247,7 @@ int sroce_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 		if (s.selrep && s.selrep_peer)
 			sroce_res_u32(&w, "sr_held", s.sr_held);
 		sroce_res_str(&w, "wide", sroce_res_opt(s.wide, s.wide_peer));
+		sroce_res_str(&w, "wide_rd", sroce_res_opt(s.wide, s.wide_rd_peer));
 	}
 	if (s.dcqcn) {
 		sroce_res_u32(&w, "dcqcn_rate_kbps", s.dcqcn_rc);

@@ -97,7 +97,7 @@ static bool sroce_pkt_dev_gathers(const struct net_device *ndev)
  * Return: SROCE_PKT_LINEAR (small, or a device that cannot gather:
  * copied behind the headers),
  * SROCE_PKT_ZCOPY (user MR pages as fragments, sroce_pkt_zc_end()) or
- * SROCE_PKT_FRAG (copied into a page fragment, sroce_pkt_frag_buf()): no
+ * SROCE_PKT_FRAG (copied into a page fragment, sroce_pkt_frag_piece()): no
  * linear buffer the size of the packet, which the slab rounds up to twice
  * that and init_on_alloc zeroes whole.
  */
@@ -157,20 +157,6 @@ static u8 *sroce_pkt_frag_tail(struct sk_buff *skb, u32 len, u32 payload)
 }
 
 /**
- * sroce_pkt_frag_buf() - room for a packet's payload, pad and ICRC in a fragment
- * @skb: the packet, headers built, no fragments yet
- * @payload: payload bytes
- *
- * Return: where the caller copies the payload (the pad and the ICRC
- * field after it are zeroed), or NULL (no memory: drop the packet like a
- * lost one).
- */
-u8 *sroce_pkt_frag_buf(struct sk_buff *skb, u32 payload)
-{
-	return sroce_pkt_frag_tail(skb, payload, payload);
-}
-
-/**
  * sroce_pkt_frag_piece() - room for the next piece of a packet's payload
  * @skb: the packet, headers built, the pieces before this one appended
  * @len: this piece's bytes, at most PAGE_SIZE
@@ -202,7 +188,7 @@ u8 *sroce_pkt_frag_piece(struct sk_buff *skb, u32 len, u32 payload, bool last)
  * takes back what was appended.
  *
  * Return: 0, the packet is complete; -EOPNOTSUPP, copy the payload
- * (sroce_pkt_frag_buf()) after all; -ENOMEM (drop the packet like a lost
+ * (sroce_pkt_frag_piece()) after all; -ENOMEM (drop the packet like a lost
  * one) or @err.
  */
 int sroce_pkt_zc_end(struct sroce_qp *qp, struct sk_buff *skb, u32 payload, int err)
@@ -224,7 +210,7 @@ static u8 *sroce_pkt_icrc_field(struct sk_buff *skb)
 
 	if (!skb_shinfo(skb)->nr_frags)
 		return skb_tail_pointer(skb) - SROCE_ICRC_LEN;
-	/* a fragment of ours (sroce_pkt_frag_buf()): lowmem, writable */
+	/* a fragment of ours (sroce_pkt_frag_piece()): lowmem, writable */
 	last = &skb_shinfo(skb)->frags[skb_shinfo(skb)->nr_frags - 1];
 	return (u8 *)skb_frag_address(last) + skb_frag_size(last) - SROCE_ICRC_LEN;
 }
@@ -282,13 +268,16 @@ static int sroce_xmit_local(struct sroce_qp *qp, struct sk_buff *skb, struct net
  * one that takes wide segments by the same bit on its responses
  * (SROCE_BTH_WIDE_ADV, qp->opt.wide_peer), offered only to a requester
  * whose SEND and WRITE packets asked with SROCE_BTH_WIDE_ASK
- * (qp->opt.wide_ask).
+ * (qp->opt.wide_ask); wide READ responses likewise, by the Resv7 marks
+ * (SROCE_BTH7_WIDE_RD_ADV, qp->opt.wide_rd_peer; SROCE_BTH7_WIDE_RD_ASK
+ * on its requests, qp->opt.wide_rd_ask).
  */
 void sroce_qp_icrc_learn(struct sroce_qp *qp, const struct sk_buff *skb, u32 flags)
 {
 	lockdep_assert_held(&qp->lock);
 
 	u8 resv8a = skb->data[sizeof(struct udphdr) + SROCE_BTH_RESV8A_OFF];
+	u8 resv7 = skb->data[sizeof(struct udphdr) + SROCE_BTH_RESV7_OFF];
 
 	if (qp->opt.icrc_skip && !qp->opt.icrc_peer && (resv8a & SROCE_BTH_ICRC_ADV))
 		qp->opt.icrc_peer = true;
@@ -301,8 +290,14 @@ void sroce_qp_icrc_learn(struct sroce_qp *qp, const struct sk_buff *skb, u32 fla
 		/* its responder takes wide segments (requester.c) */
 		if (qp->opt.wide && !qp->opt.wide_peer && (resv8a & SROCE_BTH_WIDE_ADV))
 			qp->opt.wide_peer = true;
+		/* and sends wide READ responses (requester.c, sroce_req_seg()) */
+		if (qp->opt.wide && !qp->opt.wide_rd_peer && (resv7 & SROCE_BTH7_WIDE_RD_ADV))
+			qp->opt.wide_rd_peer = true;
 		return;
 	}
+	/* its READs would take wide responses: offer them */
+	if (qp->opt.wide && !qp->opt.wide_rd_ask && (resv7 & SROCE_BTH7_WIDE_RD_ASK))
+		qp->opt.wide_rd_ask = true;
 	/* its requester would send them: offer them (sroce_icrc_mark()) */
 	if (qp->opt.wide && !qp->opt.wide_ask && (resv8a & SROCE_BTH_WIDE_ASK) &&
 	    (flags & (SROCE_OPF_SEND | SROCE_OPF_WRITE)))
@@ -314,20 +309,29 @@ void sroce_qp_icrc_learn(struct sroce_qp *qp, const struct sk_buff *skb, u32 fla
 
 /*
  * The wide segment marks of a packet of @qp, whose BTH is at @bth: a SEND
- * or WRITE request asks, a response offers to a requester that asked
+ * or WRITE request asks (Resv8a), every request asks for wide READ
+ * responses (Resv7); a response offers each to a requester that asked
  */
-static u8 sroce_wide_mark(const struct sroce_qp *qp, const u8 *bth)
+static void sroce_wide_mark(const struct sroce_qp *qp, u8 *bth)
 {
 	const struct sroce_opcode_info *info;
 
 	if (!qp->opt.wide)
-		return 0;	/* no table lookup for a QP that never offers */
+		return;	/* no table lookup for a QP that never offers */
 	info = sroce_opcode(bth[0]);
 	if (!info)
-		return 0;
-	if (info->flags & (SROCE_OPF_RESP | SROCE_OPF_ACK))
-		return qp->opt.wide_ask ? SROCE_BTH_WIDE_ADV : 0;
-	return info->flags & (SROCE_OPF_SEND | SROCE_OPF_WRITE) ? SROCE_BTH_WIDE_ASK : 0;
+		return;
+	if (info->flags & (SROCE_OPF_RESP | SROCE_OPF_ACK)) {
+		if (qp->opt.wide_ask)
+			bth[SROCE_BTH_RESV8A_OFF] |= SROCE_BTH_WIDE_ADV;
+		if (qp->opt.wide_rd_ask)
+			bth[SROCE_BTH_RESV7_OFF] |= SROCE_BTH7_WIDE_RD_ADV;
+		return;
+	}
+	/* any request: the offer comes with the first answer, before a READ */
+	bth[SROCE_BTH_RESV7_OFF] |= SROCE_BTH7_WIDE_RD_ASK;
+	if (info->flags & (SROCE_OPF_SEND | SROCE_OPF_WRITE))
+		bth[SROCE_BTH_RESV8A_OFF] |= SROCE_BTH_WIDE_ASK;
 }
 
 /**
@@ -348,7 +352,7 @@ static bool sroce_icrc_mark(struct sroce_qp *qp, struct sk_buff *skb)
 
 	if (qp->opt.selrep)
 		*resv8a |= SROCE_BTH_SR_ADV | SROCE_BTH_SELRD_ADV;	/* and READ repairs */
-	*resv8a |= sroce_wide_mark(qp, resv8a - SROCE_BTH_RESV8A_OFF);
+	sroce_wide_mark(qp, resv8a - SROCE_BTH_RESV8A_OFF);
 	if (!qp->opt.icrc_skip)
 		return false;
 	if (!qp->opt.icrc_peer) {

@@ -16,7 +16,6 @@ enum sroce_pkt_mode {
 	SROCE_PKT_ZCOPY,
 };
 enum sroce_pkt_mode sroce_pkt_frag_mode(const struct sroce_qp *qp, u32 payload, bool zc);
-u8 *sroce_pkt_frag_buf(struct sk_buff *skb, u32 payload);
 u8 *sroce_pkt_frag_piece(struct sk_buff *skb, u32 len, u32 payload, bool last);
 int sroce_pkt_zc_end(struct sroce_qp *qp, struct sk_buff *skb, u32 payload, int err);
 int sroce_pkt_xmit(struct sroce_qp *qp, struct sk_buff *skb, u32 payload);

@@ -300,7 +300,8 @@ enum sroce_rc_rresp {
  * @first_psn: the PSN of its request, that of its first response
  * @length: bytes asked for
  * @done: bytes received so far, in order
- * @mtu: the path MTU
+ * @mtu: the payload of every response but the last: the path MTU, or the
+ *	wide segment the READ asked for (SROCE_BTH7_WIDE_RD)
  * @empty: answered by one READ Response Only without data
  * @repairs: the requester may have sent READ repairs (selective READ),
  *	whose responses end (LAST, ONLY) where the lost ones did

@@ -72,6 +72,23 @@ extern "C" {
 #define SROCE_BTH_WIDE_ASK	SROCE_BTH_SACK_FLAG
 #define SROCE_BTH_WIDE_ADV	SROCE_BTH_AR
 /*
+ * Wide READ responses take the BTH's Resv7 (beside AckReq; IBTA: sent as
+ * zero, ignored on receipt, so rdma_rxe and hardware ignore them; the
+ * ICRC covers them), as Resv8a has no bit left on a READ request. Every
+ * request of a QP that takes them carries SROCE_BTH7_WIDE_RD_ASK (so the
+ * first answer, to whatever came first, offers); a responder that sends
+ * them marks every response to such a requester SROCE_BTH7_WIDE_RD_ADV.
+ * A READ entry fetched after that offer asks for wide responses with
+ * SROCE_BTH7_WIDE_RD on its requests (resends and repairs included): its
+ * PSNs count sroce_wide_seg() bytes each, on both ends. A sroce without
+ * them never offers, so never gets asked.
+ */
+#define SROCE_BTH7_WIDE_RD_ASK	0x01
+#define SROCE_BTH7_WIDE_RD_ADV	0x01
+#define SROCE_BTH7_WIDE_RD	0x02
+/* Offset of the AckReq/Resv7 byte inside the BTH */
+#define SROCE_BTH_RESV7_OFF	8
+/*
  * BTH Resv8a of every packet of a QP that offers selective repeat and
  * answers a READ repair (below) ahead of its queued READ answers, keeping
  * them: its requester may take READ responses out of order (selective

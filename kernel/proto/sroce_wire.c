@@ -16,6 +16,7 @@
 #define SROCE_BTH_BECN		0x40
 /* BTH byte 8 */
 #define SROCE_BTH_ACKREQ	0x80
+#define SROCE_BTH_RESV7_MASK	0x7f
 
 void sroce_bth_get(const u8 *p, struct sroce_bth *bth)
 {
@@ -29,6 +30,7 @@ void sroce_bth_get(const u8 *p, struct sroce_bth *bth)
 	bth->becn = !!(p[4] & SROCE_BTH_BECN);
 	bth->dqpn = sroce_get_be24(p + 5);
 	bth->ack_req = !!(p[8] & SROCE_BTH_ACKREQ);
+	bth->resv7 = p[8] & SROCE_BTH_RESV7_MASK;
 	bth->psn = sroce_get_be24(p + 9);
 }
 
@@ -43,7 +45,7 @@ void sroce_bth_put(u8 *p, const struct sroce_bth *bth)
 	p[4] = (u8)((bth->fecn ? SROCE_BTH_FECN : 0) |
 		    (bth->becn ? SROCE_BTH_BECN : 0));
 	sroce_put_be24(p + 5, bth->dqpn);
-	p[8] = bth->ack_req ? SROCE_BTH_ACKREQ : 0;
+	p[8] = (u8)((bth->ack_req ? SROCE_BTH_ACKREQ : 0) | (bth->resv7 & SROCE_BTH_RESV7_MASK));
 	sroce_put_be24(p + 9, bth->psn);
 }
 

@@ -161,10 +161,12 @@ static inline void sroce_put_le32(u8 *p, u32 v)
  * @becn: Backward ECN
  * @dqpn: DestQP, 24 bits
  * @ack_req: AckReq
+ * @resv7: the seven reserved bits after AckReq, sroce's READ marks
+ *	(SROCE_BTH7_WIDE_RD*, sroce_sr.h) or zero
  * @psn: PSN, 24 bits
  *
- * The six bits after BECN and the seven after AckReq are reserved: written
- * as zero, ignored on receipt.
+ * The six bits after BECN are reserved: written as zero, ignored on
+ * receipt (sroce's marks in them go in after the build, sroce_sr.h).
  */
 struct sroce_bth {
 	u8 opcode;
@@ -177,6 +179,7 @@ struct sroce_bth {
 	bool becn;
 	u32 dqpn;
 	bool ack_req;
+	u8 resv7;
 	u32 psn;
 };
 

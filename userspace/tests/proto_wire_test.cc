@@ -904,6 +904,7 @@ sroce_pkt_hdr random_hdr(std::mt19937_64 &rng, unsigned op)
 	in.bth.becn = rng() & 1;
 	in.bth.dqpn = rng() & SROCE_QPN_MASK;
 	in.bth.ack_req = rng() & 1;
+	in.bth.resv7 = rng() & 0x7f;  // sroce's READ marks (sroce_sr.h)
 	in.bth.psn = rng() & SROCE_PSN_MASK;
 	in.reth = {rng(), static_cast<std::uint32_t>(rng()), static_cast<std::uint32_t>(rng())};
 	in.aeth = {sroce_aeth_syn_rnr(static_cast<std::uint8_t>(rng())),
@@ -930,6 +931,7 @@ void expect_same_fields(const sroce_pkt_hdr &in, const sroce_pkt_hdr &out, std::
 	EXPECT_EQ(out.bth.becn, in.bth.becn);
 	EXPECT_EQ(out.bth.dqpn, in.bth.dqpn);
 	EXPECT_EQ(out.bth.ack_req, in.bth.ack_req);
+	EXPECT_EQ(out.bth.resv7, in.bth.resv7);
 	EXPECT_EQ(out.bth.psn, in.bth.psn);
 	if (fl & SROCE_OPF_RETH) {
 		EXPECT_EQ(out.reth.va, in.reth.va);
@@ -1026,6 +1028,7 @@ TEST(Build, ReservedBitsZeroAndIgnored)
 	EXPECT_FALSE(out.bth.fecn);
 	EXPECT_FALSE(out.bth.becn);
 	EXPECT_FALSE(out.bth.ack_req);
+	EXPECT_EQ(out.bth.resv7, 0x7f);	 // kept apart from AckReq, for the READ marks
 	EXPECT_EQ(out.deth.src_qpn, 0xffffffu);
 	EXPECT_EQ(out.deth.qkey, SROCE_QKEY_PRIVILEGED);
 }

@@ -65,6 +65,8 @@ std::size_t FrameGen::build_valid(std::span<std::uint8_t> out)
 	hdr.bth.pkey = chance(95) ? 0xffff : static_cast<std::uint16_t>(below(0x10000));
 	hdr.bth.dqpn = pick_qpn();
 	hdr.bth.ack_req = chance(50);
+	// sroce's Resv7 READ marks: wide READ responses asked for or offered
+	hdr.bth.resv7 = chance(20) ? static_cast<std::uint8_t>(below(0x80)) : 0;
 	hdr.bth.psn = pick_psn();
 	const bool real_mr = t_.rkey && chance(60);
 	const std::uint64_t va = real_mr ? t_.va + below(t_.mr_len + 64) : rng_();
