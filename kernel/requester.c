@@ -366,10 +366,11 @@ static void sroce_req_sent(struct sroce_qp *qp, const struct sroce_pkt_hdr *hdr,
 			   bool read)
 {
 	struct sroce_req *req = &qp->req;
-	u32 dma_len = hdr->reth.dma_len;
-	/* a READ's responses: the segment its request asked for */
-	u32 seg = hdr->bth.resv7 & SROCE_BTH7_WIDE_RD ? sroce_wide_seg(qp->mtu) : qp->mtu;
+	u32 dma_len = hdr->reth.dma_len, seg = 0;
 
+	/* a READ's responses: the segment its request asked for */
+	if (read)
+		seg = hdr->bth.resv7 & SROCE_BTH7_WIDE_RD ? sroce_wide_seg(qp->mtu) : qp->mtu;
 	if (sroce_psn_diff(req->psn, req->hi_psn) < 0) {
 		sroce_stat_inc(qp->sdev, SROCE_STAT_RETX_PKTS);
 		sroce_stat_add(qp->sdev, SROCE_STAT_RETX_BYTES, payload);
