@@ -77,42 +77,32 @@ segments() {
 		[ "$mtu" -le $((DEPTH * 64)) ] && [ "$rdmtu" -le $((DEPTH * 64)) ]
 }
 
-# lossy_read SEED PMTU COUNT: 2 % of the READ responses sroce9 sends
-# dropped on arrival at sroce8, COUNT READs of 16-256 KiB byte-exact, and
-# sroce8 asked again for what was lost (repairs or resent READs)
-lossy_read() {
-	local before after rc pmtu=$2 count=$3
+# lossy_run SEED PMTU COUNT OPS CLASS NS: 2 % of the packets of CLASS
+# (fault_drop) dropped on arrival in NS, COUNT messages of OPS of 16-256
+# KiB byte-exact (at 7168 bytes a packet 96 of them make about 600
+# packets), and sroce8 resent some; sets PLACED to the packets sroce9
+# placed early meanwhile (selective repeat, by the message's segment)
+lossy_run() {
+	local before after rc pmtu=$2 count=$3 ops=$4 cls=$5 ns=$6
 	before=$(port_counter sroce8 retx_pkts)
-	fault_drop rdresp 2 init || return 1
-	verify_run exact peer sroce9 sroce8 192.0.2.2 "${QP[@]}" -m "$pmtu" --seed "$1" --ops read \
+	PLACED=$(port_counter sroce9 sr_placed_pkts)
+	fault_drop "$cls" 2 "$ns" || return 1
+	verify_run exact peer sroce9 sroce8 192.0.2.2 "${QP[@]}" -m "$pmtu" --seed "$1" --ops "$ops" \
 		--min-size 16K --max-size 256K -n "$count"
 	rc=$?
-	echo "dropped $(fault_dropped) READ responses"
+	echo "dropped $(fault_dropped) $cls packets"
 	fault_clear
 	after=$(port_counter sroce8 retx_pkts)
-	echo "sroce8 asked again $((after - before)) times"
+	PLACED=$(($(port_counter sroce9 sr_placed_pkts) - PLACED))
+	echo "sroce8 resent or asked again $((after - before)) times, sroce9 placed $PLACED early"
 	[ "$rc" -eq 0 ] && [ "$after" -gt "$before" ]
 }
 
-# lossy SEED PMTU COUNT: 2 % of sroce8's WRITE packets dropped on arrival
-# at sroce9, byte-exact, sroce8 resent some and sroce9 placed some early
-# (selective repeat, by the message's segment); COUNT messages of 16-256
-# KiB (at 7168 bytes a packet 96 of them make about 600 packets)
-lossy() {
-	local before after placed rc pmtu=$2 count=$3
-	before=$(port_counter sroce8 retx_pkts)
-	placed=$(port_counter sroce9 sr_placed_pkts)
-	fault_drop write 2 peer || return 1
-	verify_run exact peer sroce9 sroce8 192.0.2.2 "${QP[@]}" -m "$pmtu" --seed "$1" --ops write \
-		--min-size 16K --max-size 256K -n "$count"
-	rc=$?
-	echo "dropped $(fault_dropped) WRITE packets"
-	fault_clear
-	after=$(port_counter sroce8 retx_pkts)
-	placed=$(($(port_counter sroce9 sr_placed_pkts) - placed))
-	echo "sroce8 resent $((after - before)) packets, sroce9 placed $placed early"
-	[ "$rc" -eq 0 ] && [ "$after" -gt "$before" ] && [ "$placed" -gt 0 ]
-}
+# lossy SEED PMTU COUNT: sroce8's WRITE packets lost at sroce9, which
+# placed some early; lossy_read SEED PMTU COUNT: the READ responses
+# sroce9 sends lost at sroce8, which asked again (repairs, resent READs)
+lossy() { lossy_run "$1" "$2" "$3" write write peer && [ "$PLACED" -gt 0 ]; }
+lossy_read() { lossy_run "$1" "$2" "$3" read rdresp init; }
 
 wide() { echo "$2" > "/sys/class/infiniband/$1/wide_segments"; }
 # up to 64 KiB: at most 63 MIDDLEs a message (segments())
