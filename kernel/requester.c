@@ -225,6 +225,38 @@ static enum ib_wc_status sroce_fetch_wqe(struct sroce_qp *qp, u32 idx)
 	return IB_WC_SUCCESS;
 }
 
+/*
+ * Take entries the provider published into the shadow ring. A bad entry
+ * is remembered and completed in order when it reaches the head.
+ */
+static int sroce_req_fetch(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+	u32 prod = smp_load_acquire(&qp->sq->hdr->producer);
+	u32 posted = prod - req->comp_idx;
+
+	/*
+	 * User space's index, read once: it only ever moves forward, at most
+	 * a ring's worth past what completed. One moved back below what was
+	 * fetched (or wrapped) would have the loop below run round the u32
+	 * space and resend stale entries: a corrupt ring, the QP fails.
+	 */
+	if (posted > qp->sq_entries || posted < req->fetched - req->comp_idx) {
+		sroce_dbg_qp_rl(qp,
+				"SQ producer index %u corrupt (completed up to %u, fetched %u, %u entries)",
+				prod, req->comp_idx, req->fetched, qp->sq_entries);
+		return -EOVERFLOW;
+	}
+	if (req->fetched != prod)
+		req->poll_until = 0;	/* a post: the next idle starts a new grace */
+	for (; req->fetched != prod; req->fetched++) {
+		sroce_swqe(qp, req->fetched)->bad = sroce_fetch_wqe(qp, req->fetched);
+		trace_sroce_wqe_fetch(qp, req->fetched, sroce_swqe(qp, req->fetched)->bad);
+		sroce_stat_inc(qp->sdev, SROCE_STAT_SQ_WQES);
+	}
+	return 0;
+}
+
 /* Copy @len bytes at message offset @off of an SQ entry (shadow copy). */
 static int sroce_gather(struct sroce_qp *qp, const struct sroce_send_wqe *wqe,
 			u32 off, u8 *dst, u32 len)
@@ -383,6 +415,35 @@ static void sroce_req_sent(struct sroce_qp *qp, const struct sroce_pkt_hdr *hdr,
 }
 
 /**
+ * sroce_req_end_asks() - does the last packet of entry send_idx ask for an ACK?
+ * @qp: the QP
+ * @wqe: the entry (a SEND or RDMA WRITE, shadow copy)
+ *
+ * When its completion is wanted (signaled, or every entry is), while the
+ * QP is not plainly sending (SQD: no entry after it starts), and when no
+ * request packet is sure to follow it: the next entry not posted yet (the
+ * ring is read once more first), failed, or a local operation. Else
+ * the next packets ask as sroce_cwnd_ack_req() says: an ACK is a frame
+ * for both hosts, and a stream of unsignaled 64-byte WRITEs drew one per
+ * message (Documentation/transport.rst, *Loss window*).
+ *
+ * Return: true if it asks whatever the window says.
+ */
+static bool sroce_req_end_asks(struct sroce_qp *qp, const struct sroce_send_wqe *wqe)
+{
+	struct sroce_req *req = &qp->req;
+	u32 next = req->send_idx + 1;
+
+	if (qp->sig_all || (wqe->send_flags & SROCE_SEND_SIGNALED) ||
+	    READ_ONCE(qp->state) != IB_QPS_RTS)
+		return true;
+	if (next == req->fetched && sroce_req_fetch(qp))
+		return true;	/* a corrupt producer: the send loop fails the QP */
+	return next == req->fetched || sroce_swqe(qp, next)->bad ||
+	       sroce_wqe_is_local(sroce_shadow(qp, next));
+}
+
+/**
  * sroce_req_data_hdr() - the header of the next SEND or WRITE packet
  * @qp: the QP
  * @wqe: its SQ entry (a SEND or RDMA WRITE, with or without extras)
@@ -417,7 +478,8 @@ static u32 sroce_req_data_hdr(struct sroce_qp *qp, const struct sroce_send_wqe *
 	else
 		hdr->bth.opcode = sroce_req_opcode(wqe, off == 0, last);
 	hdr->bth.se = last && (wqe->send_flags & SROCE_SEND_SOLICITED);
-	hdr->bth.ack_req = sroce_cwnd_ack_req(&req->cwnd, req->psn, req->una_psn, last);
+	hdr->bth.ack_req = sroce_cwnd_ack_req(&req->cwnd, req->psn, req->una_psn,
+					      last && sroce_req_end_asks(qp, wqe));
 	if (sroce_qp_is_uc(qp)) {
 		/* IBTA: the UC opcodes are the RC ones plus 0x20 */
 		hdr->bth.opcode += SROCE_OP_UC_SEND_FIRST - SROCE_OP_RC_SEND_FIRST;
@@ -808,38 +870,6 @@ void sroce_req_doorbell(struct sroce_qp *qp)
 
 	if (us && since && ktime_get_ns() - since < (u64)us * NSEC_PER_USEC)
 		WRITE_ONCE(qp->req.poll, true);
-}
-
-/*
- * Take entries the provider published into the shadow ring. A bad entry
- * is remembered and completed in order when it reaches the head.
- */
-static int sroce_req_fetch(struct sroce_qp *qp)
-{
-	struct sroce_req *req = &qp->req;
-	u32 prod = smp_load_acquire(&qp->sq->hdr->producer);
-	u32 posted = prod - req->comp_idx;
-
-	/*
-	 * User space's index, read once: it only ever moves forward, at most
-	 * a ring's worth past what completed. One moved back below what was
-	 * fetched (or wrapped) would have the loop below run round the u32
-	 * space and resend stale entries: a corrupt ring, the QP fails.
-	 */
-	if (posted > qp->sq_entries || posted < req->fetched - req->comp_idx) {
-		sroce_dbg_qp_rl(qp,
-				"SQ producer index %u corrupt (completed up to %u, fetched %u, %u entries)",
-				prod, req->comp_idx, req->fetched, qp->sq_entries);
-		return -EOVERFLOW;
-	}
-	if (req->fetched != prod)
-		req->poll_until = 0;	/* a post: the next idle starts a new grace */
-	for (; req->fetched != prod; req->fetched++) {
-		sroce_swqe(qp, req->fetched)->bad = sroce_fetch_wqe(qp, req->fetched);
-		trace_sroce_wqe_fetch(qp, req->fetched, sroce_swqe(qp, req->fetched)->bad);
-		sroce_stat_inc(qp->sdev, SROCE_STAT_SQ_WQES);
-	}
-	return 0;
 }
 
 /* Carry out a local operation. Return: IB_WC_SUCCESS or its error status. */

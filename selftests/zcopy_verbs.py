@@ -50,14 +50,15 @@ WIDE_SEG = 1408  # SEND/WRITE packets, READ responses between sroce peers (wide_
 class End:
     """One device's QP (RC or UC), CQ and MR."""
 
-    def __init__(self, dev, size, uc=False, sges=1):
+    def __init__(self, dev, size, uc=False, sges=1, sig_all=1):
         self.dev = dev
         self.ctx = Context(name=dev)
         self.pd = PD(self.ctx)
         self.cq = CQ(self.ctx, 64)
         self.qp = QP(self.pd, QPInitAttr(
             qp_type=e.IBV_QPT_UC if uc else e.IBV_QPT_RC, scq=self.cq, rcq=self.cq,
-            cap=QPCap(max_send_wr=16, max_recv_wr=16, max_send_sge=sges, max_recv_sge=1)))
+            cap=QPCap(max_send_wr=16, max_recv_wr=16, max_send_sge=sges, max_recv_sge=1),
+            sq_sig_all=sig_all))
         self.mr = MR(self.pd, size, ACCESS)
         self.gid = self.ctx.query_gid(1, GID_INDEX)
         self.uc = uc
@@ -80,8 +81,8 @@ class End:
     wait = Node.wait     # (it uses self.cq only)
 
 
-def pair(dev_a, dev_b, size, uc=False, sges=1):
-    a, b = End(dev_a, size, uc, sges), End(dev_b, size, uc)
+def pair(dev_a, dev_b, size, uc=False, sges=1, sig_all=1):
+    a, b = End(dev_a, size, uc, sges, sig_all), End(dev_b, size, uc)
     a.connect(b)
     b.connect(a)
     return a, b

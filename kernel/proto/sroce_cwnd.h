@@ -659,7 +659,7 @@ static inline bool sroce_cwnd_open(const struct sroce_cwnd *c, u32 psn, u32 una)
  * @c: the window
  * @psn: the packet's PSN
  * @una: the oldest unacknowledged PSN
- * @last: it ends a message (always asks)
+ * @last: it must ask (the end of a message whose ACK is wanted soon)
  *
  * Every @ack_mask + 1 PSNs since the last packet that asked, and any
  * packet when no ACK asked for is on its way (the first after an idle
