@@ -337,7 +337,7 @@ static void sroce_read_gap(struct sroce_qp *qp, u32 idx)
 {
 	struct sroce_req *req = &qp->req;
 	struct sroce_swqe *sw = sroce_swqe(qp, idx);
-	u32 psn = sroce_read_expect(qp, sw);
+	u32 psn = sroce_read_expect(sw);
 	struct sroce_selrd *s = &req->selrd;
 
 	if (s->on) {
@@ -376,7 +376,7 @@ static bool sroce_ack_upto(struct sroce_qp *qp, u32 psn)
 		if (!sw->tail_sent || sroce_psn_diff(psn, sw->last_psn) < 0)
 			break;
 		if (sroce_read_awaits_data(qp, req->comp_idx)) {
-			una = sroce_read_expect(qp, sw);
+			una = sroce_read_expect(sw);
 			sroce_read_gap(qp, req->comp_idx);
 			break;
 		}
@@ -683,7 +683,7 @@ static bool sroce_selrd_begin(struct sroce_qp *qp, u32 idx, u32 psn)
 
 		if (!data && sroce_wqe_has_response(sroce_shadow(qp, i)))
 			return false;	/* atomics, zero-length READs: go back */
-		if (i == idx ? sroce_psn_diff(psn, sroce_read_expect(qp, sw)) > 0 :
+		if (i == idx ? sroce_psn_diff(psn, sroce_read_expect(sw)) > 0 :
 		    data && sw->read_done < sw->length)
 			break;
 		if (i == idx)
@@ -705,7 +705,7 @@ static bool sroce_selrd_begin(struct sroce_qp *qp, u32 idx, u32 psn)
 static void sroce_selrd_fill(struct sroce_qp *qp, struct sroce_swqe *sw)
 {
 	struct sroce_selrd *s = &qp->req.selrd;
-	u32 psn = sroce_read_expect(qp, sw);
+	u32 psn = sroce_read_expect(sw);
 
 	while (sw->read_done < sw->length &&
 	       __test_and_clear_bit(psn % SROCE_SELRD_BITS, s->got)) {
@@ -740,7 +740,7 @@ static void sroce_selrd_advance(struct sroce_qp *qp)
 		if (sroce_selrd_entry(qp, idx)) {
 			sroce_selrd_fill(qp, sw);
 			if (sw->read_done < sw->length) {
-				una = sroce_read_expect(qp, sw);
+				una = sroce_read_expect(sw);
 				break;
 			}
 		} else if (sroce_wqe_has_response(sroce_shadow(qp, idx)) ||

@@ -592,7 +592,7 @@ static inline bool sroce_selrd_entry(struct sroce_qp *qp, u32 idx)
 }
 
 /* The PSN of READ entry @sw's first response not placed in order */
-static inline u32 sroce_read_expect(const struct sroce_qp *qp, const struct sroce_swqe *sw)
+static inline u32 sroce_read_expect(const struct sroce_swqe *sw)
 {
 	return sroce_psn_add(sw->first_psn, sw->read_done / sw->seg);
 }

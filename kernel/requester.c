@@ -1059,7 +1059,7 @@ static int sroce_req_repair_read(struct sroce_qp *qp, u32 idx)
 {
 	const struct sroce_selrd *s = &qp->req.selrd;
 	const struct sroce_swqe *sw = sroce_swqe(qp, idx);
-	u32 psn = sroce_read_expect(qp, sw);
+	u32 psn = sroce_read_expect(sw);
 	u32 to = sroce_psn_inc(sw->last_psn), end, from;
 	int sent = 0;
 
