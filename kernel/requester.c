@@ -478,8 +478,10 @@ static u32 sroce_req_data_hdr(struct sroce_qp *qp, const struct sroce_send_wqe *
 	else
 		hdr->bth.opcode = sroce_req_opcode(wqe, off == 0, last);
 	hdr->bth.se = last && (wqe->send_flags & SROCE_SEND_SOLICITED);
+	/* UC asks for nothing (cleared below): no need to look past the end */
 	hdr->bth.ack_req = sroce_cwnd_ack_req(&req->cwnd, req->psn, req->una_psn,
-					      last && sroce_req_end_asks(qp, wqe));
+					      last && (sroce_qp_is_uc(qp) ||
+						       sroce_req_end_asks(qp, wqe)));
 	if (sroce_qp_is_uc(qp)) {
 		/* IBTA: the UC opcodes are the RC ones plus 0x20 */
 		hdr->bth.opcode += SROCE_OP_UC_SEND_FIRST - SROCE_OP_RC_SEND_FIRST;

@@ -20,7 +20,6 @@ the requester finds them all posted) and checks the 12 WRITE ONLY packets:
 Every case: the 12 messages land byte-exact, and no PSN went twice.
 Exit 0 when the case behaves, 1 (with a message) otherwise.
 """
-import struct
 import sys
 import time
 
@@ -29,22 +28,11 @@ from pyverbs.pyverbs_error import PyverbsRDMAError
 from pyverbs.wr import SGE, SendWR
 
 from rc_verbs import Fail, pattern
-from rc_wire import ACK, WRITE_ONLY, sniffer
-from scapy.layers.inet import IP, UDP
+from rc_wire import ACK, WRITE_ONLY, roce_bths, sniffer
 from zcopy_verbs import pair
 
 N, LEN = 12, 64
 SRC, DST = '192.0.2.1', '192.0.2.2'
-
-
-def bths(pkts, src):
-    """(opcode, AckReq, PSN) of each RoCEv2 packet from SRC, in order."""
-    out = []
-    for p in pkts:
-        if IP in p and UDP in p and p[IP].src == src and p[UDP].dport == 4791:
-            op, _, _, _, w = struct.unpack('!BBHII', bytes(p[UDP].payload)[:12])
-            out.append((op, bool(w & 0x80000000), w & 0xffffff))
-    return out
 
 
 def post_list(a, b, signaled):
@@ -76,8 +64,8 @@ def run(dev_a, dev_b, iface, signaled, completions):
     pkts = snif.stop()
     if b.mr.read(N * LEN, 0) != src:
         raise Fail('the responder\'s bytes differ')
-    req = [x for x in bths(pkts, SRC) if x[0] == WRITE_ONLY]
-    acks = [x for x in bths(pkts, DST) if x[0] == ACK]
+    req = [x for x in roce_bths(pkts, SRC) if x[0] == WRITE_ONLY]
+    acks = [x for x in roce_bths(pkts, DST) if x[0] == ACK]
     psns = [x[2] for x in req]
     asks = [i for i, x in enumerate(req) if x[1]]
     print('# %d WRITE packets, AckReq on %s; %d ACKs' % (len(req), asks, len(acks)))

@@ -62,13 +62,19 @@ class Wire:
             self.sock.sendto(p, (self.dst, 0))
 
 
-def roce_opcodes(pkts, src):
-    """BTH opcodes of the RoCEv2 packets from SRC among scapy packets."""
+def roce_bths(pkts, src):
+    """(opcode, AckReq, PSN) of the RoCEv2 packets from SRC among scapy packets."""
     out = []
     for p in pkts:
         if IP in p and UDP in p and p[IP].src == src and p[UDP].dport == ROCE_PORT:
-            out.append(bytes(p[UDP].payload)[0])
+            op, _, _, _, w = struct.unpack('!BBHII', bytes(p[UDP].payload)[:12])
+            out.append((op, bool(w & 0x80000000), w & 0xffffff))
     return out
+
+
+def roce_opcodes(pkts, src):
+    """BTH opcodes of the RoCEv2 packets from SRC among scapy packets."""
+    return [op for op, _, _ in roce_bths(pkts, src)]
 
 
 def sniffer(iface):
