@@ -692,6 +692,8 @@ static bool sroce_selrd_begin(struct sroce_qp *qp, u32 idx, u32 psn)
 	s->on = true;
 	s->repair_due = false;
 	s->reasked = false;
+	s->probe = false;
+	s->probe_due = false;
 	s->hi = req->una_psn;
 	s->asked = req->una_psn;
 	bitmap_zero(s->got, SROCE_SELRD_BITS);
@@ -764,12 +766,16 @@ static void sroce_selrd_advance(struct sroce_qp *qp)
  * A READ response placed at the oldest unacknowledged PSN that goes on with
  * a message (MIDDLE, LAST) after an RTO resend is the first request's: the
  * resend asked again from that PSN, and its answer begins with a FIRST or
- * ONLY. The resend was needless (proto/sroce_cwnd.h).
+ * ONLY; so is a FIRST while the resend was a probe (sroce_selrd_probe():
+ * its answer is an ONLY). The resend was needless (proto/sroce_cwnd.h).
  */
 static void sroce_rto_judge_resp(struct sroce_qp *qp, const struct sroce_pkt_hdr *hdr)
 {
-	if (hdr->bth.psn == qp->req.una_psn &&
-	    (hdr->info->flags & (SROCE_OPF_MIDDLE | SROCE_OPF_LAST)))
+	u32 orig = SROCE_OPF_MIDDLE | SROCE_OPF_LAST;
+
+	if (qp->req.selrd.on && qp->req.selrd.probe && qp->req.selrd.hi == qp->req.una_psn)
+		orig |= SROCE_OPF_FIRST;	/* nothing placed since: no repair asked */
+	if (hdr->bth.psn == qp->req.una_psn && (hdr->info->flags & orig))
 		sroce_rto_judge(qp, true, 0);
 }
 
@@ -850,6 +856,89 @@ static bool sroce_selrd_reask(struct sroce_qp *qp)
 	s->asked = req->una_psn;
 	s->repair_due = true;
 	sroce_stat_inc(qp->sdev, SROCE_STAT_SELRD_REASKS);
+	trace_sroce_retransmit(qp->ibqp.qp_num, req->una_psn, req->retry_left,
+			       SROCE_RETX_READ_GAP);
+	return true;
+}
+
+/*
+ * The newest READ of data a probe may ask for: from the oldest entry on,
+ * sent, READs of data and requests without a response only, its
+ * responses within the map; req->started if none.
+ */
+static u32 sroce_selrd_probe_target(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+	u32 i, target = req->started;
+
+	for (i = req->comp_idx; i != req->started; i++) {
+		const struct sroce_swqe *sw = sroce_swqe(qp, i);
+
+		if (!sw->tail_sent)
+			break;
+		if (!sroce_selrd_entry(qp, i)) {
+			if (sroce_wqe_has_response(sroce_shadow(qp, i)))
+				break;	/* atomics, zero-length READs */
+			continue;
+		}
+		if (sroce_psn_diff(sw->last_psn, req->una_psn) >= (int)SROCE_SELRD_BITS)
+			break;
+		target = i;
+	}
+	return target;
+}
+
+/**
+ * sroce_selrd_probe() - the resend timer's probe of the READs in flight
+ * @qp: the QP, its resend timer expired
+ *
+ * With a peer that answers a READ probe behind its queued answers
+ * (qp->opt.rdprobe_peer), an expiry while the oldest unacknowledged PSN is
+ * a response of a READ of data, or in a selective READ episode, does not
+ * go back (which asks again for the rest of that READ and for every
+ * request after it, all of which come twice after a stall): one repair
+ * asks for the last response of the newest READ in flight alone (the
+ * probe, sroce_req_repair()), and the holes known are asked for again.
+ * Late responses come before the probe's answer, which is then a
+ * duplicate (with no hole known, the first ends the episode); else its
+ * answer opens a hole up to it, asked for at once. Each expiry without
+ * progress probes again, one packet; the QP's local ACK timeout still
+ * goes back, so a peer that is gone fails as before. (If a READ request
+ * itself was lost, the probe comes before its turn and is NAKed: that
+ * goes back to it.)
+ *
+ * Return: true if the probe goes (the caller does not go back).
+ */
+static bool sroce_selrd_probe(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+	struct sroce_selrd *s = &req->selrd;
+	u32 idx;
+
+	if (!qp->opt.rdprobe_peer || !qp->opt.selrd_peer || !READ_ONCE(sroce_selective_read) ||
+	    req->odp_retry || !sroce_req_busy(req) ||
+	    (!s->on && !sroce_selrd_entry(qp, req->comp_idx)))
+		return false;
+	idx = sroce_selrd_probe_target(qp);
+	if (idx == req->started)
+		return false;
+	if (!s->on) {
+		s->on = true;
+		s->reasked = false;
+		s->hi = req->una_psn;
+		bitmap_zero(s->got, SROCE_SELRD_BITS);
+		sroce_cwnd_cut(qp, false, true);
+	}
+	s->asked = req->una_psn;
+	s->repair_due = true;
+	s->probe = true;
+	/* every response of that READ placed already: the holes alone */
+	s->probe_due = sroce_psn_diff(sroce_swqe(qp, idx)->last_psn, s->hi) >= 0;
+	s->probe_idx = idx;
+	if (s->hi != req->una_psn)
+		sroce_stat_inc(qp->sdev, SROCE_STAT_SELRD_REASKS);
+	if (s->probe_due)
+		sroce_stat_inc(qp->sdev, SROCE_STAT_SELRD_PROBES);
 	trace_sroce_retransmit(qp->ibqp.qp_num, req->una_psn, req->retry_left,
 			       SROCE_RETX_READ_GAP);
 	return true;
@@ -1017,7 +1106,7 @@ static void sroce_completer_rto(struct sroce_qp *qp)
 	sroce_cwnd_rto_fired(&req->cwnd, ktime_get_ns(), req->una_psn);
 	sroce_stat_inc(qp->sdev, SROCE_STAT_RTO_RESENDS);
 	req->rto_due = 0;
-	if (sroce_selrd_reask(qp)) {
+	if (sroce_selrd_probe(qp) || sroce_selrd_reask(qp)) {
 		sroce_req_arm_timer(qp);
 		return;
 	}

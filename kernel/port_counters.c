@@ -56,6 +56,7 @@ static const struct rdma_stat_desc sroce_stat_descs[] = {
 	[SROCE_STAT_SELRD_PLACED]	= { .name = "selrd_placed_pkts" },
 	[SROCE_STAT_SELRD_REPAIRS]	= { .name = "selrd_repairs" },
 	[SROCE_STAT_SELRD_REASKS]	= { .name = "selrd_reasks" },
+	[SROCE_STAT_SELRD_PROBES]	= { .name = "selrd_probes" },
 	[SROCE_STAT_DUP_REQUEST]	= { .name = "duplicate_request" },
 	/* module-wide: dropped before the destination QP is known */
 #define SROCE_DROP_DESC_(up, low) \

@@ -192,7 +192,11 @@ struct sroce_swqe {
  * @on: an episode: responses before @hi are missing
  * @repair_due: holes between @asked and @hi were not asked for again yet
  * @reasked: the resend timer asked for every hole again once (a lost
- *	repair, sroce_selrd_reask()); its next expiry goes back
+ *	repair, sroce_selrd_reask()); its next expiry goes back, unless the
+ *	peer answers probes (sroce_selrd_probe())
+ * @probe: the resend timer probed a READ (sroce_selrd_probe())
+ * @probe_due: ... not sent yet
+ * @probe_idx: the READ entry probed
  * @hi: the PSN after the newest READ response placed
  * @asked: the holes before this PSN were asked for (sroce_req_repair())
  * @got: by PSN modulo SROCE_SELRD_BITS, the responses placed past the
@@ -202,6 +206,9 @@ struct sroce_selrd {
 	bool on;
 	bool repair_due;
 	bool reasked;
+	bool probe;
+	bool probe_due;
+	u32 probe_idx;
 	u32 hi;
 	u32 asked;
 	DECLARE_BITMAP(got, SROCE_SELRD_BITS);
@@ -214,6 +221,7 @@ static inline void sroce_selrd_reset(struct sroce_selrd *s)
 		return;
 	s->on = false;
 	s->repair_due = false;
+	s->probe_due = false;
 	bitmap_zero(s->got, SROCE_SELRD_BITS);
 }
 
@@ -480,6 +488,7 @@ struct sroce_qp {
 		bool selrep;	/* RC: sdev->sr (selective repeat offered) */
 		bool selrep_peer;	/* the peer offers it too: selective repeat on */
 		bool selrd_peer;	/* and answers READ repairs (selective READ) */
+		bool rdprobe_peer;	/* and READ probes, in order (SROCE_BTH7_RD_PROBE_ADV) */
 		bool tx_gso;	/* sdev->tx_gso (xmit.c) */
 		bool ar;	/* RC: sdev->ar, adaptive routing mode (requester.c) */
 		bool ar_peer;	/* the peer's requests carry SROCE_BTH_AR (sr.c) */

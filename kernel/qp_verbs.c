@@ -597,6 +597,7 @@ static void sroce_qp_opts_sample(struct sroce_qp *qp, bool rtr)
 	qp->opt.selrep = rtr && type == IB_QPT_RC && READ_ONCE(sdev->sr);
 	qp->opt.selrep_peer = false;
 	qp->opt.selrd_peer = false;
+	qp->opt.rdprobe_peer = false;
 	qp->opt.tx_gso = rtr && READ_ONCE(sdev->tx_gso);
 	qp->opt.ar = rtr && type == IB_QPT_RC && READ_ONCE(sdev->ar);
 	qp->opt.ar_peer = false;

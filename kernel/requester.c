@@ -1015,7 +1015,7 @@ static void sroce_req_retry(struct sroce_qp *qp)
  * responses [@from, @to) of READ entry @idx (selective READ). It moves no
  * send state; lost, the resend timer asks again (sroce_req_repair()).
  */
-static bool sroce_req_repair_xmit(struct sroce_qp *qp, u32 idx, u32 from, u32 to)
+static bool sroce_req_repair_xmit(struct sroce_qp *qp, u32 idx, u32 from, u32 to, bool probe)
 {
 	const struct sroce_send_wqe *wqe = sroce_shadow(qp, idx);
 	const struct sroce_swqe *sw = sroce_swqe(qp, idx);
@@ -1035,6 +1035,8 @@ static bool sroce_req_repair_xmit(struct sroce_qp *qp, u32 idx, u32 from, u32 to
 	hdr.reth.dma_len = min_t(u32, (u32)sroce_psn_diff(to, from) * sw->seg, sw->length - off);
 	if (sw->seg != qp->mtu)
 		hdr.bth.resv7 = SROCE_BTH7_WIDE_RD;
+	if (probe)
+		hdr.bth.resv7 |= SROCE_BTH7_RD_PROBE;
 	hdr.xrc_srqn = wqe->xrc_srqn;
 	skb = sroce_pkt_alloc(qp, hdr.info->hdr_len);
 	if (!skb)
@@ -1081,7 +1083,7 @@ static int sroce_req_repair_read(struct sroce_qp *qp, u32 idx)
 		from = psn;
 		while (sroce_psn_diff(psn, to) < 0 && !test_bit(psn % SROCE_SELRD_BITS, s->got))
 			psn = sroce_psn_inc(psn);
-		sent += sroce_req_repair_xmit(qp, idx, from, psn);
+		sent += sroce_req_repair_xmit(qp, idx, from, psn, false);
 	}
 	return sent;
 }
@@ -1108,6 +1110,16 @@ static void sroce_req_repair(struct sroce_qp *qp)
 	if (likely(!s->repair_due))
 		return;
 	s->repair_due = false;
+	if (s->probe_due) {
+		/* the resend timer's probe (sroce_selrd_probe()): the last alone */
+		s->probe_due = false;
+		idx = s->probe_idx;
+		if (s->on && idx - req->comp_idx < req->started - req->comp_idx) {
+			u32 last = sroce_swqe(qp, idx)->last_psn;
+
+			sent += sroce_req_repair_xmit(qp, idx, last, sroce_psn_inc(last), true);
+		}
+	}
 	for (idx = req->comp_idx; idx != req->started; idx++) {
 		const struct sroce_swqe *sw = sroce_swqe(qp, idx);
 

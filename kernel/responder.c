@@ -677,7 +677,9 @@ static void sroce_resp_drop_reads_from(struct sroce_qp *qp, u32 psn)
 /*
  * Queue the answer to a READ request; @dup: a retransmitted request;
  * @repair: a duplicate asking again only for responses that were lost
- * (SROCE_BTH_REPAIR from a selective READ requester), answered first.
+ * (SROCE_BTH_REPAIR from a selective READ requester), answered first, or
+ * last if it is a probe (SROCE_BTH7_RD_PROBE: the requester reads the
+ * responses missing when its answer comes as lost).
  */
 static int sroce_resp_read(struct sroce_qp *qp, const struct sroce_pkt_hdr *hdr, bool dup,
 			   bool repair)
@@ -701,7 +703,10 @@ static int sroce_resp_read(struct sroce_qp *qp, const struct sroce_pkt_hdr *hdr,
 		if (IS_ERR(mr))
 			goto access_err;
 	}
-	rd = repair ? sroce_resp_slot_front(qp) : sroce_resp_slot(qp, dup);
+	if (repair && !(hdr->bth.resv7 & SROCE_BTH7_RD_PROBE))
+		rd = sroce_resp_slot_front(qp);
+	else
+		rd = sroce_resp_slot(qp, dup);
 	if (!rd) {
 		if (mr)
 			sroce_mr_put(mr);

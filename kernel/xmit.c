@@ -286,6 +286,8 @@ void sroce_qp_icrc_learn(struct sroce_qp *qp, const struct sk_buff *skb, u32 fla
 		qp->opt.selrep_peer = true;
 	if (qp->opt.selrep && !qp->opt.selrd_peer && (resv8a & SROCE_BTH_SELRD_ADV))
 		qp->opt.selrd_peer = true;
+	if (qp->opt.selrep && !qp->opt.rdprobe_peer && (resv7 & SROCE_BTH7_RD_PROBE_ADV))
+		qp->opt.rdprobe_peer = true;
 	if (flags & (SROCE_OPF_RESP | SROCE_OPF_ACK)) {
 		/* its responder takes wide segments (requester.c) */
 		if (qp->opt.wide && !qp->opt.wide_peer && (resv8a & SROCE_BTH_WIDE_ADV))
@@ -350,8 +352,10 @@ static bool sroce_icrc_mark(struct sroce_qp *qp, struct sk_buff *skb)
 	u8 *resv8a = skb_transport_header(skb) + sizeof(struct udphdr) +
 		     SROCE_BTH_RESV8A_OFF;
 
-	if (qp->opt.selrep)
+	if (qp->opt.selrep) {
 		*resv8a |= SROCE_BTH_SR_ADV | SROCE_BTH_SELRD_ADV;	/* and READ repairs */
+		resv8a[SROCE_BTH_RESV7_OFF - SROCE_BTH_RESV8A_OFF] |= SROCE_BTH7_RD_PROBE_ADV;
+	}
 	sroce_wide_mark(qp, resv8a - SROCE_BTH_RESV8A_OFF);
 	if (!qp->opt.icrc_skip)
 		return false;

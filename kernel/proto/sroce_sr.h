@@ -105,6 +105,19 @@ extern "C" {
  * duplicate READ.
  */
 #define SROCE_BTH_REPAIR	SROCE_BTH_SACK_FLAG
+/*
+ * BTH Resv7 of every packet of a QP that offers selective repeat and
+ * answers a READ probe (below) behind the READ answers it has queued.
+ */
+#define SROCE_BTH7_RD_PROBE_ADV	0x04
+/*
+ * BTH Resv7 of a READ repair that asks for one response after the resend
+ * timer expired with nothing past the oldest missing response in hand (a
+ * probe): answered in order, behind the answers queued before it, so that
+ * when its answer comes every response sent before it is in or lost. Only
+ * sent to a peer that advertised SROCE_BTH7_RD_PROBE_ADV.
+ */
+#define SROCE_BTH7_RD_PROBE	0x08
 /* PSNs past the oldest unacknowledged one a selective READ requester maps */
 #define SROCE_SELRD_BITS	1024u
 /* sysfs ar_paths: UDP source ports an AR QP spreads its requests over */
