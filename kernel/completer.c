@@ -654,6 +654,27 @@ module_param_named(selective_read, sroce_selective_read, bool, 0644);
 MODULE_PARM_DESC(selective_read,
 		 "with a selective repeat sroce peer, keep the READ responses after a lost one and ask again only for the lost (N: go back to the first lost one)");
 
+/* Selective READ with this QP's peer, now (not while an ODP fault goes back) */
+static bool sroce_selrd_allowed(const struct sroce_qp *qp)
+{
+	return qp->opt.selrd_peer && READ_ONCE(sroce_selective_read) && !qp->req.odp_retry;
+}
+
+/* An episode from the oldest unacknowledged PSN on, nothing placed past it */
+static void sroce_selrd_start(struct sroce_qp *qp)
+{
+	struct sroce_selrd *s = &qp->req.selrd;
+
+	s->on = true;
+	s->repair_due = false;
+	s->reasked = false;
+	s->probe = false;
+	s->probe_due = false;
+	s->hi = qp->req.una_psn;
+	s->asked = qp->req.una_psn;
+	bitmap_zero(s->got, SROCE_SELRD_BITS);
+}
+
 /**
  * sroce_selrd_begin() - start a selective READ episode?
  * @qp: the QP
@@ -671,11 +692,9 @@ MODULE_PARM_DESC(selective_read,
 static bool sroce_selrd_begin(struct sroce_qp *qp, u32 idx, u32 psn)
 {
 	struct sroce_req *req = &qp->req;
-	struct sroce_selrd *s = &req->selrd;
 	u32 i;
 
-	if (!qp->opt.selrd_peer || !READ_ONCE(sroce_selective_read) || req->odp_retry ||
-	    sroce_psn_diff(psn, req->una_psn) >= (int)SROCE_SELRD_BITS)
+	if (!sroce_selrd_allowed(qp) || sroce_psn_diff(psn, req->una_psn) >= (int)SROCE_SELRD_BITS)
 		return false;
 	for (i = req->comp_idx; ; i++) {
 		struct sroce_swqe *sw = sroce_swqe(qp, i);
@@ -689,14 +708,7 @@ static bool sroce_selrd_begin(struct sroce_qp *qp, u32 idx, u32 psn)
 		if (i == idx)
 			return false;	/* in order, or a duplicate */
 	}
-	s->on = true;
-	s->repair_due = false;
-	s->reasked = false;
-	s->probe = false;
-	s->probe_due = false;
-	s->hi = req->una_psn;
-	s->asked = req->una_psn;
-	bitmap_zero(s->got, SROCE_SELRD_BITS);
+	sroce_selrd_start(qp);
 	trace_sroce_retransmit(qp->ibqp.qp_num, req->una_psn, req->retry_left,
 			       SROCE_RETX_READ_GAP);
 	sroce_cwnd_cut(qp, false, false);
@@ -839,6 +851,20 @@ static void sroce_selrd_rx(struct sroce_qp *qp, struct sk_buff *skb,
 	sroce_selrd_advance(qp);
 }
 
+/* Every hole below the newest response placed goes again (sroce_req_repair()) */
+static void sroce_selrd_ask_again(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+	struct sroce_selrd *s = &req->selrd;
+
+	s->asked = req->una_psn;
+	s->repair_due = true;
+	if (s->hi != req->una_psn)
+		sroce_stat_inc(qp->sdev, SROCE_STAT_SELRD_REASKS);
+	trace_sroce_retransmit(qp->ibqp.qp_num, req->una_psn, req->retry_left,
+			       SROCE_RETX_READ_GAP);
+}
+
 /*
  * The resend timer expired in a selective READ episode: a repair, or its
  * responses, were lost too. The first time, every hole below the newest
@@ -853,11 +879,7 @@ static bool sroce_selrd_reask(struct sroce_qp *qp)
 	if (!s->on || s->reasked)
 		return false;
 	s->reasked = true;
-	s->asked = req->una_psn;
-	s->repair_due = true;
-	sroce_stat_inc(qp->sdev, SROCE_STAT_SELRD_REASKS);
-	trace_sroce_retransmit(qp->ibqp.qp_num, req->una_psn, req->retry_left,
-			       SROCE_RETX_READ_GAP);
+	sroce_selrd_ask_again(qp);
 	return true;
 }
 
@@ -915,32 +937,23 @@ static bool sroce_selrd_probe(struct sroce_qp *qp)
 	struct sroce_selrd *s = &req->selrd;
 	u32 idx;
 
-	if (!qp->opt.rdprobe_peer || !qp->opt.selrd_peer || !READ_ONCE(sroce_selective_read) ||
-	    req->odp_retry || !sroce_req_busy(req) ||
+	if (!qp->opt.rdprobe_peer || !sroce_selrd_allowed(qp) || !sroce_req_busy(req) ||
 	    (!s->on && !sroce_selrd_entry(qp, req->comp_idx)))
 		return false;
 	idx = sroce_selrd_probe_target(qp);
 	if (idx == req->started)
 		return false;
 	if (!s->on) {
-		s->on = true;
-		s->reasked = false;
-		s->hi = req->una_psn;
-		bitmap_zero(s->got, SROCE_SELRD_BITS);
+		sroce_selrd_start(qp);
 		sroce_cwnd_cut(qp, false, true);
 	}
-	s->asked = req->una_psn;
-	s->repair_due = true;
+	sroce_selrd_ask_again(qp);
 	s->probe = true;
 	/* every response of that READ placed already: the holes alone */
 	s->probe_due = sroce_psn_diff(sroce_swqe(qp, idx)->last_psn, s->hi) >= 0;
 	s->probe_idx = idx;
-	if (s->hi != req->una_psn)
-		sroce_stat_inc(qp->sdev, SROCE_STAT_SELRD_REASKS);
 	if (s->probe_due)
 		sroce_stat_inc(qp->sdev, SROCE_STAT_SELRD_PROBES);
-	trace_sroce_retransmit(qp->ibqp.qp_num, req->una_psn, req->retry_left,
-			       SROCE_RETX_READ_GAP);
 	return true;
 }
 
