@@ -38,28 +38,16 @@ trap 'exit 143' TERM INT
 require_cmd tc > /dev/null || ktap_skip_all "tc missing"
 modprobe sch_plug 2> /dev/null
 
-CTRS="tx_pkts retx_pkts selrd_probes selrd_repairs selrd_reasks selrd_placed_pkts rto_retransmits rto_spurious local_ack_timeouts"
-# per device: CTR of sroce8 (the READs' requester) and of sroce9
-declare -A C0
-ctr_snap() {
-	local c d
-	for d in sroce8 sroce9; do
-		for c in $CTRS; do C0[$d.$c]=$(port_counter "$d" "$c"); done
+# the counters (fault-lib.sh, ctr_snap): DEV.CTR, of sroce8 (the READs'
+# requester) and of sroce9
+CTRS=
+for d in sroce8 sroce9; do
+	for c in tx_pkts retx_pkts selrd_probes selrd_repairs selrd_reasks selrd_placed_pkts \
+		 rto_retransmits rto_spurious local_ack_timeouts; do
+		CTRS+=" $d.$c"
 	done
-}
-ctr_delta() {
-	local c d line=
-	: > "$CTRDIR/$1"
-	for d in sroce8 sroce9; do
-		for c in $CTRS; do
-			echo "$d.$c $(($(port_counter "$d" "$c") - C0[$d.$c]))" >> "$CTRDIR/$1"
-			line+=" $d.$c +$(($(port_counter "$d" "$c") - C0[$d.$c]))"
-		done
-	done
-	echo "counters:$line"
-}
-# got NAME DEV.CTR: how it moved in run NAME (-1 if it did not run)
-got() { awk -v c="$2" '$1 == c { print $2; f = 1 } END { if (!f) print -1 }' "$CTRDIR/$1" 2>/dev/null || echo -1; }
+done
+ctr_val() { port_counter "${1%%.*}" "${1#*.}"; }
 
 # stalls: after every 5000 packets sroce9 sent, its packets (srB's
 # egress, in srpeer) held 150 ms by a plug qdisc, then released whole, as

@@ -68,25 +68,11 @@ netem() {
 	tc qdisc add dev srA root netem "$@" && in_peer tc qdisc add dev srB root netem "$@"
 }
 
+# shellcheck disable=SC2034 # read by fault-lib.sh (ctr_snap, ctr_delta)
 CTRS="tx_pkts selrd_repairs selrd_reasks selrd_placed_pkts retx_pkts retx_bytes sr_ooo_rx_pkts sr_placed_pkts sr_sack_tx sr_sack_rx sr_retx_skipped_pkts sr_window_pkts sr_sack_rx_drops sr_hold_drops sr_far_drops local_ack_timeouts"
-# sum NAME: counter NAME of sroce8 and sroce9 added up
-sum() { echo $(($(port_counter sroce8 "$1") + $(port_counter sroce9 "$1"))); }
-# (ktap_case runs its command in a subshell: the movement goes to a file)
-declare -A C0
-ctr_snap() { local c; for c in $CTRS; do C0[$c]=$(sum "$c"); done; }
-# ctr_delta NAME: print the counters' movement, keep it in $CTRDIR/NAME
-ctr_delta() {
-	local c d line=
-	: > "$CTRDIR/$1"
-	for c in $CTRS; do
-		d=$(($(sum "$c") - C0[$c]))
-		echo "$c $d" >> "$CTRDIR/$1"
-		line+=" $c +$d"
-	done
-	echo "counters:$line"
-}
-# got NAME CTR: how CTR moved in run NAME (-1 if it did not run)
-got() { awk -v c="$2" '$1 == c { print $2; f = 1 } END { if (!f) print -1 }' "$CTRDIR/$1" 2>/dev/null || echo -1; }
+# ctr_val NAME: counter NAME of sroce8 and sroce9 added up (fault-lib.sh,
+# ctr_snap; got NAME CTR: how CTR moved in run NAME)
+ctr_val() { echo $(($(port_counter sroce8 "$1") + $(port_counter sroce9 "$1"))); }
 
 # run NAME ARGS...: sroce-verify sroce9 (server, srpeer) <-> sroce8
 run() {

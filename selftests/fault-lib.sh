@@ -43,6 +43,12 @@
 #                              ktap_case records in $FAULT_ACCEPTED
 #   fault_accepted_report      "# N run(s) accepted with the retry budget
 #                              run out" and one line per run
+#   ctr_snap                   remember the counters $CTRS, each read by the
+#                              script's ctr_val NAME
+#   ctr_delta RUN              print how each moved since ("counters: NAME
+#                              +N ..."), kept in $CTRDIR/RUN (ktap_case runs
+#                              its command in a subshell)
+#   got RUN NAME               how NAME moved in RUN (-1 if it did not run)
 #
 # Classes (the BTH opcode is the first byte after the UDP header):
 #   rdresp  READ responses, 0x0d..0x10     ack    ACK/NAK, 0x11
@@ -61,6 +67,20 @@ VERIFY_LAST='all verified|FAILED:|the peer failed'
 # the runs accepted with IBV_WC_RETRY_EXC_ERR (ALLOW=retry), one per line
 # (a file: ktap_case runs the case in a subshell); the script removes it
 FAULT_ACCEPTED=${FAULT_ACCEPTED:-/tmp/fault-accepted.$$}
+
+declare -A CTR0
+ctr_snap() { local c; for c in $CTRS; do CTR0[$c]=$(ctr_val "$c"); done; }
+ctr_delta() {
+	local c d line=
+	: > "$CTRDIR/$1"
+	for c in $CTRS; do
+		d=$(($(ctr_val "$c") - CTR0[$c]))
+		echo "$c $d" >> "$CTRDIR/$1"
+		line+=" $c +$d"
+	done
+	echo "counters:$line"
+}
+got() { awk -v c="$2" '$1 == c { print $2; f = 1 } END { if (!f) print -1 }' "$CTRDIR/$1" 2>/dev/null || echo -1; }
 
 # fault_values CLASS[,CLASS...]: the BTH opcodes of the classes, as the
 # elements of an nft set
