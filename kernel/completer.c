@@ -543,6 +543,19 @@ static void sroce_rx_rnr_nak(struct sroce_qp *qp, const struct sroce_rc_step *st
 }
 
 /*
+ * A second ACK through the newest acknowledged PSN, @upto, from a sroce
+ * responder: it had the request before the last RTO resent it
+ * (sroce_cwnd_rto_dup_ack()). Any other responder's duplicate ACKs say
+ * less (rdma_rxe's may name an older PSN).
+ */
+static void sroce_rto_dup_ack(struct sroce_qp *qp, u32 upto)
+{
+	if (sroce_qp_peer_is_sroce(qp) && sroce_psn_inc(upto) == qp->req.una_psn &&
+	    sroce_cwnd_rto_dup_ack(&qp->req.cwnd, upto))
+		sroce_rto_judged(qp, true);
+}
+
+/*
  * An Acknowledge packet (@sack: a valid SACK block came with it): the
  * decisions are proto/sroce_rc_comp.h's, this does what they say.
  */
@@ -562,6 +575,8 @@ static void sroce_rx_ack(struct sroce_qp *qp, const struct sroce_pkt_hdr *hdr,
 	/* a duplicate ACK changes nothing: no budget reset, no timer push */
 	if (sroce_ack_upto(qp, upto))
 		sroce_progress(qp);
+	else if (kind == SROCE_RC_ACK_ACK && !sack)
+		sroce_rto_dup_ack(qp, upto);
 	if (kind == SROCE_RC_ACK_ACK) {
 		sroce_probe_answered(qp, upto);
 		return;

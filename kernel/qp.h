@@ -350,6 +350,12 @@ struct sroce_resp {
 	 */
 	bool dup_ack_pending;
 	u32 dup_ack_psn;
+	/*
+	 * A sroce requester's duplicate came while @ack_pending was already
+	 * due: the ACK goes twice, so the requester sees the duplicate's own
+	 * (sroce_cwnd_rto_dup_ack())
+	 */
+	bool ack_twice;
 	/* a NAK for @psn that must wait for queued READ responses (IBTA ordering) */
 	bool nak_deferred;
 	u8 nak_syn;

@@ -193,6 +193,7 @@ void sroce_responder_flush_acks(struct sroce_qp *qp)
 		resp->nak_deferred = false;
 		resp->ack_pending = false;	/* the NAK acknowledges as much */
 		resp->dup_ack_pending = false;
+		resp->ack_twice = false;
 		/* resp->psn has not moved since: an in-order request clears the NAK */
 		sroce_resp_send_nak(qp, resp->nak_syn);
 		return;
@@ -201,6 +202,10 @@ void sroce_responder_flush_acks(struct sroce_qp *qp)
 		resp->ack_pending = false;
 		resp->dup_ack_pending = false;	/* the newest covers it */
 		sroce_send_ack(qp, sroce_aeth_syn_ack(SROCE_AETH_CREDITS_INVALID), resp->ack_psn);
+		if (resp->ack_twice)
+			sroce_send_ack(qp, sroce_aeth_syn_ack(SROCE_AETH_CREDITS_INVALID),
+				       resp->ack_psn);
+		resp->ack_twice = false;
 	} else if (resp->dup_ack_pending) {
 		resp->dup_ack_pending = false;
 		sroce_send_ack(qp, sroce_aeth_syn_ack(SROCE_AETH_CREDITS_INVALID),
@@ -972,7 +977,11 @@ static bool sroce_resp_is_repair(const struct sroce_qp *qp, const struct sk_buff
 /*
  * A duplicate SEND or WRITE packet is acknowledged again, not executed. A
  * sroce peer reads an ACK of the newest PSN executed as the end of its
- * resend. Any other requester is told the duplicate's own PSN, as if it had
+ * resend, and gets one of its own for its duplicates even when an ACK was
+ * due anyway (the original and its resend in one round): a second ACK
+ * through a PSN tells it that its resend was needless
+ * (sroce_cwnd_rto_dup_ack(), a resend timer that fired in a stall). Any
+ * other requester is told the duplicate's own PSN, as if it had
  * just executed: rdma_rxe, while it resends a message, takes an ACK naming
  * the message's last PSN before it has resent that packet as progress
  * without completing the message, and once the ACK of the resent last
@@ -986,6 +995,7 @@ static void sroce_resp_dup_ack(struct sroce_qp *qp, u32 psn)
 	lockdep_assert_held(&qp->lock);
 
 	if (sroce_qp_peer_is_sroce(qp)) {
+		resp->ack_twice |= resp->ack_pending;
 		resp->ack_pending = true;
 		return;
 	}

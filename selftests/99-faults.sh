@@ -18,7 +18,8 @@
 # failure (ib_read_bw -o 16 at MTU 1024; ibv_rc_pingpong --chk 64 KiB
 # over 10 % netem loss, which must finish: retry exhaustion fails it), a
 # wire whose READ responses stall (byte-exact, the RTO floor rises) or
-# whose ACKs stall (byte-exact, an RTO resends one packet), a
+# whose ACKs or WRITEs stall (byte-exact, an RTO resends one packet, the
+# floor rises), a
 # receive backlog overflow with the loss window off and on (both runs
 # byte-exact, then fewer resends with it), and sroce against rdma_rxe (without
 # READs of data, see RXE_MATRIX). Retransmit and sequence-NAK counters are printed
@@ -415,39 +416,65 @@ stalled_reads() {
 	[ "$floor" -gt 2000 ] || { echo "the RTO floor stayed at 2000 us"; return 1; }
 }
 
-# stalled_acks: 64 KiB WRITEs, 8 outstanding, whose ACKs stall as in
-# stalled_reads: nothing is lost, the RTO fires in the stalls, and each
-# resends the oldest unacknowledged packet alone (a probe, transport.rst,
-# Loss window): the ACKs released after the stall go past it and nothing
-# else goes. The responder's duplicate_request counts what it had already:
+# on_side DEV CMD...: CMD in srB's namespace (the peer's) or srA's
+on_side() {
+	local dev=$1
+	shift
+	if [ "$dev" = srB ]; then in_peer "$@"; else "$@"; fi
+}
+
+# stalled_writes DEV: 64 KiB WRITEs, 8 outstanding, with what DEV sends
+# stalling as in stalled_reads: srB, the responder's end, holds the ACKs;
+# srA, the requester's, the WRITEs and each RTO's resend behind them.
+# Nothing is lost, the RTO fires in the stalls, and each resends the
+# oldest unacknowledged packet alone (a probe, transport.rst, Loss
+# window): the ACKs released after the stall go past it and nothing else
+# goes. The responder's duplicate_request counts what it had already:
 # about one packet per RTO (slack for a NAK episode after the burst a
 # released window sends); going back at once resent 70-110 per RTO. The
-# QP's timeout is 4.3 s (20), not 268 ms: on a slow guest (the KASAN
+# responder acknowledges each duplicate on its own, after the ACK that a
+# request released with it was owed, and that second ACK shows the resend
+# needless (rto_spurious, sroce_cwnd_rto_dup_ack()): the RTO floor rises
+# past 2000 us. (Before, 11 resends in ACK stalls, none shown needless.)
+# The QP's timeout is 4.3 s (20), not 268 ms: on a slow guest (the KASAN
 # kernel) a stall outlasted 268 ms, and that timeout goes back in full
 # (3 of them resent 325 packets the responder had), which is right but
 # not what this case looks at.
 # Byte-exact; no RTO in any stall: vacuous
-stalled_acks() {
-	local loop rc r0 d0 t0 rto dup
-	in_peer tc qdisc add dev srB root plug 2>/dev/null ||
+stalled_writes() {
+	local dev=$1 loop rc r0 d0 t0 s0 rto dup spur floor stall=$STALL_LOOP
+	# srA is in this namespace
+	[ "$dev" = srB ] || stall=${STALL_LOOP//srB/srA} stall=${stall/ip netns exec srpeer /}
+	on_side "$dev" tc qdisc add dev "$dev" root plug 2>/dev/null ||
 		{ echo "no plug qdisc (sch_plug) on this kernel: no way to stall the wire"; return 4; }
-	in_peer tc qdisc change dev srB root plug release_indefinite || return 1
+	if ! rto_trace on; then
+		on_side "$dev" tc qdisc del dev "$dev" root
+		echo "no sroce_rto_judge event in tracefs: no way to see the RTO floor a judgment left"
+		return 4
+	fi
+	on_side "$dev" tc qdisc change dev "$dev" root plug release_indefinite || return 1
 	r0=$(pair_counter rto_retransmits) d0=$(pair_counter duplicate_request)
-	t0=$(pair_counter local_ack_timeouts)
-	bg_start loop $((180 * SCALE)) "$LOG.loop" bash -c "$STALL_LOOP"
+	t0=$(pair_counter local_ack_timeouts) s0=$(pair_counter rto_spurious)
+	bg_start loop $((180 * SCALE)) "$LOG.loop" bash -c "$stall" ||
+		{ on_side "$dev" tc qdisc del dev "$dev" root; rto_trace off; return 1; }
 	verify_run exact peer sroce9 sroce8 192.0.2.2 --qp-timeout 20 --retry-cnt 7 \
 		--timeout $((20 * SCALE)) --depth 8 --initiator client \
 		--ops write -m 1024 --min-size 64K --max-size 64K -n 768 --seed 12
 	rc=$?
 	pkill -KILL -s "$loop" 2>/dev/null
-	in_peer tc qdisc del dev srB root
+	on_side "$dev" tc qdisc del dev "$dev" root
 	rto=$(($(pair_counter rto_retransmits) - r0)) dup=$(($(pair_counter duplicate_request) - d0))
+	spur=$(($(pair_counter rto_spurious) - s0)) floor=$(rto_floor_max)
+	rto_trace off
 	echo "$rto RTO resends, $(($(pair_counter local_ack_timeouts) - t0)) QP timeouts;" \
-	     "the responder already had $dup of the packets resent"
+	     "the responder already had $dup of the packets resent; $spur resends shown" \
+	     "needless, largest RTO floor one left: $floor us"
 	[ "$rc" -eq 0 ] || return "$rc"
 	[ "$rto" -gt 0 ] || { echo "no RTO fired in a stall: nothing to judge"; return 4; }
 	[ "$dup" -le $((4 * rto + 32)) ] ||
 		{ echo "more than 4 duplicates per RTO (+32): the RTO went back"; return 1; }
+	[ "$spur" -gt 0 ] || { echo "$rto RTO resends in stalls, none shown needless"; return 1; }
+	[ "$floor" -gt 2000 ] || { echo "the RTO floor stayed at 2000 us"; return 1; }
 }
 
 # local LOOPBACK(Y|N) RATE: the READ-heavy load on sroce8 talking to itself
@@ -532,7 +559,7 @@ rxe_dup_acks() {
 	[ "$bad" -eq 0 ]
 }
 
-ktap_header $((${#MATRIX[@]} + ${#RXE_MATRIX[@]} + 12))
+ktap_header $((${#MATRIX[@]} + ${#RXE_MATRIX[@]} + 13))
 dmesg_mark
 modprobe -q nf_tables 2>/dev/null
 ktap_result "topology sroce8 <-> sroce9" topo_up sroce
@@ -548,7 +575,10 @@ ktap_case "sroce<->sroce netem delay/reorder/duplicate: byte-exact" netem_dup
 ktap_case "field report: ib_read_bw -s 1M -o 16 -m 1024 sroce<->sroce finishes" read_bw
 ktap_case "field report: ibv_rc_pingpong --chk 64K over 10 % netem loss" pingpong_loss
 ktap_case "READ responses that stall 100 ms in 300: 64 KiB READs byte-exact, the RTO floor rises" stalled_reads
-ktap_case "ACKs that stall 100 ms in 300: 64 KiB WRITEs byte-exact, an RTO resends one packet" stalled_acks
+ktap_case "ACKs that stall 100 ms in 300: 64 KiB WRITEs byte-exact, an RTO resends one packet, shown needless" \
+	stalled_writes srB
+ktap_case "WRITEs that stall 100 ms in 300: byte-exact, an RTO resends one packet, shown needless" \
+	stalled_writes srA
 ktap_case "receive backlog overflow (netdev_max_backlog 16): 1 MiB WRITE/SEND byte-exact, fewer resends with the loss window, fewer than the data" \
 	backlog_overflow 16
 if [ -w "$PARAM" ]; then

@@ -137,7 +137,7 @@ extern "C" {
  * @rto_at: when the last RTO resend went, ns; 0: none waits to be judged
  * @rto_psn: the PSN it resent from
  * @rto_watch: a second answer at @rto_psn would show it needless
- *	(sroce_cwnd_rto_dup())
+ *	(sroce_cwnd_rto_dup(), sroce_cwnd_rto_dup_ack())
  * @rto_floor_was: the floor before the last judgment
  * @ackreq_out: @ackreq_psn asked for an ACK that may still come
  * @ackreq_psn: the last PSN sent with AckReq
@@ -404,6 +404,17 @@ static inline bool sroce_cwnd_rto_judge(struct sroce_cwnd *c, bool spurious)
 	return spurious;
 }
 
+/* A second answer showed the last RTO resend needless (below). */
+static inline bool sroce_cwnd_rto_needless(struct sroce_cwnd *c)
+{
+	if (c->rto_at)
+		return sroce_cwnd_rto_judge(c, true);
+	c->rto_watch = false;
+	c->rto_floor_us = c->rto_floor_was < SROCE_CWND_RTO_FLOOR_MAX_US / 2 ?
+			  c->rto_floor_was * 2 : SROCE_CWND_RTO_FLOOR_MAX_US;
+	return true;
+}
+
 /**
  * sroce_cwnd_rto_dup() - an answer at @psn came that the requester had
  *	already: a duplicate READ response (DSACK's evidence, RFC 3708)
@@ -422,12 +433,28 @@ static inline bool sroce_cwnd_rto_dup(struct sroce_cwnd *c, u32 psn)
 {
 	if (!(c->rto_watch || c->rto_at) || psn != c->rto_psn)
 		return false;
-	if (c->rto_at)
-		return sroce_cwnd_rto_judge(c, true);
-	c->rto_watch = false;
-	c->rto_floor_us = c->rto_floor_was < SROCE_CWND_RTO_FLOOR_MAX_US / 2 ?
-			  c->rto_floor_was * 2 : SROCE_CWND_RTO_FLOOR_MAX_US;
-	return true;
+	return sroce_cwnd_rto_needless(c);
+}
+
+/**
+ * sroce_cwnd_rto_dup_ack() - a sroce responder acknowledged through @psn
+ *	again, which the requester had acknowledged already
+ * @c: the window
+ * @psn: the ACK's PSN, the newest acknowledged one
+ *
+ * A sroce responder acknowledges every duplicate request with an ACK of
+ * its own (responder.c, sroce_resp_dup_ack()). A second ACK through a PSN
+ * at or past the one the last RTO resent from therefore means the
+ * responder had the request before the resend came: the resend was
+ * needless, as with a duplicate READ response (sroce_cwnd_rto_dup()).
+ *
+ * Return: true if this showed a resend needless.
+ */
+static inline bool sroce_cwnd_rto_dup_ack(struct sroce_cwnd *c, u32 psn)
+{
+	if (!(c->rto_watch || c->rto_at) || sroce_psn_diff(psn, c->rto_psn) < 0)
+		return false;
+	return sroce_cwnd_rto_needless(c);
 }
 
 /*

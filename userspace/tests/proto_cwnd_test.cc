@@ -212,6 +212,32 @@ TEST(Cwnd, ASecondAnswerShowsAResendNeedless)
 	EXPECT_FALSE(sroce_cwnd_rto_dup(&c, 400));
 }
 
+TEST(Cwnd, ASecondAckShowsAResendNeedless)
+{
+	constexpr std::uint64_t kAt = 50000000;
+	// a SEND whose ACK stalled: the RTO resent it, the late ACK of the
+	// first one is judged needed ...
+	sroce_cwnd c = measured(1000);
+	sroce_cwnd_rto_fired(&c, kAt, 100);
+	EXPECT_FALSE(sroce_cwnd_rto_judge(&c, false));
+	// ... until the ACK of the resend comes too: through the PSN resent
+	// from or past it (the responder had more), not before it
+	EXPECT_FALSE(sroce_cwnd_rto_dup_ack(&c, 99));
+	EXPECT_TRUE(sroce_cwnd_rto_dup_ack(&c, 104));
+	EXPECT_EQ(c.rto_floor_us, 2 * SROCE_CWND_RTO_MIN_US);
+	EXPECT_FALSE(sroce_cwnd_rto_dup_ack(&c, 104));	// once
+	// across the PSN space's wrap
+	sroce_cwnd_rto_fired(&c, kAt, SROCE_PSN_MASK);
+	sroce_cwnd_rto_judge(&c, false);
+	EXPECT_TRUE(sroce_cwnd_rto_dup_ack(&c, 2));
+	EXPECT_EQ(c.rto_floor_us, 4 * SROCE_CWND_RTO_MIN_US);
+	// none waits after a new resend judged needless at once
+	sroce_cwnd_rto_fired(&c, kAt, 300);
+	EXPECT_TRUE(sroce_cwnd_rto_judge(&c, true));
+	EXPECT_FALSE(sroce_cwnd_rto_dup_ack(&c, 300));
+	EXPECT_EQ(c.rto_floor_us, 8 * SROCE_CWND_RTO_MIN_US);
+}
+
 TEST(Cwnd, TheMinimumForgetsAnOldPath)
 {
 	sroce_cwnd c = measured(1000);
