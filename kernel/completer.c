@@ -550,7 +550,7 @@ static void sroce_rx_rnr_nak(struct sroce_qp *qp, const struct sroce_rc_step *st
  */
 static void sroce_rto_dup_ack(struct sroce_qp *qp, u32 upto)
 {
-	if (sroce_qp_peer_is_sroce(qp) && sroce_psn_inc(upto) == qp->req.una_psn &&
+	if (sroce_psn_inc(upto) == qp->req.una_psn && sroce_qp_peer_is_sroce(qp) &&
 	    sroce_cwnd_rto_dup_ack(&qp->req.cwnd, upto))
 		sroce_rto_judged(qp, true);
 }
@@ -567,17 +567,19 @@ static void sroce_rx_ack(struct sroce_qp *qp, const struct sroce_pkt_hdr *hdr,
 	struct sroce_rc_send s;
 	struct sroce_rc_step step;
 	enum sroce_rc_ack kind;
+	bool progress;
 
 	trace_sroce_ack(qp->ibqp.qp_num, false, syn, hdr->aeth.msn, psn);
 	kind = sroce_rc_ack_kind(syn, psn, qp->req.hi_psn, &upto);
 	if (kind == SROCE_RC_ACK_DROP)
 		return;
 	/* a duplicate ACK changes nothing: no budget reset, no timer push */
-	if (sroce_ack_upto(qp, upto))
+	progress = sroce_ack_upto(qp, upto);
+	if (progress)
 		sroce_progress(qp);
-	else if (kind == SROCE_RC_ACK_ACK && !sack)
-		sroce_rto_dup_ack(qp, upto);
 	if (kind == SROCE_RC_ACK_ACK) {
+		if (!progress && !sack)
+			sroce_rto_dup_ack(qp, upto);
 		sroce_probe_answered(qp, upto);
 		return;
 	}
@@ -1196,6 +1198,7 @@ void sroce_completer_timeout(struct sroce_qp *qp)
 			       SROCE_RETX_TIMEOUT);
 	req->rd_gap = false;
 	req->sack_valid = false;	/* everything unacknowledged goes again */
+	sroce_cwnd_rto_forget(&req->cwnd);
 	sroce_stat_inc(qp->sdev, SROCE_STAT_TIMEOUTS);
 	sroce_cwnd_cut(qp, true, true);
 	/*

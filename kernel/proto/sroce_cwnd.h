@@ -416,6 +416,21 @@ static inline bool sroce_cwnd_rto_needless(struct sroce_cwnd *c)
 }
 
 /**
+ * sroce_cwnd_rto_forget() - a go-back of the QP's timeout resent from the
+ *	oldest unacknowledged PSN on
+ * @c: the window
+ *
+ * The responder answers again what it had of that go-back: those second
+ * answers are the go-back's, not evidence about the last RTO resend, which
+ * is neither judged nor watched any more.
+ */
+static inline void sroce_cwnd_rto_forget(struct sroce_cwnd *c)
+{
+	c->rto_at = 0;
+	c->rto_watch = false;
+}
+
+/**
  * sroce_cwnd_rto_dup() - an answer at @psn came that the requester had
  *	already: a duplicate READ response (DSACK's evidence, RFC 3708)
  * @c: the window

@@ -236,6 +236,17 @@ TEST(Cwnd, ASecondAckShowsAResendNeedless)
 	EXPECT_TRUE(sroce_cwnd_rto_judge(&c, true));
 	EXPECT_FALSE(sroce_cwnd_rto_dup_ack(&c, 300));
 	EXPECT_EQ(c.rto_floor_us, 8 * SROCE_CWND_RTO_MIN_US);
+	// the duplicates of the QP timeout's go-back are that go-back's: the
+	// RTO before it is neither judged nor watched any more
+	sroce_cwnd_rto_fired(&c, kAt, 400);
+	sroce_cwnd_rto_forget(&c);
+	EXPECT_FALSE(sroce_cwnd_rto_judge(&c, true));
+	EXPECT_FALSE(sroce_cwnd_rto_dup_ack(&c, 400));
+	sroce_cwnd_rto_fired(&c, kAt, 500);
+	sroce_cwnd_rto_judge(&c, false);
+	sroce_cwnd_rto_forget(&c);
+	EXPECT_FALSE(sroce_cwnd_rto_dup_ack(&c, 500));
+	EXPECT_FALSE(sroce_cwnd_rto_dup(&c, 500));
 }
 
 TEST(Cwnd, TheMinimumForgetsAnOldPath)
