@@ -153,7 +153,7 @@ tail_ok() {
 
 ktap_header 8
 dmesg_mark
-ktap_result "topology sroce8 <-> sroce9" topo_up sroce
+ktap_result "topology sroce8 <-> sroce9, in order (RPS)" eval "topo_up sroce && topo_in_order"
 ktap_case "READs without stalls" stall_run base Y
 ktap_case "READs through stalls, going back (selective_read=N)" stall_run gbn N stall
 ktap_case "READs through stalls, probing" stall_run probe Y stall
