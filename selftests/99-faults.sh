@@ -565,7 +565,7 @@ rxe_dup_acks() {
 	[ "$bad" -eq 0 ]
 }
 
-ktap_header $((${#MATRIX[@]} + ${#RXE_MATRIX[@]} + 13))
+ktap_header $((${#MATRIX[@]} + ${#RXE_MATRIX[@]} + 15))
 dmesg_mark
 modprobe -q nf_tables 2>/dev/null
 ktap_result "topology sroce8 <-> sroce9" topo_up sroce
@@ -581,10 +581,13 @@ ktap_case "sroce<->sroce netem delay/reorder/duplicate: byte-exact" netem_dup
 ktap_case "field report: ib_read_bw -s 1M -o 16 -m 1024 sroce<->sroce finishes" read_bw
 ktap_case "field report: ibv_rc_pingpong --chk 64K over 10 % netem loss" pingpong_loss
 ktap_case "READ responses that stall 100 ms in 300: 64 KiB READs byte-exact, the RTO floor rises" stalled_reads
+# the stalls count resends: on a wire that keeps order (net-topo.sh)
+ktap_result "the veth in order (RPS) for the stalls" topo_in_order
 ktap_case "ACKs that stall 100 ms in 300: 64 KiB WRITEs byte-exact, an RTO resends one packet" \
 	stalled_writes srB
 ktap_case "WRITEs that stall 100 ms in 300: byte-exact, an RTO resends one packet, shown needless" \
 	stalled_writes srA
+ktap_result "the veth back to its default (RPS off)" topo_in_order off
 ktap_case "receive backlog overflow (netdev_max_backlog 16): 1 MiB WRITE/SEND byte-exact, fewer resends with the loss window, fewer than the data" \
 	backlog_overflow 16
 if [ -w "$PARAM" ]; then

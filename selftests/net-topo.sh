@@ -60,15 +60,15 @@ topo_up() {
 	return 1
 }
 
-# topo_in_order: a veth hands a packet to the receive backlog of the CPU
-# that sent it, so a QP's packets sent from two CPUs (its round in one's
-# softirq, then in its work item on the other) can pass each other, which
-# the responder answers with a sequence NAK. RPS on both ends steers each
-# flow to one CPU's backlog: a wire that keeps order, for a test whose
-# counts assume one.
+# topo_in_order [off]: a veth hands a packet to the receive backlog of
+# the CPU that sent it, so a QP's packets sent from two CPUs (its round in
+# one's softirq, then in its work item on the other) can pass each other,
+# which the responder answers with a sequence NAK. RPS on both ends steers
+# each flow to one CPU's backlog: a wire that keeps order, for a test
+# whose counts assume one (off: RPS off again, the veth's default)
 topo_in_order() {
-	local mask
-	mask=$(printf %x $(((1 << $(nproc)) - 1)))
+	local mask=0
+	[ "$1" = off ] || mask=$(printf %x $(((1 << $(nproc)) - 1)))
 	echo "$mask" > /sys/class/net/srA/queues/rx-0/rps_cpus &&
 		in_peer sh -c "echo $mask > /sys/class/net/srB/queues/rx-0/rps_cpus"
 }
