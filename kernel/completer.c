@@ -437,6 +437,7 @@ static enum ib_wc_status sroce_rc_wc_status(enum sroce_rc_status st)
 static void sroce_rc_send_of(const struct sroce_qp *qp, struct sroce_rc_send *s)
 {
 	s->heard_psn = qp->req.heard_psn;
+	s->una_psn = qp->req.una_psn;
 	s->hi_psn = qp->req.hi_psn;
 	s->rnr_wait = qp->req.rnr_wait;
 	s->retry_left = qp->req.retry_left;

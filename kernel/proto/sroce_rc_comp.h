@@ -95,6 +95,7 @@ enum sroce_rc_status {
  * @heard_psn: past the newest PSN the responder answered (an ACK, a NAK's
  *	implied ACK, a READ response): the oldest unacknowledged PSN, or
  *	later where a READ missing responses holds that back
+ * @una_psn: the oldest unacknowledged PSN
  * @hi_psn: one past the highest PSN ever sent
  * @rnr_wait: waiting out an RNR NAK
  * @retry_left: transport retries left (retry_cnt after progress)
@@ -102,6 +103,7 @@ enum sroce_rc_status {
  */
 struct sroce_rc_send {
 	u32 heard_psn;
+	u32 una_psn;
 	u32 hi_psn;
 	bool rnr_wait;
 	u32 retry_left;
@@ -199,11 +201,13 @@ static inline bool sroce_rc_spend(u32 *left, bool infinite)
  * @psn: its PSN
  * @out: the outcome: budgets left, status, RNR wait
  *
- * A NAK for a PSN before the newest answer had is stale (a duplicate, one
- * the resend already answered, or one overtaken on the wire by a later
- * answer while a READ holds the oldest unacknowledged PSN back) and does
- * nothing; so does a sequence or RNR
- * NAK during an RNR wait (the resend after it is due anyway). A sequence
+ * A sequence or RNR NAK for a PSN before the newest answer had is stale (a
+ * duplicate, one the resend already answered, or one overtaken on the wire
+ * by a later answer while a READ holds the oldest unacknowledged PSN back)
+ * and does nothing; so does one during an RNR wait (the resend after it is
+ * due anyway). A fatal NAK is stale only before the oldest unacknowledged
+ * PSN: one at or past it refuses a request still waiting for its answer,
+ * such as a READ's repair that a later READ's responses overtook. A sequence
  * NAK goes back, spending a transport retry, so a peer that NAKs for ever
  * ends in RETRY_EXC; an RNR NAK waits the time its syndrome encodes,
  * spending an RNR retry unless rnr_retry is 7, and ends in RNR_RETRY_EXC
@@ -217,6 +221,7 @@ static inline enum sroce_rc_act sroce_rc_nak(const struct sroce_rc_send *s,
 					     struct sroce_rc_step *out)
 {
 	bool stale = sroce_psn_diff(psn, s->heard_psn) < 0;
+	bool settled = sroce_psn_diff(psn, s->una_psn) < 0;
 
 	out->status = SROCE_RC_ST_NONE;
 	out->retry_left = s->retry_left;
@@ -239,7 +244,7 @@ static inline enum sroce_rc_act sroce_rc_nak(const struct sroce_rc_send *s,
 		out->rnr_usecs = sroce_rnr_timer_usecs(sroce_aeth_syn_value(syn));
 		return SROCE_RC_ACT_RNR_WAIT;
 	case SROCE_RC_ACK_FATAL:
-		if (stale)
+		if (settled)
 			return SROCE_RC_ACT_NONE;
 		out->status = sroce_rc_nak_status(sroce_aeth_syn_value(syn));
 		return SROCE_RC_ACT_FAIL;

@@ -99,7 +99,7 @@ TEST(RcComp, AckKindTable)
 
 struct NakRow {
 	const char *rule;
-	sroce_rc_send s;  // heard_psn, hi_psn, rnr_wait, retry_left, rnr_left
+	sroce_rc_send s;  // heard_psn, una_psn, hi_psn, rnr_wait, retry_left, rnr_left
 	std::uint8_t syn;
 	std::uint32_t psn;
 	sroce_rc_act act;
@@ -111,7 +111,7 @@ struct NakRow {
 sroce_rc_send st(std::uint32_t una, std::uint32_t retry, std::uint32_t rnr_left,
 		 bool rnr_wait = false)
 {
-	return {una, sroce_psn_add(una, 100), rnr_wait, retry, rnr_left};
+	return {una, una, sroce_psn_add(una, 100), rnr_wait, retry, rnr_left};
 }
 
 // ... with answers heard up to @heard past @una, which a READ missing
@@ -181,6 +181,12 @@ const std::vector<NakRow> kNakRows = {
 	 10, SROCE_RC_ACT_FAIL, SROCE_RC_ST_REM_ACCESS, 7, 7, 0},
 	{"a stale fatal NAK (already acknowledged) does nothing", st(10, 7, 7),
 	 nak(SROCE_NAK_REM_ACCESS), 9, SROCE_RC_ACT_NONE, SROCE_RC_ST_NONE, 7, 7, 0},
+	{"a fatal NAK of a READ repair overtaken by later answers fails REM_ACCESS",
+	 st_read(10, 30, 3), nak(SROCE_NAK_REM_ACCESS), 12, SROCE_RC_ACT_FAIL,
+	 SROCE_RC_ST_REM_ACCESS, 3, 7, 0},
+	{"a fatal NAK before a READ that holds una back: already acknowledged, nothing",
+	 st_read(10, 30, 3), nak(SROCE_NAK_REM_OP), 9, SROCE_RC_ACT_NONE, SROCE_RC_ST_NONE, 3, 7,
+	 0},
 	// an ACK does nothing past its acknowledgement
 	{"an ACK: nothing more", st(10, 7, 7), ack(), 10, SROCE_RC_ACT_NONE, SROCE_RC_ST_NONE, 7, 7,
 	 0},
