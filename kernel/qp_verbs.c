@@ -632,9 +632,11 @@ static void sroce_qp_reset_transport(struct sroce_qp *qp)
 	sroce_sched_rxq_purge(qp);
 	timer_delete(&qp->retrans_timer);
 	timer_delete(&qp->rnr_timer);
+	timer_delete(&qp->sr_timer);
 	/* a kick may be pending from another context: keep it (see sroce_sched_kick()) */
 	clear_bit(SROCE_QP_EV_TIMEOUT, &qp->events);
 	clear_bit(SROCE_QP_EV_RNR_DONE, &qp->events);
+	clear_bit(SROCE_QP_EV_SR_GAP, &qp->events);
 	qp->flushed = false;
 	qp->sq_drained_sent = false;
 	qp->comm_est_sent = false;
