@@ -60,6 +60,18 @@ topo_up() {
 	return 1
 }
 
+# cpu_mask N: the sysfs cpumask of CPUs 0..N-1 (32-bit hex groups joined
+# by commas, the highest first, as bitmap_parse() reads them)
+cpu_mask() {
+	local n=$1 out="" g
+	while [ "$n" -gt 0 ]; do
+		g=$((n >= 32 ? 0xffffffff : (1 << n) - 1))
+		if [ -n "$out" ]; then out=$(printf %x "$g"),$out; else out=$(printf %08x "$g"); fi
+		n=$((n - 32))
+	done
+	echo "${out:-0}"
+}
+
 # topo_in_order [off]: a veth hands a packet to the receive backlog of
 # the CPU that sent it, so a QP's packets sent from two CPUs (its round in
 # one's softirq, then in its work item on the other) can pass each other,
@@ -68,7 +80,7 @@ topo_up() {
 # whose counts assume one (off: RPS off again, the veth's default)
 topo_in_order() {
 	local mask=0
-	[ "$1" = off ] || mask=$(printf %x $(((1 << $(nproc)) - 1)))
+	[ "$1" = off ] || mask=$(cpu_mask "$(nproc)")
 	echo "$mask" > /sys/class/net/srA/queues/rx-0/rps_cpus &&
 		in_peer sh -c "echo $mask > /sys/class/net/srB/queues/rx-0/rps_cpus"
 }
