@@ -353,6 +353,7 @@ static void sroce_read_gap(struct sroce_qp *qp, u32 idx)
 	req->rd_gap_psn = psn;
 	trace_sroce_retransmit(qp->ibqp.qp_num, psn, req->retry_left, SROCE_RETX_READ_GAP);
 	sroce_cwnd_cut(qp, false, false);
+	sroce_cwnd_rto_forget(&req->cwnd);
 	req->need_retry = true;
 	req->retry_psn = psn;
 }
@@ -460,6 +461,7 @@ static void sroce_rx_seq_nak(struct sroce_qp *qp, u32 psn, const struct sroce_sa
 	req->retry_psn = req->una_psn;
 	trace_sroce_retransmit(qp->ibqp.qp_num, req->retry_psn, req->retry_left, SROCE_RETX_NAK);
 	sroce_cwnd_cut(qp, false, false);
+	sroce_cwnd_rto_forget(&req->cwnd);
 	/* selective repeat: the resend skips what the responder holds */
 	req->sack_valid = sack;
 	if (sack) {
@@ -538,6 +540,7 @@ static void sroce_rx_rnr_nak(struct sroce_qp *qp, const struct sroce_rc_step *st
 	req->rnr_wait = true;
 	req->retry_psn = req->una_psn;	/* the NAK's PSN, or a READ before it */
 	req->sack_valid = false;	/* the responder dropped what it held */
+	sroce_cwnd_rto_forget(&req->cwnd);
 	timer_delete(&qp->retrans_timer);
 	mod_timer(&qp->rnr_timer, jiffies + max_t(unsigned long, 1,
 		  usecs_to_jiffies(step->rnr_usecs)));
@@ -630,6 +633,7 @@ static void sroce_odp_retry(struct sroce_qp *qp, u32 psn)
 	qp->req.odp_retry = true;
 	qp->req.odp_retry_psn = psn;
 	trace_sroce_retransmit(qp->ibqp.qp_num, psn, qp->req.retry_left, SROCE_RETX_ODP);
+	sroce_cwnd_rto_forget(&qp->req.cwnd);
 	sroce_odp_wait(qp);
 }
 

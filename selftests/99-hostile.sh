@@ -46,6 +46,10 @@
 #   ack_psn            a WRITE, a READ, the WRITE again: both WRITEs are
 #                      acknowledged with the WRITE's PSN, never the READ's
 #                      (rdma_rxe completes a READ on an ACK of its PSN)
+#   rto_goback         an RTO probe answered late (judged needed), then a
+#                      sequence NAK's go-back and a duplicate ACK of it:
+#                      the duplicate does not count the RTO resend
+#                      needless (rto_spurious unchanged)
 # After each case a fresh QP pair carries SEND/WRITE/READ both ways
 # (":health") and the kernel log is clean (":dmesg"). At the end
 # ibv_rc_pingpong and sroce-verify still run between the two devices.
@@ -59,7 +63,7 @@ VERIFY=${SROCE_TOP:-$here/..}/build/userspace/sroce-verify
 LOG=/tmp/99-hostile.$$
 CASES=(write_first_dereg read_err_dereg spoofed_responses out_of_window forged_no_icrc
        forged_sack sr_place dup_ack_storm nak_storm reset_init kill_requester kill_responder flush
-       ack_psn)
+       ack_psn rto_goback)
 cleanup() {
 	bg_kill_all
 	topo_down_bounded

@@ -1008,6 +1008,95 @@ def case_ack_psn(env):
                    'ACK PSNs %s' % acks)
 
 
+def psn_of(pkt):
+    """The BTH PSN of a RoCEv2 packet (scapy)."""
+    return int.from_bytes(bytes(pkt[UDP].payload)[9:12], 'big')
+
+
+def rto_goback_once(env, v):
+    """Two WRITEs, at PSNs N and N + 1, to a peer that has gone silent: the
+    RTO probes N twice; an ACK of N (2 ms after the latest probe, so that
+    the resend is judged needed), then at once a PSN sequence NAK at N + 1
+    (a go-back) and two ACKs of N + 1 (the second a duplicate the go-back
+    drew). Returns how many resends rto_spurious counted needless at the
+    ACK of N, and after it."""
+    seen, lock = [], threading.Lock()
+
+    def note(p):
+        if IP in p and p[IP].src == env.args.dst:
+            with lock:
+                seen.append((time.monotonic(), psn_of(p)))
+
+    snif = AsyncSniffer(iface=env.args.iface, store=False, prn=note,
+                        lfilter=lambda p: UDP in p and p[UDP].dport == ROCE_PORT)
+    snif.start()
+    time.sleep(0.3)
+    try:
+        v.send(e.IBV_WR_RDMA_WRITE, 8, 0, v.mr.buf + 4096, v.mr.rkey, wr_id=1)
+        v.send(e.IBV_WR_RDMA_WRITE, 8, 64, v.mr.buf + 4160, v.mr.rkey, wr_id=2)
+        end, psn, probes = time.monotonic() + 10 * SCALE, None, []
+        while time.monotonic() < end:       # the first WRITE and two probes of it
+            with lock:
+                psn = seen[0][1] if seen else None
+                probes = [t for t, n in seen if n == psn]
+            if len(probes) >= 3 and time.monotonic() - probes[-1] > 0.002:
+                break
+            time.sleep(0.001)
+        else:
+            raise Fail('the first WRITE went %d times in %d s: no RTO probed it twice' %
+                       (len(probes), 10 * SCALE))
+        s0 = counter(env.args.victim, 'rto_spurious')
+        env.wire.send(bth(ACK, v.qpn, psn) + aeth(SYN_ACK, 1))
+        time.sleep(0.05)
+        s1 = counter(env.args.victim, 'rto_spurious')
+        env.wire.send(bth(ACK, v.qpn, psn + 1) + aeth(SYN_NAK_SEQ, 1),
+                      bth(ACK, v.qpn, psn + 1) + aeth(SYN_ACK, 2),
+                      bth(ACK, v.qpn, psn + 1) + aeth(SYN_ACK, 2))
+        time.sleep(0.2)
+        s2 = counter(env.args.victim, 'rto_spurious')
+    finally:
+        snif.stop()
+    with lock:
+        env.say('PSN %d went %d times, PSN %d %d times' %
+                (psn, sum(n == psn for _, n in seen), psn + 1,
+                 sum(n == psn + 1 for _, n in seen)))
+    wcs = v.poll(2, 5 * SCALE)
+    if [(w.wr_id, w.status) for w in wcs] != [(1, e.IBV_WC_SUCCESS), (2, e.IBV_WC_SUCCESS)]:
+        raise Fail('the two WRITEs completed as %s' % [(w.wr_id, w.status) for w in wcs])
+    return s1 - s0, s2 - s1
+
+
+def case_rto_goback(env):
+    """A go-back that is not the RTO's makes a sroce responder acknowledge
+    what it had again; those ACKs say nothing about the last RTO resend.
+    The victim learns a short RTT from a real sroce peer, which then goes
+    silent (its QP destroyed); the forged peer answers the RTO's probe of
+    one WRITE (judged needed), NAKs the next with a sequence NAK and
+    acknowledges it twice (rto_goback_once()). The duplicate ACK must not
+    count the RTO resend needless (rto_spurious unchanged by it: with the
+    judgment's own, the case retries, up to three QPs); both WRITEs
+    complete."""
+    for attempt in range(3):
+        # the QP's timeout (1 s) must not go back before the NAK does
+        v, p = env.victim(), Rc(env.pctx, env.ppd)
+        v.connect(env.peer_gid, p.qpn, rq_psn=0x2000, sq_psn=0x1000, timeout=18)
+        p.connect(env.victim_gid, v.qpn, rq_psn=0x1000, sq_psn=0x2000, timeout=18)
+        for k in range(4):      # RTT samples from the real peer
+            traffic(v, p, 'warm-up %d' % k, seed=101 + k)
+        p.qp.close()
+        judged, dup = rto_goback_once(env, v)
+        env.say('attempt %d: rto_spurious +%d at the ACK of the probe, +%d after the NAK' %
+                (attempt, judged, dup))
+        if dup:
+            raise Fail('a duplicate ACK of a sequence NAK\'s go-back counted an RTO resend '
+                       'needless (rto_spurious +%d)' % dup)
+        if not judged:
+            return
+        v.qp.close()
+    raise Fail('the ACK of the RTO probe came sooner than the smallest RTT after it three '
+               'times: the resend was never judged needed, the go-back not tested')
+
+
 # ---- limits: the receive backlog, message length, XRC TGT ---------------
 
 FORGED_SRC = '192.0.2.77'   # an address on the victim's subnet that is nobody's QP path
@@ -1332,6 +1421,7 @@ def case_xrc_aw_flush(env):
 CASES = {
     'flush': case_flush,
     'ack_psn': case_ack_psn,
+    'rto_goback': case_rto_goback,
     'write_first_dereg': case_write_first_dereg,
     'read_err_dereg': case_read_err_dereg,
     'spoofed_responses': case_spoofed_responses,
