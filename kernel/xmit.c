@@ -26,19 +26,33 @@
 #include "trace.h"
 #include "xmit.h"
 
+/*
+ * Headroom a transmit burst's members keep before their IP header. The
+ * stack's segmentation of a burst (skb_segment_list()) pushes each member
+ * back to the head's MAC header and copies the head's link and tunnel
+ * headers there unchecked: a VLAN tag a tc action or a device without tag
+ * offload put inline, a tunnel's outer headers. LL_RESERVED_SPACE() alone
+ * (16 bytes on a veth) made a pushed VLAN tag a skb_under_panic()
+ * (93-tx-gso). MAX_HEADER is what the kernel reserves for a link header
+ * with a tunnel in front of it.
+ */
+#define SROCE_TXB_HEADROOM	MAX_HEADER
+
 /**
  * sroce_pkt_alloc() - an skb for one packet of @qp
  * @qp: the sending QP (its path decides the headroom)
  * @len: transport headers + payload bytes the caller will put
  *
- * Return: an skb with headroom for Ethernet/IP/UDP and tailroom for the pad
- * and the ICRC, or NULL.
+ * Return: an skb with headroom for Ethernet/IP/UDP (SROCE_TXB_HEADROOM
+ * more for a QP that may send bursts) and tailroom for the pad and the
+ * ICRC, or NULL.
  */
 struct sk_buff *sroce_pkt_alloc(struct sroce_qp *qp, u32 len)
 {
 	struct net_device *ndev = qp->sdev->ndev;
 	unsigned int head = LL_RESERVED_SPACE(ndev) + sizeof(struct udphdr) +
-		(qp->path.ipv6 ? sizeof(struct ipv6hdr) : sizeof(struct iphdr));
+		(qp->path.ipv6 ? sizeof(struct ipv6hdr) : sizeof(struct iphdr)) +
+		(qp->opt.tx_gso ? SROCE_TXB_HEADROOM : 0);
 	unsigned int size = head + len + 3 + SROCE_ICRC_LEN;
 	unsigned int truesize = SKB_DATA_ALIGN(size) +
 		SKB_DATA_ALIGN(sizeof(struct skb_shared_info));
@@ -495,20 +509,23 @@ void sroce_txb_end(struct sroce_qp *qp)
 /**
  * sroce_txb_pos() - the position @skb will have in the burst
  * @qp: the sending QP, collecting
+ * @skb: the packet, its IP header built
  * @seg: its UDP payload length
  * @rt: its route
  *
  * Sends what is collected first when @skb cannot follow it (another route,
  * a longer packet, a burst that ended with a shorter one, or a full one),
- * or goes alone (a small packet).
+ * or goes alone (a small packet, or one allocated before the QP could send
+ * bursts, without SROCE_TXB_HEADROOM).
  *
  * Return: its position (0 starts a new burst), or -1 to send it alone.
  */
-static int sroce_txb_pos(struct sroce_qp *qp, u32 seg, struct rtable *rt)
+static int sroce_txb_pos(struct sroce_qp *qp, const struct sk_buff *skb, u32 seg,
+			 struct rtable *rt)
 {
 	struct sroce_txb *b = &qp->txb;
 
-	if (seg < SROCE_TXB_MIN_SEG) {
+	if (seg < SROCE_TXB_MIN_SEG || skb_headroom(skb) < SROCE_TXB_HEADROOM) {
 		sroce_txb_flush(qp);
 		return -1;
 	}
@@ -618,7 +635,7 @@ static int sroce_xmit4(struct sroce_qp *qp, struct sk_buff *skb, struct net *net
 	}
 	if (qp->txb.on) {
 		seg = skb->len - sizeof(*iph) - sizeof(struct udphdr);
-		pos = sroce_txb_pos(qp, seg, rt);
+		pos = sroce_txb_pos(qp, skb, seg, rt);
 		/* the ID GSO segmentation gives it */
 		if (pos > 0)
 			iph->id = htons(qp->txb.id0 + pos);

@@ -9,15 +9,23 @@
 # received one by one. Checked across a veth between two sroce devices
 # (every byte and completion with sroce-verify, ICRC kept: the IP IDs GSO
 # gives the segments are the ones the ICRC covers), under netem loss (a
-# lost burst is many lost packets: go-back-N recovers), and towards
-# rdma_rxe, which knows nothing of it (ibv_rc_pingpong --chk, 64 KiB SENDs).
+# lost burst is many lost packets: go-back-N recovers), with the stack
+# segmenting the bursts before srA after a tc action pushed a VLAN tag
+# inline (the members' headroom takes the tag: a skb_under_panic() before
+# SROCE_TXB_HEADROOM), and towards rdma_rxe, which knows nothing of it
+# (ibv_rc_pingpong --chk, 64 KiB SENDs).
 # sroce-timeout: 240
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/net-topo.sh"
 
 VERIFY=${SROCE_TOP:-$(dirname "$0")/..}/build/userspace/sroce-verify
 SERVER_LOG=/tmp/93-gso-srv.$$
-cleanup() { rm -f "$SERVER_LOG"; tc qdisc del dev srA root 2>/dev/null; topo_down; }
+cleanup() {
+	rm -f "$SERVER_LOG"
+	tc qdisc del dev srA root 2>/dev/null
+	tc qdisc del dev srA clsact 2>/dev/null
+	topo_down
+}
 trap cleanup EXIT
 
 [ -x "$VERIFY" ] || ktap_skip_all "$VERIFY not built"
@@ -69,7 +77,7 @@ verify() {
 }
 VARGS=(-m 1024 -n 60 --depth 8 --max-size 256K --ops 'write,send,read' --timeout 60)
 
-ktap_header 11
+ktap_header 13
 dmesg_mark
 ktap_result "topology up" topo_up sroce
 ktap_result "tx_gso off by default on both (veth) devices, rejects a non-boolean" \
@@ -87,6 +95,25 @@ snap
 ktap_result "on, 2 % of GSO packets lost on srA (whole bursts): sroce-verify" verify 43 "${VARGS[@]}"
 ktap_result "on, loss: sroce8 still sent bursts" bursts sroce8
 tc qdisc del dev srA root
+# vlan_tagged: srA segments the bursts itself (no UDP or fraglist GSO) after
+# tc pushed VLAN 7 inline (no tag offload); srB's ingress pops it
+vlan_tagged() {
+	ethtool -K srA tx-gso-list off tx-udp-segmentation off tx-vlan-offload off &&
+		tc qdisc add dev srA clsact &&
+		tc filter add dev srA egress matchall action vlan push id 7 &&
+		in_peer tc qdisc add dev srB clsact &&
+		in_peer tc filter add dev srB ingress matchall action vlan pop
+}
+if vlan_tagged; then
+	snap
+	ktap_result "on, a VLAN tag pushed inline before srA segments the bursts: sroce-verify" \
+		verify 44 "${VARGS[@]}"
+	ktap_result "on, VLAN: sroce8 sent bursts" bursts sroce8
+else
+	ktap_skip "on, a VLAN tag pushed inline: sroce-verify" "ethtool -K or tc act_vlan refused"
+	ktap_skip "on, VLAN: sroce8 sent bursts" "no VLAN set-up"
+fi
+tc qdisc del dev srA clsact
 topo_down
 if require_module rdma_rxe > /dev/null; then
 	if topo_up rxe; then
