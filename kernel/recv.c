@@ -21,6 +21,7 @@
 #include <net/ip6_checksum.h>
 #include <net/udp_tunnel.h>
 #include <net/inet_ecn.h>
+#include <rdma/ib_mad.h>
 
 #include "sroce.h"
 #include "mcast.h"
@@ -160,9 +161,16 @@ static struct sroce_qp *sroce_gsi_get(struct net *net, struct sk_buff *skb,
  * @skb: the packet
  * @hdr: its parsed transport header
  *
- * Checks the QP type, the length (at most 4096 bytes, the largest MTU), the
- * P_Key, the Q_Key and the backlogs of the QP (packets, bytes) and of its
- * device (bytes).
+ * Checks the QP type, the length (at most 4096 bytes, the largest MTU; a
+ * MAD's 256 on QP1), the P_Key, the Q_Key and the backlogs of the QP
+ * (packets, bytes) and of its device (bytes).
+ *
+ * ib_mad posts QP1 buffers for a GRH and one MAD, and takes any receive
+ * that completes in error for a QP in the error state: it neither reposts
+ * nor frees that buffer. A longer datagram would complete its buffer with
+ * IB_WC_LOC_LEN_ERR, so a few hundred of them from anyone on the network
+ * would leave QP1 without buffers, and rdma_cm without connections, until
+ * the device goes (97-rdmacm, big_mad).
  *
  * Return: SROCE_DROP_MAX when it may, else why the packet is dropped.
  */
@@ -171,7 +179,8 @@ enum sroce_drop sroce_ud_check(struct sroce_qp *qp, const struct sk_buff *skb,
 {
 	if (qp->ibqp.qp_type != IB_QPT_UD && qp->ibqp.qp_type != IB_QPT_GSI)
 		return SROCE_DROP_HDR;
-	if (hdr->payload_len > SROCE_UD_MAX_PAYLOAD)
+	if (hdr->payload_len > SROCE_UD_MAX_PAYLOAD ||
+	    (qp->ibqp.qp_type == IB_QPT_GSI && hdr->payload_len > IB_MGMT_MAD_SIZE))
 		return SROCE_DROP_LEN;
 	if ((hdr->bth.pkey & 0x7fff) != (SROCE_DEFAULT_PKEY & 0x7fff))
 		return SROCE_DROP_HDR;

@@ -7,8 +7,9 @@
 # rdma_xserver/rdma_xclient (RC and XRC through rdma_cm) between sroce.
 # UD on one device: GRH area, immediate, Q_Key and buffer checks, AH
 # references of another PD or context refused. Hand-made hostile UD
-# datagrams (bad Q_Key, DETH, P_Key, QPN, pad, length, ICRC, garbage MADs)
-# are dropped and counted.
+# datagrams (bad Q_Key, DETH, P_Key, QPN, pad, length, ICRC, garbage MADs,
+# 640 longer than a MAD to QP1) are dropped and counted, and rdma_cm still
+# connects after them.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/net-topo.sh"
 
@@ -59,7 +60,8 @@ cm_suite() {
 }
 
 ud_cases="data imm mtu ah_pd ah_ctx qkey no_buf short_buf destroy_sends destroy_ah_sends"
-wire_cases="qkey reserved_qpn unknown_qpn pkey short_deth bad_pad odd_len too_long icrc garbage_mad"
+wire_cases="qkey reserved_qpn unknown_qpn pkey short_deth bad_pad odd_len too_long big_mad icrc
+	garbage_mad"
 n_ud=$(echo $ud_cases | wc -w)
 n_wire=$(echo $wire_cases | wc -w)
 
