@@ -256,11 +256,14 @@ const char *sroce_qp_state_name(enum ib_qp_state state)
 
 /* ---- the QPN table ---------------------------------------------------- */
 
-/* Reserve a QPN >= 16 (lookups find nothing until sroce_qp_publish()). */
+/*
+ * Reserve a QPN >= 16 (lookups find nothing until sroce_qp_publish()),
+ * never 0xffffff: the multicast DQPN (IBTA), whose packets go to groups.
+ */
 int sroce_qp_alloc_qpn(u32 *qpn)
 {
 	return xa_alloc_cyclic(&sroce_qp_xa, qpn, NULL,
-			       XA_LIMIT(SROCE_QPN_MIN, SROCE_QPN_MAX),
+			       XA_LIMIT(SROCE_QPN_MIN, SROCE_QPN_MAX - 1),
 			       &sroce_next_qpn, GFP_KERNEL_ACCOUNT);
 }
 
