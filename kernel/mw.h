@@ -56,5 +56,8 @@ int sroce_mw_bind(struct sroce_dev *sdev, struct ib_qp *ibqp, const struct sroce
 int sroce_key_invalidate(struct sroce_dev *sdev, struct ib_pd *pd, u32 qpn, u32 key);
 struct sroce_mr *sroce_rkey_lookup(struct sroce_dev *sdev, u32 key, struct ib_pd *pd,
 				   u32 qpn, int need_access, u64 iova, u64 len, u32 *gen);
+bool sroce_rkey_still(struct sroce_dev *sdev, u32 key, u32 gen);
+int sroce_rkey_copy_skb(struct sroce_dev *sdev, u32 key, struct sroce_mr *mr, u32 gen,
+			u64 iova, const struct sk_buff *skb, u32 off, u32 len);
 
 #endif /* SROCE_MW_H */

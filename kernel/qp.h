@@ -316,6 +316,7 @@ struct sroce_resp_read {	/* one READ (or atomic) being answered */
 	u64 orig;
 	struct sroce_mr *mr;
 	u32 gen;		/* @mr's generation at lookup */
+	u32 key;		/* the rkey: a window's is checked per response */
 	u64 va;
 	u32 len;
 	u32 seg;		/* payload per response but the last (READ) */
@@ -376,6 +377,7 @@ struct sroce_resp {
 	bool in_write;
 	struct sroce_mr *wmr;
 	u32 wgen;
+	u32 wkey;	/* its rkey: a window's is checked per packet (mw.c) */
 	u64 wva;
 	u32 wleft;
 	u32 wlen;

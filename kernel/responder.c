@@ -259,6 +259,9 @@ static int sroce_read_payload(struct sroce_qp *qp, struct sroce_resp_read *rd,
 	int err;
 	u8 *buf;
 
+	/* through a window invalidated, rebound or freed since: as an MR gone */
+	if (!sroce_rkey_still(qp->sdev, rd->key, rd->gen))
+		return -EACCES;
 	if (mode == SROCE_PKT_LINEAR)
 		return sroce_mr_copy(rd->mr, rd->gen, va, skb_put(skb, n), n, SROCE_COPY_FROM_MR);
 	if (mode == SROCE_PKT_ZCOPY) {
@@ -588,6 +591,7 @@ static int sroce_resp_write(struct sroce_qp *qp, struct sk_buff *skb,
 			sroce_mr_put(resp->wmr);
 		resp->wmr = mr;
 		resp->wgen = gen;
+		resp->wkey = hdr->reth.rkey;
 		resp->wva = hdr->reth.va;
 		resp->wleft = hdr->reth.dma_len;
 		resp->wlen = hdr->reth.dma_len;
@@ -601,8 +605,9 @@ static int sroce_resp_write(struct sroce_qp *qp, struct sk_buff *skb,
 	 * already, executed by the drain
 	 */
 	if (hdr->payload_len && skb) {
-		err = sroce_mr_copy_skb(resp->wmr, resp->wgen, resp->wva, skb,
-					sizeof(struct udphdr) + hdr->hdr_len, hdr->payload_len);
+		err = sroce_rkey_copy_skb(qp->sdev, resp->wkey, resp->wmr, resp->wgen, resp->wva,
+					  skb, sizeof(struct udphdr) + hdr->hdr_len,
+					  hdr->payload_len);
 		if (err == -EAGAIN)
 			return sroce_resp_odp_rnr(qp);
 		if (err)
@@ -728,6 +733,7 @@ static int sroce_resp_read(struct sroce_qp *qp, const struct sroce_pkt_hdr *hdr,
 	rd->seg = seg;
 	rd->mr = mr;
 	rd->gen = gen;
+	rd->key = hdr->reth.rkey;
 	rd->va = hdr->reth.va;
 	rd->len = len;
 	rd->sent = 0;

@@ -214,8 +214,8 @@ static bool sroce_resp_sr_place(struct sroce_qp *qp, struct sk_buff *skb,
 	    !(flags & SROCE_OPF_MIDDLE) ||
 	    !sroce_sr_write_at(off, resp->wseg, resp->wleft, hdr->payload_len, &at))
 		return false;
-	if (sroce_mr_copy_skb(resp->wmr, resp->wgen, resp->wva + at, skb,
-			      sizeof(struct udphdr) + hdr->hdr_len, hdr->payload_len))
+	if (sroce_rkey_copy_skb(qp->sdev, resp->wkey, resp->wmr, resp->wgen, resp->wva + at,
+				skb, sizeof(struct udphdr) + hdr->hdr_len, hdr->payload_len))
 		return false;
 	sroce_sr_record(qp, hdr, hdr->bth.psn % SROCE_SR_WINDOW);
 	return true;

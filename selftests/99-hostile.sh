@@ -46,6 +46,10 @@
 #   ack_psn            a WRITE, a READ, the WRITE again: both WRITEs are
 #                      acknowledged with the WRITE's PSN, never the READ's
 #                      (rdma_rxe completes a READ on an ACK of its PSN)
+#   mw_inv_write       a type 2 window invalidated (LOCAL_INV) between the
+#                      FIRST and the MIDDLEs of a WRITE through it: nothing
+#                      after the FIRST lands, a remote access NAK at the
+#                      MIDDLE
 #   rto_goback         an RTO probe answered late (judged needed), then a
 #                      sequence NAK's go-back and a duplicate ACK of it:
 #                      the duplicate does not count the RTO resend
@@ -63,7 +67,7 @@ VERIFY=${SROCE_TOP:-$here/..}/build/userspace/sroce-verify
 LOG=/tmp/99-hostile.$$
 CASES=(write_first_dereg read_err_dereg spoofed_responses out_of_window forged_no_icrc
        forged_sack sr_place dup_ack_storm nak_storm reset_init kill_requester kill_responder flush
-       ack_psn rto_goback)
+       ack_psn mw_inv_write rto_goback)
 cleanup() {
 	bg_kill_all
 	topo_down_bounded

@@ -688,6 +688,52 @@ def case_ar_inv(env):
         raise Fail('no remote access NAK at PSN 102')
 
 
+def case_mw_inv_write(env):
+    """A window invalidated in the middle of a WRITE through it: the forged
+    peer sends the FIRST packet of a 4-MTU WRITE through a bound type 2
+    window, the victim's LOCAL_INV of the window completes, then the
+    MIDDLEs and LAST come. Only the FIRST's bytes may land (the
+    invalidation returned before the rest arrived: none may be written
+    through the window after it), and the MIDDLE after it is NAKed with a
+    remote access error, as through an invalidated FR MR."""
+    v = env.victim()
+    v.connect(env.peer_gid, FAKE_QPN, rq_psn=100, sq_psn=500)
+    mw = MW(env.vpd, e.IBV_MW_TYPE_2)
+    bmr = MR(env.vpd, 8 * MTU, e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_MW_BIND)
+    bmr.write(bytes(8 * MTU), 8 * MTU, 0)
+    w = SendWR(wr_id=9, opcode=e.IBV_WR_BIND_MW, send_flags=e.IBV_SEND_SIGNALED)
+    w.set_bind_wr(mw, MWBindInfo(bmr, bmr.buf, 8 * MTU, e.IBV_ACCESS_REMOTE_WRITE))
+    v.qp.post_send(w)
+    wcs = v.poll(1)
+    if len(wcs) != 1 or wcs[0].status != e.IBV_WC_SUCCESS:
+        raise Fail('binding the window: %s' % [c.status for c in wcs])
+    rkey = w.rkey
+    data = b'\xee' * (4 * MTU)
+    snif = sniffer(env.args.iface)
+    env.wire.send(bth(WRITE_FIRST, v.qpn, 100) + reth(bmr.buf, rkey, 4 * MTU) + data[:MTU])
+    time.sleep(0.3)
+    inv = SendWR(wr_id=10, opcode=e.IBV_WR_LOCAL_INV, send_flags=e.IBV_SEND_SIGNALED)
+    inv.imm_data = rkey
+    v.qp.post_send(inv)
+    wcs = v.poll(1)
+    if len(wcs) != 1 or wcs[0].status != e.IBV_WC_SUCCESS:
+        snif.stop()
+        raise Fail('LOCAL_INV of the window: %s' % [c.status for c in wcs])
+    env.wire.send(bth(WRITE_MIDDLE, v.qpn, 101) + data[MTU:2 * MTU],
+                  bth(WRITE_MIDDLE, v.qpn, 102) + data[2 * MTU:3 * MTU],
+                  bth(WRITE_LAST, v.qpn, 103, ackreq=True) + data[3 * MTU:])
+    time.sleep(0.3)
+    ans = answers(snif.stop(), env.args.dst)
+    got = bmr.read(8 * MTU, 0)
+    landed = sum(got[k * MTU:(k + 1) * MTU] == data[:MTU] for k in range(4))
+    env.say('MTUs of the WRITE that landed: %d of 4; the victim answered %s' %
+            (landed, ', '.join('op %#x psn %d syn %#x' % a[:3] for a in ans)))
+    if got[MTU:] != bytes(7 * MTU):
+        raise Fail('bytes landed through the window after its LOCAL_INV completed')
+    if not any(a[0] == ACK and a[2] == SYN_NAK_ACCESS and a[1] == 101 for a in ans):
+        raise Fail('no remote access NAK at PSN 101')
+
+
 def case_ar_dereg(env):
     """An MR deregistered mid-stream: an AR WRITE ONLY placed early (PSN
     101, MR valid then); ibv_dereg_mr returns at once (placement keeps no
@@ -1433,6 +1479,7 @@ CASES = {
     'ar_bounds': case_ar_bounds,
     'ar_inv': case_ar_inv,
     'ar_dereg': case_ar_dereg,
+    'mw_inv_write': case_mw_inv_write,
     'dup_ack_storm': case_dup_ack_storm,
     'nak_storm': case_nak_storm,
     'reset_init': case_reset_init,
