@@ -140,7 +140,8 @@ static u32 sroce_cq_consumer(struct sroce_cq *cq)
  * @cqe: requested depth; rounded up to a power of two
  * @udata: user CQ: receives struct sroce_resize_cq_resp
  *
- * Outstanding CQEs are copied to the new ring at the same indices.
+ * Outstanding CQEs are copied to the new ring at the same indices: a user
+ * ring's after the switch, outside the CQ's lock (sroce_queue_carry_late()).
  *
  * Return: 0; -EINVAL for a bad depth, a depth below the outstanding CQEs
  * or a corrupt consumer index; -ENOMEM; -EFAULT. On error the old ring is
@@ -152,7 +153,7 @@ int sroce_resize_cq(struct ib_cq *ibcq, sroce_cqe_t cqe, struct ib_udata *udata)
 	struct sroce_cq *cq = sroce_to_cq(ibcq);
 	struct sroce_queue *nq, *oq;
 	unsigned long flags;
-	u32 n, cons;
+	u32 n, cons, prod;
 	int err;
 
 	n = sroce_cq_entries(ibcq->device, "resize_cq", cqe);
@@ -202,11 +203,18 @@ int sroce_resize_cq(struct ib_cq *ibcq, sroce_cqe_t cqe, struct ib_udata *udata)
 		err = -EINVAL;
 		goto err_destroy_new;
 	}
-	sroce_queue_carry(nq, oq, cons, oq->prod);
+	prod = oq->prod;
+	if (cq->user)
+		sroce_queue_carry_indices(nq, cons, prod);
+	else
+		sroce_queue_carry(nq, oq, cons, prod);
 	cq->queue = nq;
 	ibcq->cqe = n;
 	spin_unlock_irqrestore(&cq->lock, flags);
 
+	/* a hostile consumer index asks for the whole ring: not IRQs off */
+	if (cq->user)
+		sroce_queue_carry_late(nq, oq, cons, prod);
 	sroce_queue_destroy(oq);
 	return 0;
 

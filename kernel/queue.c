@@ -204,11 +204,56 @@ void sroce_queue_carry(struct sroce_queue *nq, const struct sroce_queue *oq, u32
 
 	for (i = cons; i != prod; i++)
 		memcpy(sroce_queue_at(nq, i), sroce_queue_at(oq, i), oq->entry_size);
+	sroce_queue_carry_indices(nq, cons, prod);
+}
+
+/**
+ * sroce_queue_carry_indices() - sroce_queue_carry()'s indices alone
+ * @nq: the new ring
+ * @cons: the consumer index the entries start at
+ * @prod: the producer index they end at
+ *
+ * For a move whose entries are copied after the switch
+ * (sroce_queue_carry_late()).
+ */
+void sroce_queue_carry_indices(struct sroce_queue *nq, u32 cons, u32 prod)
+{
 	nq->cons = cons;
 	nq->prod = prod;
 	nq->hdr->consumer = cons;
 	/* release: the entries copied are visible before the index */
 	smp_store_release(&nq->hdr->producer, prod);
+}
+
+/* Entries per pause of sroce_queue_carry_late(): 256 KiB of 64-byte CQEs */
+#define SROCE_QUEUE_CARRY_CHUNK	4096
+
+/**
+ * sroce_queue_carry_late() - copy a user ring's entries after the switch
+ * @nq: the new ring, its indices carried (sroce_queue_carry_indices())
+ * @oq: the old ring, no longer written
+ * @cons: the consumer index the entries start at
+ * @prod: the producer index they end at
+ *
+ * The consumer index came from user space: up to all of a 4M-entry ring
+ * (256 MiB) may be asked for, which under the ring's lock, interrupts
+ * off, would stall everyone on this CPU. Only the user's own poller can
+ * read the new ring before its resize returns, and entries produced
+ * meanwhile go at @prod on.
+ *
+ * Context: process, no lock held.
+ */
+void sroce_queue_carry_late(struct sroce_queue *nq, const struct sroce_queue *oq, u32 cons,
+			    u32 prod)
+{
+	u32 i;
+
+	might_sleep();
+	for (i = cons; i != prod; i++) {
+		memcpy(sroce_queue_at(nq, i), sroce_queue_at(oq, i), oq->entry_size);
+		if (!((i - cons + 1) % SROCE_QUEUE_CARRY_CHUNK))
+			cond_resched();
+	}
 }
 
 /**

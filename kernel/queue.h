@@ -66,6 +66,9 @@ void sroce_queue_destroy(struct sroce_queue *q);
 void sroce_queue_info(const struct sroce_queue *q, struct sroce_ring_info *info);
 void sroce_queue_carry(struct sroce_queue *nq, const struct sroce_queue *oq, u32 cons,
 		       u32 prod);
+void sroce_queue_carry_indices(struct sroce_queue *nq, u32 cons, u32 prod);
+void sroce_queue_carry_late(struct sroce_queue *nq, const struct sroce_queue *oq, u32 cons,
+			    u32 prod);
 u32 sroce_queue_entries_for(u32 requested);
 void *sroce_mmap_buf_create(struct ib_ucontext *ibuc, size_t size,
 			    struct rdma_user_mmap_entry **entry);

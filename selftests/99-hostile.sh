@@ -50,6 +50,8 @@
 #                      FIRST and the MIDDLEs of a WRITE through it: nothing
 #                      after the FIRST lands, a remote access NAK at the
 #                      MIDDLE
+#   cq_resize_pending  resize_cq up and down with 16 completions not
+#                      polled: all 16 polled after, in order
 #   rto_goback         an RTO probe answered late (judged needed), then a
 #                      sequence NAK's go-back and a duplicate ACK of it:
 #                      the duplicate does not count the RTO resend
@@ -67,7 +69,7 @@ VERIFY=${SROCE_TOP:-$here/..}/build/userspace/sroce-verify
 LOG=/tmp/99-hostile.$$
 CASES=(write_first_dereg read_err_dereg spoofed_responses out_of_window forged_no_icrc
        forged_sack sr_place dup_ack_storm nak_storm reset_init kill_requester kill_responder flush
-       ack_psn mw_inv_write rto_goback)
+       ack_psn mw_inv_write cq_resize_pending rto_goback)
 cleanup() {
 	bg_kill_all
 	topo_down_bounded

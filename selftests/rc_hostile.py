@@ -734,6 +734,30 @@ def case_mw_inv_write(env):
         raise Fail('no remote access NAK at PSN 101')
 
 
+def case_cq_resize_pending(env):
+    """resize_cq with completions not polled yet: 16 SENDs complete on the
+    victim's CQ, which grows to 1024 entries and then shrinks to 32 before
+    anything is polled (a user ring's entries are carried outside the CQ's
+    lock); all 16 are then polled, in order, once each."""
+    v, p = env.pair(vpsn=0x3000, ppsn=0x4000)
+    for k in range(16):
+        p.recv(64, 64 * k, wr_id=100 + k)
+    for k in range(16):
+        v.send(e.IBV_WR_SEND, 64, 64 * k, wr_id=k)
+    got = p.poll(16, 10 * SCALE)
+    if len(got) != 16:
+        raise Fail('%d of 16 SENDs received' % len(got))
+    time.sleep(0.2)
+    v.cq.resize(1000)
+    v.cq.resize(20)
+    env.say('victim CQ resized to %d entries with 16 completions pending' % v.cq.cqe)
+    wcs = v.poll(17, 2)
+    ids = [(w.wr_id, w.status) for w in wcs]
+    if ids != [(k, e.IBV_WC_SUCCESS) for k in range(16)]:
+        raise Fail('after the resizes the victim polled %s' % ids)
+    traffic(v, p, 'after the resizes', seed=41)
+
+
 def case_ar_dereg(env):
     """An MR deregistered mid-stream: an AR WRITE ONLY placed early (PSN
     101, MR valid then); ibv_dereg_mr returns at once (placement keeps no
@@ -1480,6 +1504,7 @@ CASES = {
     'ar_inv': case_ar_inv,
     'ar_dereg': case_ar_dereg,
     'mw_inv_write': case_mw_inv_write,
+    'cq_resize_pending': case_cq_resize_pending,
     'dup_ack_storm': case_dup_ack_storm,
     'nak_storm': case_nak_storm,
     'reset_init': case_reset_init,
