@@ -24,7 +24,6 @@
 #include "qp.h"
 #include "mw.h"
 #include "mr.h"
-#include "mr_copy.h"
 
 /**
  * struct sroce_win - a memory window's table entry
@@ -40,7 +39,7 @@
  * @access: IB_ACCESS_REMOTE_* granted through the window
  * @qpn: type 2: the QP it was bound through, the only one it serves
  * @gen: bumped by every unbind: a transfer that began through the window
- *	goes on only while it stays (sroce_rkey_still())
+ *	goes on only while it stays (sroce_mw_copy_skb())
  */
 struct sroce_win {
 	struct rcu_head rcu;
@@ -163,8 +162,8 @@ static struct sroce_mr *sroce_win_unbind(struct sroce_win *win)
  *
  * Never waits for a transfer through the window: one already under way
  * holds its own MR reference, and fails at its next packet
- * (sroce_rkey_still()): no WRITE copies through the window once this
- * returns (sroce_rkey_copy_skb()), no READ response is built from it.
+ * (sroce_mw_copy_skb()): no WRITE copies through the window once this
+ * returns, no READ response is built from it.
  * Return: 0.
  */
 int sroce_dealloc_mw(struct ib_mw *ibmw)
@@ -415,67 +414,37 @@ static bool sroce_win_still(const struct sroce_win *win, u32 key, u32 gen)
 }
 
 /**
- * sroce_rkey_still() - may a transfer that began through @key go on?
+ * sroce_mw_copy_skb() - sroce_rkey_copy_skb() through a window
  * @sdev: the device
- * @key: the rkey its first packet named
- * @gen: the generation sroce_rkey_lookup() gave it
- *
- * A transfer keeps its MR from its first packet on, but a window it went
- * through may be invalidated, rebound or freed before its next packet;
- * the transfer then fails as one through an invalidated FR MR does.
- *
- * Return: true for an MR's key, or a window still bound as it was.
- */
-bool sroce_rkey_still(struct sroce_dev *sdev, u32 key, u32 gen)
-{
-	struct sroce_win *win;
-	bool ok = false;
-
-	if (!sroce_key_is_mw(key))
-		return true;
-	rcu_read_lock();
-	win = sroce_win_find(sdev, key);
-	if (win) {
-		spin_lock_bh(&win->lock);
-		ok = sroce_win_still(win, key, gen);
-		spin_unlock_bh(&win->lock);
-	}
-	rcu_read_unlock();
-	return ok;
-}
-
-/**
- * sroce_rkey_copy_skb() - sroce_mr_copy_skb() for the next packet of a
- *	WRITE that began through @key
- * @sdev: the device
- * @key: the rkey its first packet named
+ * @key: the window's rkey the transfer's first packet named
  * @mr: the MR sroce_rkey_lookup() gave it
- * @gen: the generation it gave
+ * @gen: the window's generation it gave
  * @iova: where the bytes go
- * @skb: the packet
+ * @skb: the packet; NULL: no copy, only the check (sroce_rkey_still())
  * @off: offset of the payload in @skb
  * @len: payload bytes
  *
- * Through a window, the copy holds the window's lock: none runs once an
- * invalidation, rebind or dealloc_mw has returned (sroce_rkey_still()).
+ * A transfer keeps its MR from its first packet on, but the window may be
+ * invalidated, rebound or freed before its next packet; the transfer then
+ * fails as one through an invalidated FR MR does. The copy holds the
+ * window's lock: none runs once an invalidation, rebind or dealloc_mw has
+ * returned.
  *
  * Context: transport (BH disabled).
  * Return: 0, -EACCES when the window's binding is gone, or the copy's error.
  */
-int sroce_rkey_copy_skb(struct sroce_dev *sdev, u32 key, struct sroce_mr *mr, u32 gen,
-			u64 iova, const struct sk_buff *skb, u32 off, u32 len)
+int sroce_mw_copy_skb(struct sroce_dev *sdev, u32 key, struct sroce_mr *mr, u32 gen,
+		      u64 iova, const struct sk_buff *skb, u32 off, u32 len)
 {
 	struct sroce_win *win;
 	int err = -EACCES;
 
-	if (!sroce_key_is_mw(key))
-		return sroce_mr_copy_skb(mr, gen, iova, skb, off, len);
 	rcu_read_lock();
 	win = sroce_win_find(sdev, key);
 	if (win) {
 		spin_lock_bh(&win->lock);
 		if (sroce_win_still(win, key, gen))
-			err = sroce_mr_copy_skb(mr, gen, iova, skb, off, len);
+			err = skb ? sroce_mr_copy_skb(mr, gen, iova, skb, off, len) : 0;
 		spin_unlock_bh(&win->lock);
 	}
 	rcu_read_unlock();

@@ -6,6 +6,7 @@
 #define SROCE_MW_H
 
 #include "sroce.h"
+#include "mr_copy.h"
 
 /*
  * An MW's key index has this bit set; MR indices never reach it
@@ -56,8 +57,38 @@ int sroce_mw_bind(struct sroce_dev *sdev, struct ib_qp *ibqp, const struct sroce
 int sroce_key_invalidate(struct sroce_dev *sdev, struct ib_pd *pd, u32 qpn, u32 key);
 struct sroce_mr *sroce_rkey_lookup(struct sroce_dev *sdev, u32 key, struct ib_pd *pd,
 				   u32 qpn, int need_access, u64 iova, u64 len, u32 *gen);
-bool sroce_rkey_still(struct sroce_dev *sdev, u32 key, u32 gen);
-int sroce_rkey_copy_skb(struct sroce_dev *sdev, u32 key, struct sroce_mr *mr, u32 gen,
-			u64 iova, const struct sk_buff *skb, u32 off, u32 len);
+int sroce_mw_copy_skb(struct sroce_dev *sdev, u32 key, struct sroce_mr *mr, u32 gen,
+		      u64 iova, const struct sk_buff *skb, u32 off, u32 len);
+
+/**
+ * sroce_rkey_copy_skb() - sroce_mr_copy_skb() for the next packet of a
+ *	WRITE that began through @key (an MR's or a window's: only while the
+ *	window stays bound as it was, sroce_mw_copy_skb())
+ * @sdev: the device
+ * @key: the rkey its first packet named
+ * @mr: the MR sroce_rkey_lookup() gave it
+ * @gen: the generation it gave
+ * @iova: where the bytes go
+ * @skb: the packet
+ * @off: offset of the payload in @skb
+ * @len: payload bytes
+ *
+ * Return: 0, -EACCES when the window's binding is gone, or the copy's error.
+ */
+static inline int sroce_rkey_copy_skb(struct sroce_dev *sdev, u32 key, struct sroce_mr *mr,
+				      u32 gen, u64 iova, const struct sk_buff *skb, u32 off,
+				      u32 len)
+{
+	if (likely(!sroce_key_is_mw(key)))
+		return sroce_mr_copy_skb(mr, gen, iova, skb, off, len);
+	return sroce_mw_copy_skb(sdev, key, mr, gen, iova, skb, off, len);
+}
+
+/* May a transfer that began through @key at @gen go on (sroce_mw_copy_skb())? */
+static inline bool sroce_rkey_still(struct sroce_dev *sdev, u32 key, u32 gen)
+{
+	return likely(!sroce_key_is_mw(key)) ||
+	       !sroce_mw_copy_skb(sdev, key, NULL, gen, 0, NULL, 0, 0);
+}
 
 #endif /* SROCE_MW_H */
