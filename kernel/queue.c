@@ -187,6 +187,14 @@ void sroce_queue_destroy(struct sroce_queue *q)
 	kfree(q);
 }
 
+/* Entries [@from, @to) of @oq into @nq, at the same indices */
+static void sroce_queue_copy(struct sroce_queue *nq, const struct sroce_queue *oq, u32 from,
+			     u32 to)
+{
+	for (; from != to; from++)
+		memcpy(sroce_queue_at(nq, from), sroce_queue_at(oq, from), oq->entry_size);
+}
+
 /**
  * sroce_queue_carry() - a resize's move: entries and indices to a new ring
  * @nq: the new ring, at least @prod - @cons entries, same entry size
@@ -200,10 +208,7 @@ void sroce_queue_destroy(struct sroce_queue *q)
 void sroce_queue_carry(struct sroce_queue *nq, const struct sroce_queue *oq, u32 cons,
 		       u32 prod)
 {
-	u32 i;
-
-	for (i = cons; i != prod; i++)
-		memcpy(sroce_queue_at(nq, i), sroce_queue_at(oq, i), oq->entry_size);
+	sroce_queue_copy(nq, oq, cons, prod);
 	sroce_queue_carry_indices(nq, cons, prod);
 }
 
@@ -226,7 +231,7 @@ void sroce_queue_carry_indices(struct sroce_queue *nq, u32 cons, u32 prod)
 }
 
 /* Entries per pause of sroce_queue_carry_late(): 256 KiB of 64-byte CQEs */
-#define SROCE_QUEUE_CARRY_CHUNK	4096
+#define SROCE_QUEUE_CARRY_CHUNK	4096u
 
 /**
  * sroce_queue_carry_late() - copy a user ring's entries after the switch
@@ -246,13 +251,14 @@ void sroce_queue_carry_indices(struct sroce_queue *nq, u32 cons, u32 prod)
 void sroce_queue_carry_late(struct sroce_queue *nq, const struct sroce_queue *oq, u32 cons,
 			    u32 prod)
 {
-	u32 i;
+	u32 n;
 
 	might_sleep();
-	for (i = cons; i != prod; i++) {
-		memcpy(sroce_queue_at(nq, i), sroce_queue_at(oq, i), oq->entry_size);
-		if (!((i - cons + 1) % SROCE_QUEUE_CARRY_CHUNK))
-			cond_resched();
+	while (cons != prod) {
+		n = min(prod - cons, SROCE_QUEUE_CARRY_CHUNK);
+		sroce_queue_copy(nq, oq, cons, cons + n);
+		cons += n;
+		cond_resched();
 	}
 }
 
