@@ -642,14 +642,9 @@ def case_ar_bounds(env):
         raise Fail('the QP is not in the error state (state %d)' % v.state())
 
 
-def case_ar_inv(env):
-    """Invalidation ordering: a SEND with Invalidate (PSN 101) that names a
-    type 2 memory window arrives after a gap and is held; an AR WRITE ONLY
-    through that window (PSN 102) behind it must be held, not placed (the
-    window's state depends on the SEND): nothing lands. When the gap is
-    filled, the SEND invalidates the window (its receive completion says
-    so) and the WRITE is NAKed with a remote access error at PSN 102."""
-    v = ar_victim(env)
+def bound_window(env, v):
+    """A type 2 window over a zeroed 8-MTU MR, bound with REMOTE_WRITE on
+    victim QP V: (the MW, kept alive by the caller; the MR; its rkey)."""
     mw = MW(env.vpd, e.IBV_MW_TYPE_2)
     bmr = MR(env.vpd, 8 * MTU, e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_MW_BIND)
     bmr.write(bytes(8 * MTU), 8 * MTU, 0)
@@ -659,7 +654,18 @@ def case_ar_inv(env):
     wcs = v.poll(1)
     if len(wcs) != 1 or wcs[0].status != e.IBV_WC_SUCCESS:
         raise Fail('binding the window: %s' % [c.status for c in wcs])
-    rkey = w.rkey
+    return mw, bmr, w.rkey
+
+
+def case_ar_inv(env):
+    """Invalidation ordering: a SEND with Invalidate (PSN 101) that names a
+    type 2 memory window arrives after a gap and is held; an AR WRITE ONLY
+    through that window (PSN 102) behind it must be held, not placed (the
+    window's state depends on the SEND): nothing lands. When the gap is
+    filled, the SEND invalidates the window (its receive completion says
+    so) and the WRITE is NAKed with a remote access error at PSN 102."""
+    v = ar_victim(env)
+    _mw, bmr, rkey = bound_window(env, v)
     v.recv(MTU, 0, wr_id=71)
     v.recv(MTU, MTU, wr_id=72)
     p0, h0 = ar_counts(env)
@@ -698,16 +704,7 @@ def case_mw_inv_write(env):
     remote access error, as through an invalidated FR MR."""
     v = env.victim()
     v.connect(env.peer_gid, FAKE_QPN, rq_psn=100, sq_psn=500)
-    mw = MW(env.vpd, e.IBV_MW_TYPE_2)
-    bmr = MR(env.vpd, 8 * MTU, e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_MW_BIND)
-    bmr.write(bytes(8 * MTU), 8 * MTU, 0)
-    w = SendWR(wr_id=9, opcode=e.IBV_WR_BIND_MW, send_flags=e.IBV_SEND_SIGNALED)
-    w.set_bind_wr(mw, MWBindInfo(bmr, bmr.buf, 8 * MTU, e.IBV_ACCESS_REMOTE_WRITE))
-    v.qp.post_send(w)
-    wcs = v.poll(1)
-    if len(wcs) != 1 or wcs[0].status != e.IBV_WC_SUCCESS:
-        raise Fail('binding the window: %s' % [c.status for c in wcs])
-    rkey = w.rkey
+    _mw, bmr, rkey = bound_window(env, v)
     data = b'\xee' * (4 * MTU)
     snif = sniffer(env.args.iface)
     env.wire.send(bth(WRITE_FIRST, v.qpn, 100) + reth(bmr.buf, rkey, 4 * MTU) + data[:MTU])

@@ -421,10 +421,10 @@ static inline bool sroce_cwnd_rto_needless(struct sroce_cwnd *c)
  * @c: the window
  *
  * The QP's timeout, a PSN sequence NAK, an RNR NAK, a READ's lost
- * responses and an ODP retry each resend from a PSN on. The responder answers again what it
- * had of that go-back: those second answers are the go-back's, not
- * evidence about the last RTO resend, which is neither judged nor watched
- * any more.
+ * responses and an ODP retry each resend from a PSN on. The responder
+ * answers again what it had of that go-back: those second answers are the
+ * go-back's, not evidence about the last RTO resend, which is neither
+ * judged nor watched any more.
  */
 static inline void sroce_cwnd_rto_forget(struct sroce_cwnd *c)
 {
