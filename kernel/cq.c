@@ -87,6 +87,7 @@ int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		goto err_dec_count;
 	}
 	spin_lock_init(&cq->lock);
+	mutex_init(&cq->resize_mutex);
 	cq->user = !!udata;
 	cq->timestamp = attr->flags & IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION;
 	cq->queue = sroce_queue_create(udata, n, sizeof(struct sroce_cqe));
@@ -120,6 +121,7 @@ int sroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 
 	sroce_queue_destroy(cq->queue);
 	cq->queue = NULL;
+	mutex_destroy(&cq->resize_mutex);
 	atomic_dec(&sroce_to_dev(ibcq->device)->cq_count);
 	return 0;
 }
@@ -142,10 +144,12 @@ static u32 sroce_cq_consumer(struct sroce_cq *cq)
  *
  * Outstanding CQEs are copied to the new ring at the same indices: a user
  * ring's after the switch, outside the CQ's lock (sroce_queue_carry_late()).
+ * Resizes of one CQ run one at a time (cq->resize_mutex).
  *
+ * Context: process; sleeps, for another resize of the CQ too.
  * Return: 0; -EINVAL for a bad depth, a depth below the outstanding CQEs
- * or a corrupt consumer index; -ENOMEM; -EFAULT. On error the old ring is
- * untouched.
+ * or a corrupt consumer index; -ENOMEM; -EFAULT; -EINTR if killed while
+ * another resize of the CQ ran. On error the old ring is untouched.
  */
 int sroce_resize_cq(struct ib_cq *ibcq, sroce_cqe_t cqe, struct ib_udata *udata)
 {
@@ -170,12 +174,15 @@ int sroce_resize_cq(struct ib_cq *ibcq, sroce_cqe_t cqe, struct ib_udata *udata)
 			return err;
 	}
 
+	if (mutex_lock_killable(&cq->resize_mutex))
+		return -EINTR;
 	/* CQEs of work already posted count as outstanding */
 	sroce_qp_sync_cq(ibcq);
 	nq = sroce_queue_create(udata, n, sizeof(struct sroce_cqe));
 	if (IS_ERR(nq)) {
 		sroce_dbg_cq(cq, "resize_cq: ring of %u CQEs: error %ld", n, PTR_ERR(nq));
-		return PTR_ERR(nq);
+		err = PTR_ERR(nq);
+		goto err_unlock;
 	}
 	/* before the switch: a failed copy must leave the old ring in place */
 	if (udata) {
@@ -216,10 +223,13 @@ int sroce_resize_cq(struct ib_cq *ibcq, sroce_cqe_t cqe, struct ib_udata *udata)
 	if (cq->user)
 		sroce_queue_carry_late(nq, oq, cons, prod);
 	sroce_queue_destroy(oq);
+	mutex_unlock(&cq->resize_mutex);
 	return 0;
 
 err_destroy_new:
 	sroce_queue_destroy(nq);
+err_unlock:
+	mutex_unlock(&cq->resize_mutex);
 	return err;
 }
 

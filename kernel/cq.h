@@ -14,6 +14,10 @@ struct sroce_queue;
  * @ibcq: the core's CQ; must be first for INIT_RDMA_OBJ_SIZE
  * @lock: serialises producers (the transport, many QPs per CQ), kernel
  *	pollers, arming and resize; taken with irqsave
+ * @resize_mutex: one resize at a time, from before the switch to after the
+ *	old ring is freed: the core lets resize_cq calls on one CQ run
+ *	together, and a second one would free the ring the first still
+ *	copies into
  * @queue: the CQE ring (struct sroce_cqe entries); replaced by resize
  * @notify: armed state: 0, IB_CQ_SOLICITED or IB_CQ_NEXT_COMP
  * @overflow: the ring overflowed (or its consumer index was corrupt): the
@@ -25,6 +29,7 @@ struct sroce_queue;
 struct sroce_cq {
 	struct ib_cq ibcq;
 	spinlock_t lock;	/* serialises the producers (see @lock) */
+	struct mutex resize_mutex;
 	struct sroce_queue *queue;
 	u8 notify;
 	bool overflow;

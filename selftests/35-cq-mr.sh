@@ -17,7 +17,7 @@
 cleanup() { rdma link delete sroce0 2>/dev/null; }
 trap cleanup EXIT
 
-NTESTS=22
+NTESTS=23
 ktap_header $NTESTS
 dmesg_mark
 ip link set eth0 up
@@ -325,6 +325,54 @@ def _():
         m = uv.map_ring(new2)
         check(struct.unpack_from('<II', m, 0)[0] == 0, 'producer not carried over')
         m.close()
+    finally:
+        uv.destroy_cq(h)
+
+
+@test('CQ: a resize while another copies a whole 1M-entry ring into its new '
+      'ring (hostile consumer index): the second waits, nothing freed under the copy')
+def _():
+    import threading
+    n = 1 << 20
+    h, _, ring = uv.create_cq(n)
+    m = uv.map_ring(ring)
+    # the consumer a whole ring behind the producer (0): the resize copies it all
+    struct.pack_into('<I', m, 64, (-n) & 0xffffffff)
+    m.close()
+    # A's response (the new ring's offset) is written before its switch
+    resp = bytearray(8 + 24)
+    cmd = struct.pack('<IHHQII', U.CMD_RESIZE_CQ, 6, len(resp) // 4, U.buf_addr(resp), h, n)
+    res = {}
+
+    def resize_a():
+        try:
+            os.write(uv.fd, cmd)
+            res['a'] = 0
+        except OSError as ex:
+            res['a'] = ex.errno
+    a = threading.Thread(target=resize_a)
+    try:
+        a.start()
+        # B: once A's new ring holds the consumer index (A switched and is
+        # copying), B sets it to 0, unmaps it and shrinks the CQ to 1 entry
+        end = time.monotonic() + 60
+        while not struct.unpack_from('<Q', resp, 8)[0] and time.monotonic() < end:
+            time.sleep(0.001)
+        new = struct.unpack_from('<QQII', resp, 8)
+        check(new[0], "A's response never came")
+        m = uv.map_ring(new)
+        while (struct.unpack_from('<I', m, 64)[0] != (-n) & 0xffffffff and a.is_alive() and
+               time.monotonic() < end):
+            time.sleep(0.001)
+        struct.pack_into('<I', m, 64, 0)
+        m.close()
+        try:
+            res['b'] = uv.resize_cq(h, 1)[0]
+        except OSError as ex:
+            res['b'] = -ex.errno
+        a.join(120)
+        check(not a.is_alive(), "A's resize did not return in 120 s")
+        check(res.get('a') == 0 and res.get('b') == 1, 'A %r, B %r' % (res.get('a'), res.get('b')))
     finally:
         uv.destroy_cq(h)
 
