@@ -313,8 +313,11 @@ err_free_mr:
 
 static void sroce_user_mr_free(struct sroce_mr *mr)
 {
+	if (mr->odp.umem)
+		sroce_odp_mr_free(mr);
+	else
+		ib_umem_release(mr->umem);
 	kvfree(mr->pages);
-	ib_umem_release(mr->umem);
 	kfree(mr);
 }
 

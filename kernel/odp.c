@@ -134,7 +134,77 @@ static const struct mmu_interval_notifier_ops sroce_odp_ops = {
 #define SROCE_ODP_CHILD_SHIFT	21
 #define SROCE_ODP_CHILD_SIZE	BIT_ULL(SROCE_ODP_CHILD_SHIFT)
 #define SROCE_ODP_MAX_CHILDREN	(SROCE_MAX_MR_SIZE >> SROCE_ODP_CHILD_SHIFT)
+#define SROCE_ODP_CHILD_PAGES	(SROCE_ODP_CHILD_SIZE >> PAGE_SHIFT)
 static_assert(SROCE_ODP_MAP_CHUNK == SROCE_ODP_CHILD_SIZE);
+
+/*
+ * The pages all ODP umems span, module-wide: the core keeps two words per
+ * page of an ODP umem (its pfn and DMA lists, kvcalloc()ed, charged to no
+ * one) however few pages are mapped, so registering an ODP range costs
+ * kernel memory by its length alone (1 GiB of lists per 256 GiB). An
+ * explicit MR's range is charged before the core allocates its lists, an
+ * implicit MR's child (SROCE_ODP_CHILD_SIZE) before it is made; both are
+ * refused (-ENOMEM) past sroce_odp_budget(), never over it even for a
+ * moment (a registration that will be refused does not make another one
+ * fail). Module-wide, not per device: a stuck fault frees its umem after
+ * the device may have gone, never after the module. sroce_odp_frees
+ * counts the uncharges: a range whose fault the budget refused is tried
+ * again once something was freed (struct sroce_odp, @bad_gen).
+ */
+static atomic_long_t sroce_odp_pages = ATOMIC_LONG_INIT(0);
+static atomic_long_t sroce_odp_frees = ATOMIC_LONG_INIT(0);
+
+/* ODP ranges may span at most this many times the pages of RAM */
+#define SROCE_ODP_RAM_FACTOR	4
+
+static unsigned long sroce_odp_budget(void)
+{
+	return totalram_pages() * SROCE_ODP_RAM_FACTOR;
+}
+
+/* Charge @npages to sroce_odp_pages. Return: 0, or -ENOMEM past the budget. */
+static int sroce_odp_charge(unsigned long npages)
+{
+	unsigned long budget = sroce_odp_budget();
+	long cur = atomic_long_read(&sroce_odp_pages);
+
+	do {
+		/* negative: an uncharge without its charge (a bug): refuse */
+		if (WARN_ON_ONCE(cur < 0) || npages > budget || cur > budget - npages)
+			return -ENOMEM;
+	} while (!atomic_long_try_cmpxchg(&sroce_odp_pages, &cur, cur + npages));
+	return 0;
+}
+
+static void sroce_odp_uncharge(unsigned long npages)
+{
+	if (!npages)
+		return;
+	atomic_long_sub(npages, &sroce_odp_pages);
+	atomic_long_inc(&sroce_odp_frees);
+}
+
+/*
+ * The pages the core's lists for an explicit ODP MR of [@start, @start +
+ * @length) have: its range rounded out to its page size (huge pages with
+ * IB_ACCESS_HUGETLB), counted in base pages. The caller checked 1 <=
+ * @length <= max_mr_size and that @start + @length does not wrap.
+ * Return: 0, or -EOVERFLOW if rounding up wraps (the core refuses it too).
+ */
+static int sroce_odp_range_pages(u64 start, u64 length, int access, u64 *npages)
+{
+	u64 ps = PAGE_SIZE, end;
+
+#ifdef CONFIG_HUGETLB_PAGE
+	if (access & IB_ACCESS_HUGETLB)
+		ps = HPAGE_SIZE;
+#endif
+	end = ALIGN(start + length, ps);
+	if (end < start + length)
+		return -EOVERFLOW;
+	*npages = (end - ALIGN_DOWN(start, ps)) >> PAGE_SHIFT;
+	return 0;
+}
 
 /* the end of what an implicit MR can map: user addresses */
 static u64 sroce_odp_user_end(void)
@@ -270,7 +340,14 @@ static int sroce_odp_map_child(struct sroce_mr *mr, u64 uva, u64 n, bool fault)
 				odp->nchildren, uva);
 		return -EFAULT;
 	}
-	odp->nchildren++;	/* reserved while the child is made */
+	ret = sroce_odp_charge(SROCE_ODP_CHILD_PAGES);
+	if (ret) {
+		mutex_unlock(&odp->child_lock);
+		sroce_dbg_mr_rl(mr, "implicit ODP: ODP ranges span %ld pages (%d x RAM): 0x%llx refused",
+				atomic_long_read(&sroce_odp_pages), SROCE_ODP_RAM_FACTOR, uva);
+		return ret;
+	}
+	odp->nchildren++;	/* reserved, and charged, while the child is made */
 	mutex_unlock(&odp->child_lock);
 	/* a notifier on an mm whose users are gone is a BUG: keep it alive */
 	ret = -EFAULT;
@@ -296,14 +373,17 @@ static int sroce_odp_map_child(struct sroce_mr *mr, u64 uva, u64 n, bool fault)
 	if (child)
 		odp->nchildren--;
 	mutex_unlock(&odp->child_lock);
-	if (child)
+	if (child) {
 		ib_umem_odp_release(child);
+		sroce_odp_uncharge(SROCE_ODP_CHILD_PAGES);
+	}
 	mmput(mm);
 	return ret;
 
 out_unreserve:
 	mutex_lock(&odp->child_lock);
 	odp->nchildren--;
+	sroce_odp_uncharge(SROCE_ODP_CHILD_PAGES);
 	mutex_unlock(&odp->child_lock);
 	return ret;
 }
@@ -361,16 +441,17 @@ static int sroce_odp_map(struct sroce_mr *mr, u64 uva, u64 len, bool fault)
  * (within the MR). If that window fails (a hole, a read-only mapping past
  * the miss), fault in just [@start, @end): the pages the transfer needs
  * now must not be marked bad for what lies beyond them.
- * Return: true if [@start, @end) could not be faulted in.
+ * Return: 0, or why [@start, @end) could not be faulted in (-ENOMEM: an
+ * implicit MR's child refused by the budget).
  */
-static bool sroce_odp_fault(struct sroce_mr *mr, u64 start, u64 end)
+static int sroce_odp_fault(struct sroce_mr *mr, u64 start, u64 end)
 {
 	u64 limit = sroce_odp_end(mr);
 	u64 ahead = end < limit - SROCE_ODP_AHEAD ? end + SROCE_ODP_AHEAD : limit;
 
 	if (ahead > end && !sroce_odp_map(mr, start, ahead - start, true))
-		return false;
-	return sroce_odp_map(mr, start, end - start, true) != 0;
+		return 0;
+	return sroce_odp_map(mr, start, end - start, true);
 }
 
 /* An implicit MR that nothing copies into or maps any more: free its children. */
@@ -382,6 +463,7 @@ static void sroce_odp_release_children(struct sroce_mr *mr)
 	xa_for_each(&mr->odp.children, idx, child)
 		ib_umem_odp_release(child);
 	xa_destroy(&mr->odp.children);
+	sroce_odp_uncharge(mr->odp.nchildren * SROCE_ODP_CHILD_PAGES);
 	mr->odp.nchildren = 0;
 }
 
@@ -396,6 +478,7 @@ static void sroce_odp_put(struct sroce_mr *mr)
 		return;
 	sroce_odp_release_children(mr);
 	ib_umem_odp_release(mr->odp.umem);
+	sroce_odp_uncharge(mr->odp.npages);
 }
 
 /* every MR's fault work; not ordered, one MR's fault never waits for another's */
@@ -495,16 +578,21 @@ static void sroce_odp_fault_work(struct work_struct *w)
 	spin_unlock_bh(&odp->lock);
 	for (i = 0; i < n && !READ_ONCE(mr->dead); i++) {
 		u64 start = todo[i].start, end = todo[i].end;
-		bool failed = sroce_odp_fault(mr, start, end);
+		long gen = atomic_long_read(&sroce_odp_frees);
+		int err = sroce_odp_fault(mr, start, end);
+		bool failed = err;
 
 		/*
 		 * Not mapped in the process (or not writable): the transfers
-		 * that wait for it fail the next time they miss there.
+		 * that wait for it fail the next time they miss there. Refused
+		 * by the budget: until something is freed.
 		 */
 		spin_lock_bh(&odp->lock);
 		if (failed) {
 			odp->bad_start = start;
 			odp->bad_end = end;
+			odp->bad_budget = err == -ENOMEM;
+			odp->bad_gen = gen;
 			odp->fault_errs++;
 		} else if (start < odp->bad_end && odp->bad_start < end) {
 			odp->bad_start = odp->bad_end = 0;
@@ -580,6 +668,12 @@ static int sroce_odp_miss(struct sroce_mr *mr, u64 uva, u64 len)
 	u64 run;
 
 	spin_lock_bh(&odp->lock);
+	/* the budget refused the bad range, but ODP pages were freed since */
+	if (odp->bad_budget && atomic_long_read(&sroce_odp_frees) != odp->bad_gen) {
+		odp->bad_start = 0;
+		odp->bad_end = 0;
+		odp->bad_budget = false;
+	}
 	if ((uva >= odp->bad_start && uva < odp->bad_end) ||
 	    (odp->implicit && uva >= sroce_odp_user_end())) {
 		spin_unlock_bh(&odp->lock);
@@ -622,6 +716,7 @@ static void sroce_odp_setup(struct sroce_mr *mr, struct ib_umem_odp *umem)
 	mr->odp.npending = 0;
 	mr->odp.bad_start = 0;
 	mr->odp.bad_end = 0;
+	mr->odp.bad_budget = false;
 	mr->odp.faults = 0;
 	mr->odp.fault_errs = 0;
 	mutex_lock(&umem->umem_mutex);
@@ -637,17 +732,34 @@ static void sroce_odp_setup(struct sroce_mr *mr, struct ib_umem_odp *umem)
  * @length: bytes
  * @access: IB_ACCESS_* with IB_ACCESS_ON_DEMAND
  *
- * Return: 0 or a negative errno from ib_umem_odp_get().
+ * The pages of the range are charged to sroce_odp_pages first.
+ *
+ * Return: 0; -ENOMEM past sroce_odp_budget(); or a negative errno from
+ * ib_umem_odp_get().
  */
 int sroce_odp_mr_init(struct sroce_mr *mr, struct ib_device *ibdev, u64 start, u64 length,
 		      int access)
 {
 	struct ib_umem_odp *umem;
+	u64 npages;
+	int err;
 
+	err = sroce_odp_range_pages(start, length, access, &npages);
+	if (err)
+		return err;
+	err = sroce_odp_charge(npages);
+	if (err) {
+		sroce_dbg_dev(ibdev, "ODP: %llu pages more, ranges span %ld pages (%d x RAM's)",
+			      npages, atomic_long_read(&sroce_odp_pages), SROCE_ODP_RAM_FACTOR);
+		return err;
+	}
 	umem = ib_umem_odp_get(ibdev, start, length, access, &sroce_odp_ops);
-	if (IS_ERR(umem))
+	if (IS_ERR(umem)) {
+		sroce_odp_uncharge(npages);
 		return PTR_ERR(umem);
+	}
 	sroce_odp_setup(mr, umem);
+	mr->odp.npages = npages;
 	return 0;
 }
 
@@ -670,6 +782,18 @@ int sroce_odp_mr_init_implicit(struct sroce_mr *mr, struct ib_device *ibdev, int
 	mr->odp.implicit = true;
 	sroce_odp_setup(mr, root);
 	return 0;
+}
+
+/**
+ * sroce_odp_mr_free() - free the umem of @mr, an ODP MR never published
+ * @mr: made by sroce_odp_mr_init() or sroce_odp_mr_init_implicit(); no
+ *	copy, fault or prefetch ever saw it
+ *
+ * Its range (or its children, none yet) is uncharged from the ODP budget.
+ */
+void sroce_odp_mr_free(struct sroce_mr *mr)
+{
+	sroce_odp_put(mr);
 }
 
 /**

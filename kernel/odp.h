@@ -42,7 +42,10 @@ struct sroce_odp_range {
  * @child_lock: guards @nchildren and publishing a child in @children; never
  *              held across a fault
  * @nchildren: their number and those being made, at most
- *             SROCE_ODP_MAX_CHILDREN
+ *             SROCE_ODP_MAX_CHILDREN; each is charged to the module's
+ *             ODP page budget while it exists
+ * @npages: explicit MR: the pages of its range, charged to the module's
+ *          ODP page budget until @umem is freed; implicit: 0
  * @fault_work: faults in the @pending ranges, then kicks the QPs in
  *              @waiters; queued on sroce_odp_wq (not ordered: one MR's
  *              fault never waits for another's)
@@ -67,6 +70,10 @@ struct sroce_odp_range {
  * @bad_start: first address of the last range that could not be faulted in
  * @bad_end: its end (equal to @bad_start: none); transfers that miss in it
  *           fail with -EFAULT instead of waiting for ever
+ * @bad_budget: the bad range is one the ODP page budget refused (an
+ *              implicit MR's child): forgotten once any ODP pages were
+ *              freed after @bad_gen
+ * @bad_gen: the module's count of ODP uncharges when that fault began
  * @faults: transfers that missed a page and queued the fault work
  * @fault_errs: fault work runs that could not map their range
  */
@@ -76,6 +83,7 @@ struct sroce_odp {
 	struct xarray children;
 	struct mutex child_lock;	/* @nchildren, publishing a child */
 	unsigned long nchildren;
+	unsigned long npages;
 	struct work_struct fault_work;
 	refcount_t users;
 	struct list_head waiters;
@@ -87,6 +95,8 @@ struct sroce_odp {
 	unsigned int npending;
 	u64 bad_start;
 	u64 bad_end;
+	bool bad_budget;
+	long bad_gen;
 	u64 faults;
 	u64 fault_errs;
 };
@@ -94,6 +104,7 @@ struct sroce_odp {
 int sroce_odp_mr_init(struct sroce_mr *mr, struct ib_device *ibdev, u64 start, u64 length,
 		      int access);
 int sroce_odp_mr_init_implicit(struct sroce_mr *mr, struct ib_device *ibdev, int access);
+void sroce_odp_mr_free(struct sroce_mr *mr);
 void sroce_odp_usage(struct sroce_mr *mr, u64 *npages, u64 *mapped);
 void sroce_odp_mr_stop(struct sroce_mr *mr);
 int sroce_odp_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len, bool to_mr);

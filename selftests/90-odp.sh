@@ -14,7 +14,9 @@
 # unmapped fails transfers (remote access / local protection error)
 # instead of waiting for ever; cold memory on both sides of a hole in an
 # ODP MR, written at once (the hole is never faulted in); an implicit ODP
-# MR (the whole address space) as lkey and rkey; UC and UD QPs, whose
+# MR (the whole address space) as lkey and rkey; ODP ranges bounded by
+# 4 x RAM (ENOMEM past it: the core's page lists are charged to no one);
+# UC and UD QPs, whose
 # receive has no RNR NAK and waits for the fault with its packet held
 # (odp_rx_waits), SEND/WRITE/WRITE with immediate and datagrams none
 # lost, through an RQ and an SRQ. A fault that never completes stalls
@@ -39,7 +41,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-CASES=(caps write read send atomic invalidate advise huge refused unmapped hole implicit uc ud)
+CASES=(caps write read send atomic invalidate advise huge refused unmapped hole implicit budget uc ud)
 STALL_CASES=7
 py_case() {	# py_case CASE [LOG]
 	local log=${2:-$LOG}
@@ -80,6 +82,8 @@ ktap_result "unmapped ODP memory: REM_ACCESS_ERR / LOC_PROT_ERR, no endless wait
 ktap_result "cold memory both sides of a hole, two QPs at once: every WRITE succeeds" py_case hole
 ktap_result "implicit ODP MR as lkey and rkey: WRITE/READ/SEND/FETCH_ADD exact, 2 MiB cross, prefetch; unmapped and kernel addresses fail" \
 	py_case implicit
+ktap_result "ODP ranges bounded by 4 x RAM: ENOMEM past it, implicit children too; freed with the MRs" \
+	py_case budget
 ktap_result "UC over dropped ODP pages: SEND, 1 MiB WRITE, WRITE with immediate, SRQ; none lost, byte-exact; unmapped: dropped, QP stays RTS" \
 	py_case uc
 ktap_result "UD over dropped ODP pages: 8 datagrams via RQ, 4 via SRQ, none lost, byte-exact with GRH; unmapped: LOC_PROT_ERR" \

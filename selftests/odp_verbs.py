@@ -49,6 +49,13 @@ uc          UC QPs (no RNR NAK: the receive waits for the fault, its packet
             byte-exact, odp_rx_waits counted; a SEND into a dropped ODP
             buffer of an SRQ; a WRITE into unmapped ODP memory is dropped
             (UC: silently), the QP stays RTS and the next WRITE lands
+budget      ODP ranges span at most 4 x RAM's pages (the core's page
+            lists cost 16 bytes a page, mapped or not): 1 GiB ODP MRs at
+            unmapped addresses until ENOMEM, then 2 MiB ones; an implicit
+            MR's new 2 MiB child is then refused (REM_ACCESS_ERR), fits
+            once one 2 MiB MR goes (at the address refused before); after
+            deregistration as many 1 GiB MRs as before; 4 KiB HUGETLB ODP
+            MRs charge their whole 2 MiB page
 ud          UD QPs: eight datagrams from a dropped ODP MR into eight receive
             buffers in dropped ODP pages, each byte-exact with its GRH, none
             lost; the same through an SRQ; a receive buffer in unmapped ODP
@@ -285,6 +292,72 @@ def implicit(dev, ctx, pd, gid, a, b, src, dst):
         a, b = pair(ctx, pd, gid)
         del c, d
     del big
+
+
+def fill(pd, size, base, most, access=ODP, stride=0):
+    """ODP MRs of @size bytes at unmapped addresses from @base, @stride
+    (default @size) apart, until the budget refuses one (ENOMEM), at most
+    @most. Return: the MRs."""
+    held = []
+    while len(held) < most:
+        try:
+            held.append(MR(pd, size, access, address=base + len(held) * (stride or size)))
+        except PyverbsRDMAError as ex:
+            if ex.error_code != errno.ENOMEM:
+                raise Fail('ODP MR %d of %d bytes: errno %d, expected ENOMEM' %
+                           (len(held), size, ex.error_code)) from ex
+            return held
+    return held
+
+
+def budget(ctx, pd, gid, a, src):
+    """The budget case: ODP ranges span at most 4 x RAM's pages."""
+    gib, two_mib = 1 << 30, 2 << 20
+    limit = 4 * os.sysconf('SC_PHYS_PAGES') * os.sysconf('SC_PAGE_SIZE')
+    big = fill(pd, gib, 1 << 40, 64)
+    if len(big) == 64 or len(big) > limit // gib:
+        raise Fail('%d ODP MRs of 1 GiB registered (budget %d GiB): not bounded' %
+                   (len(big), limit // gib))
+    small = fill(pd, two_mib, 1 << 41, 2 * gib // two_mib)
+    if len(small) >= gib // two_mib:
+        raise Fail('%d ODP MRs of 2 MiB after the 1 GiB ones were refused' % len(small))
+    print('info budget: %d MiB of RAM x 4: %d ODP MRs of 1 GiB, then %d of 2 MiB' %
+          (limit >> 22, len(big), len(small)), flush=True)
+    # the budget is full: an implicit MR's new 2 MiB child is refused
+    imr = MR(pd, 0, ODP, implicit=True)
+    fresh = mmap.mmap(-1, 2 * two_mib)
+    addr = ctypes.addressof(ctypes.c_char.from_buffer(fresh))
+    addr += (-addr) % two_mib
+    data = pattern(40, 4096)
+    src.put(0, data)
+    post(a, e.IBV_WR_RDMA_WRITE, src.sge(0, 4096), addr, imr.rkey)
+    expect_wc(a, 'WRITE through an implicit MR, budget full', e.IBV_WC_REM_ACCESS_ERR, secs=20)
+    # one 2 MiB range less: the child fits, at the address refused before
+    small.pop().close()
+    c, d = pair(ctx, pd, gid)
+    post(c, e.IBV_WR_RDMA_WRITE, src.sge(0, 4096), addr, imr.rkey)
+    expect_wc(c, 'WRITE through an implicit MR, 2 MiB freed', secs=20)
+    off = addr - ctypes.addressof(ctypes.c_char.from_buffer(fresh))
+    if bytes(fresh[off:off + 4096]) != data:
+        raise Fail('WRITE through the implicit MR after 2 MiB freed: data differs')
+    # everything freed: the whole budget again
+    for mr in big + small + [imr]:
+        mr.close()
+    again = fill(pd, gib, 1 << 40, 64)
+    n = len(again)
+    del c, d
+    if n != len(big):
+        raise Fail('after deregistration %d ODP MRs of 1 GiB, before %d: budget leaked' %
+                   (n, len(big)))
+    # less than 1 GiB left: a HUGETLB ODP MR's lists cover whole 2 MiB
+    # pages, so 4 KiB ones stop within 512
+    most = gib // two_mib + 8
+    huge = fill(pd, 4096, 1 << 41, most, ODP | e.IBV_ACCESS_HUGETLB, two_mib)
+    for mr in again + huge:
+        mr.close()
+    if len(huge) > gib // two_mib:
+        raise Fail('%d HUGETLB ODP MRs of 4 KiB in under 1 GiB of budget: each charged'
+                   ' less than its 2 MiB page' % len(huge))
 
 
 def hole(ctx, pd, gid, a, src):
@@ -536,6 +609,9 @@ def case(name, dev, ctx, pd, gid):
         return
     if name == 'hole':
         hole(ctx, pd, gid, a, src)
+        return
+    if name == 'budget':
+        budget(ctx, pd, gid, a, src)
         return
     if name == 'unmapped':
         addr, mr = unmapped_mr(pd)
