@@ -474,11 +474,14 @@ static void sroce_odp_release_children(struct sroce_mr *mr)
  */
 static void sroce_odp_put(struct sroce_mr *mr)
 {
+	struct ib_device *ibdev = mr->odp.umem->umem.ibdev;
+
 	if (!refcount_dec_and_test(&mr->odp.users))
 		return;
 	sroce_odp_release_children(mr);
 	ib_umem_odp_release(mr->odp.umem);
 	sroce_odp_uncharge(mr->odp.npages);
+	put_device(&ibdev->dev);	/* sroce_odp_setup()'s */
 }
 
 /* every MR's fault work; not ordered, one MR's fault never waits for another's */
@@ -722,6 +725,13 @@ static void sroce_odp_setup(struct sroce_mr *mr, struct ib_umem_odp *umem)
 	mutex_lock(&umem->umem_mutex);
 	umem->private = mr;
 	mutex_unlock(&umem->umem_mutex);
+	/*
+	 * The core's calls on the umem (a stuck fault's mapping, its release,
+	 * an invalidation) read the ib_device after the fault work returns,
+	 * which may be after the device was unregistered: its memory stays
+	 * until the last sroce_odp_put().
+	 */
+	get_device(&umem->umem.ibdev->dev);
 }
 
 /**

@@ -59,7 +59,8 @@ struct sroce_odp_range {
  * @done: the last fault work run that ended; QPs waiting for a run up to
  *        it have been kicked
  * @stopped: the MR is deregistered: nobody waits on it any more, and the
- *           fault work touches nothing of the device (it may be gone)
+ *           fault work touches nothing of sroce's device (it may be
+ *           unregistered; its memory stays until the last user goes)
  * @lock: protects @pending, @npending, the bad range, the counts and
  *        @runs; with sroce_odp_wait_lock (odp.c) @done and @stopped
  * @pending: the ranges of user addresses transfers missed, for the fault

@@ -24,8 +24,8 @@
 # FUSE READ its server never answers, process B's ODP RC WRITE faults and
 # completes, a WRITE from a never-served userfaultfd range fails at once
 # (hmm_range_fault() makes handle_userfault() answer SIGBUS), A's
-# dereg_mr and exit return, and the stuck fault holds the module (rmmod
-# refused, not hung) until the server goes. rdma_rxe has no ODP on
+# dereg_mr and exit return, the device can be deleted, and the stuck
+# fault holds the module (rmmod refused, not hung) until the server goes. rdma_rxe has no ODP on
 # these kernels (explicit ODP came in 6.15): nothing to compare with.
 . "$(dirname "$0")/lib.sh"
 here=$(dirname "$0")
@@ -42,7 +42,7 @@ cleanup() {
 trap cleanup EXIT
 
 CASES=(caps write read send atomic invalidate advise huge refused unmapped hole implicit budget uc ud)
-STALL_CASES=7
+STALL_CASES=8
 py_case() {	# py_case CASE [LOG]
 	local log=${2:-$LOG}
 	sed -n "s/^info $1: //p" "$log"	# what the case measured
@@ -105,6 +105,7 @@ ktap_step "a never-served userfaultfd range: the WRITE fails at once (LOC_PROT_E
 ktap_step "dereg_mr of the stuck MR returns within 10 s" stall_case dereg
 ktap_step "its process exits within 10 s (QPs, PD, context destroyed by the exit)" \
 	stall_case exit
+ktap_step "rdma link delete while the faults are stuck returns within 10 s" stall_case unlink
 ktap_step "each stuck fault holds the module (rmmod refused) until its server goes" \
 	stall_case module
 ktap_result "dmesg clean" dmesg_clean_since_mark

@@ -31,6 +31,10 @@ uffd    C's WRITE completes with LOC_PROT_ERR within OTHER_SECS
 dereg   A's ibv_dereg_mr of the stuck MR returns within BOUND_SECS
 exit    A exits (its QPs, CQ, PD, context destroyed by the exit) within
         BOUND_SECS
+unlink  `rdma link delete` of the device while the faults are stuck
+        returns within BOUND_SECS; the faults end after it, cleanly (the
+        stuck MRs have no page mapped, so their release reads nothing of
+        the device: the held ib_device is checked by reading only)
 module  while the faults are stuck each holds sroce (refcnt up by two:
         rmmod is refused, EBUSY, rather than hanging); once the server
         goes, they end and let go (refcnt back) within BOUND_SECS
@@ -380,6 +384,19 @@ def run(dev):
         except subprocess.TimeoutExpired:
             res.ok('exit', False, 'A still there after %.0f s' % BOUND_SECS)
         r_exited = refcnt()
+        # the device goes while the faults are stuck: its unregistration
+        # waits for none of them, and the core's calls on their umems when
+        # they end (the mapping, the release) still find the ib_device
+        t = time.monotonic()
+        try:
+            out = subprocess.run(['rdma', 'link', 'delete', dev], capture_output=True,
+                                 text=True, timeout=BOUND_SECS, check=False)
+            res.ok('unlink', out.returncode == 0,
+                   'rdma link delete %s: exit %d, %s' % (dev, out.returncode, out.stderr),
+                   'rdma link delete during the stuck faults: %.2f s' %
+                   (time.monotonic() - t))
+        except subprocess.TimeoutExpired:
+            res.ok('unlink', False, 'rdma link delete: no answer in %.0f s' % BOUND_SECS)
     finally:
         server.send_signal(signal.SIGTERM)      # /dev/fuse closed: the READ fails
         server.wait()
