@@ -4,7 +4,9 @@
  * The QP verbs (create, modify, destroy, query) are qp_verbs.c's; what
  * runs a QP's transport is sched.c's.
  */
+#include <linux/capability.h>
 #include <linux/module.h>
+#include <linux/sched/signal.h>
 #include <linux/xarray.h>
 #include <net/addrconf.h>
 #include <net/ipv6.h>
@@ -76,6 +78,27 @@ void sroce_qp_put(struct sroce_qp *qp)
 struct sroce_qp *sroce_qp_tryget(struct sroce_qp_handle *h)
 {
 	return h && refcount_inc_not_zero(&h->ref) ? h->qp : NULL;
+}
+
+/**
+ * sroce_qp_psns_visible() - may the calling process see @ibqp's PSNs and MSN?
+ * @ibqp: the QP
+ *
+ * They are what a packet injected into the QP's connection must guess (a
+ * local user can send UDP to port 4791 from any address of the host): only
+ * to a caller with CAP_NET_ADMIN (as the core shows keys) or the QP's own
+ * process. A restrack dump runs in the reader's context (netlink sendmsg,
+ * then recvmsg).
+ *
+ * Return: true if the caller is the QP's process or has CAP_NET_ADMIN.
+ */
+bool sroce_qp_psns_visible(const struct ib_qp *ibqp)
+{
+	struct task_struct *owner = ibqp->res.task;
+
+	if (owner && same_thread_group(owner, current))
+		return true;	/* the owner's own calls: no capability check */
+	return ns_capable_noaudit(&init_user_ns, CAP_NET_ADMIN);
 }
 
 /* ib_qp pointer for a QPN, for kernel CQ polling */

@@ -690,6 +690,7 @@ static inline void sroce_qp_yield(struct sroce_qp *qp)
 }
 
 struct ib_qp *sroce_qp_from_qpn(struct sroce_dev *sdev, u32 qpn);
+bool sroce_qp_psns_visible(const struct ib_qp *ibqp);
 
 /*
  * Would @skb take what @qp's device holds past its bound (sroce_dev_rxq_kb)

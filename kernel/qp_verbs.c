@@ -890,6 +890,19 @@ out_unlock:
 	return err;
 }
 
+/**
+ * sroce_query_qp() - ib_device_ops.query_qp
+ * @ibqp: the QP
+ * @attr: filled with its attributes
+ * @mask: IB_QP_* the caller asks for (a hint: all are filled but the PSNs)
+ * @init: filled with its creation attributes
+ *
+ * The send and receive PSNs only if @mask asks for them or
+ * sroce_qp_psns_visible() allows: the core's restrack dump asks for
+ * nothing (0) and shows them to any reader (rdma resource show qp).
+ *
+ * Return: 0.
+ */
 int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		   struct ib_qp_init_attr *init)
 {
@@ -900,6 +913,10 @@ int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	attr->qp_state = qp->state;
 	attr->cur_qp_state = qp->state;
 	spin_unlock_irq(&qp->state_lock);
+	if (!(mask & (IB_QP_SQ_PSN | IB_QP_RQ_PSN)) && !sroce_qp_psns_visible(ibqp)) {
+		attr->sq_psn = 0;
+		attr->rq_psn = 0;
+	}
 	attr->rate_limit = READ_ONCE(qp->dcqcn.rl);	/* kept by the pacer */
 	attr->cap.max_send_wr = qp->sq_entries;
 	attr->cap.max_recv_wr = qp->rq_entries;

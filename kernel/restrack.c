@@ -12,8 +12,6 @@
  * a plain copy: nothing here trusts, follows or changes what user space
  * wrote into a mapped ring.
  */
-#include <linux/capability.h>
-#include <linux/sched/signal.h>
 #include <rdma/restrack.h>
 #include <rdma/rdma_netlink.h>
 
@@ -170,21 +168,6 @@ static const char *sroce_res_opt(bool offered, bool peer)
 	return peer ? "on" : "offered";
 }
 
-/*
- * May the process reading the dump see @ibqp's PSNs and MSN? They are what
- * a packet injected into the QP's connection must guess: only to a caller
- * with CAP_NET_ADMIN (as the core shows keys) or the QP's own process.
- * Netlink runs a dump in the reader's context (sendmsg, then recvmsg).
- */
-static bool sroce_res_psns_visible(const struct ib_qp *ibqp)
-{
-	struct task_struct *owner = ibqp->res.task;
-
-	if (ns_capable_noaudit(&init_user_ns, CAP_NET_ADMIN))
-		return true;
-	return owner && same_thread_group(owner, current);
-}
-
 /**
  * sroce_fill_res_qp_entry() - ib_device_ops.fill_res_qp_entry
  * @msg: the dump message
@@ -195,7 +178,7 @@ static bool sroce_res_psns_visible(const struct ib_qp *ibqp)
  * retry budgets left, the loss window), the responder (expected PSN, MSN,
  * READs being answered), selective repeat, wide segments and, when on,
  * DCQCN. The PSNs
- * and the MSN only to a reader sroce_res_psns_visible() allows.
+ * and the MSN only to a reader sroce_qp_psns_visible() allows.
  *
  * Return: 0 or -EMSGSIZE.
  */
@@ -208,7 +191,7 @@ int sroce_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 	bool psns;
 
 	sroce_res_qp_snap(qp, &s);
-	psns = sroce_res_psns_visible(ibqp);
+	psns = sroce_qp_psns_visible(ibqp);
 	sroce_res_begin(&w, msg);
 	sroce_res_str(&w, "qp_state", sroce_res_qp_state(s.state));
 	if (qp->has_sq) {

@@ -70,21 +70,24 @@ qp_line() {
 text_a() {
 	qp_line "$exp_a" "state RTS" "drv_qp_state RTS" "drv_next_psn $exp_a_next_psn" \
 		"drv_last_acked_psn $exp_a_last_acked_psn" "drv_expected_psn $exp_a_expected_psn" \
-		"drv_rd_outstanding 0" "drv_retry_left 7"
+		"drv_rd_outstanding 0" "drv_retry_left 7" "sq-psn $exp_a_sq_psn" "rq-psn $exp_a_rq_psn"
 }
 text_b() {
 	qp_line "$exp_b" "state RTS" "drv_qp_state RTS" "drv_expected_psn $exp_b_expected_psn" \
 		"drv_rq_prod $exp_b_rq_prod" "drv_rq_cons $exp_b_rq_cons"
 }
 # an unprivileged user (nobody, no capabilities) sees A's state but not
-# its PSNs or MSN: they are what a packet injected into the connection
-# must guess (root, or the QP's own process, sees them: text_a)
+# its PSNs or MSN, the driver's nor the core's (query_qp's sq-psn and
+# rq-psn, 0): they are what a packet injected into the connection must
+# guess (root, or the QP's own process, sees them: text_a)
 unpriv_no_psns() {
 	local line
 	line=$(setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
 		rdma resource show qp link sroce0/1 lqpn "$exp_a" -dd) || return 1
 	echo "$line"
 	grep -qF " drv_qp_state RTS " <<< "$line " || { echo "no driver attributes at all"; return 1; }
+	grep -qF " sq-psn 0 " <<< "$line " && grep -qF " rq-psn 0 " <<< "$line " ||
+		{ echo "sq-psn/rq-psn not 0"; return 1; }
 	! grep -qE "drv_(next|last_acked|expected)_psn|drv_msn" <<< "$line"
 }
 sroce_text() {
@@ -176,7 +179,7 @@ ktap_result "two RC QPs moved data and stay in RTS (res_qps.py)" helper_ready
 load_expected
 ktap_result "rdma res show qp -dd: A's state, PSNs, retry budget" text_a
 ktap_result "rdma res show qp -dd: B's expected PSN, RQ indices" text_b
-ktap_result "rdma res show qp -dd as nobody: no PSNs, no MSN" unpriv_no_psns
+ktap_result "rdma res show qp -dd as nobody: no PSNs (driver's, sq-psn/rq-psn 0), no MSN" unpriv_no_psns
 ktap_result "sroce show qp: one line per QP" sroce_text
 ktap_result "JSON dumps saved and checked (res_qps.py check)" dumps
 ktap_result "rdma -j -dd res show qp: every value as expected" verdict rdma-qp

@@ -58,7 +58,7 @@ def hold(dev, stopfile, secs):
         'a': a.qpn, 'b': b.qpn,
         'a_next_psn': A_PSN + psns, 'a_last_acked_psn': A_PSN + psns - 1,
         'a_expected_psn': B_PSN, 'b_next_psn': B_PSN, 'b_expected_psn': A_PSN + psns,
-        'a_sq_wqes': 3, 'b_rq_prod': 1 + EXTRA_RECV, 'b_rq_cons': 1,
+        'a_sq_psn': A_PSN, 'a_rq_psn': B_PSN, 'a_sq_wqes': 3, 'b_rq_prod': 1 + EXTRA_RECV, 'b_rq_cons': 1,
         'srq_posted': SRQ_RECV, 'srq_limit': SRQ_LIMIT,
     }
     # the same for the shell: NAME=VALUE words
