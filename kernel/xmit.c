@@ -626,7 +626,7 @@ static int sroce_xmit4(struct sroce_qp *qp, struct sk_buff *skb, struct net *net
 	iph->daddr = qp->path.daddr4;
 	/* every header byte is set: a UD receiver copies them to its buffer */
 	ip_select_ident(net, skb, NULL);
-	if (sroce_loopback && rt->rt_type == RTN_LOCAL) {
+	if (READ_ONCE(sroce_loopback) && rt->rt_type == RTN_LOCAL) {
 		ip_rt_put(rt);
 		if (unlikely(qp->txb.head))
 			sroce_txb_flush(qp);	/* (a route that just became local) */
@@ -692,7 +692,7 @@ static int sroce_xmit6(struct sroce_qp *qp, struct sk_buff *skb, struct net *net
 	ip6h->hop_limit = qp->path.ttl;
 	ip6h->saddr = qp->path.saddr6;
 	ip6h->daddr = qp->path.daddr6;
-	if (sroce_loopback && (dst->dev->flags & IFF_LOOPBACK)) {
+	if (READ_ONCE(sroce_loopback) && (dst->dev->flags & IFF_LOOPBACK)) {
 		dst_release(dst);
 		return sroce_xmit_local(qp, skb, net);
 	}
