@@ -18,6 +18,7 @@
  */
 #include <linux/slab.h>
 #include <net/ipv6.h>
+#include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/uverbs_ioctl.h>
 
@@ -48,18 +49,26 @@ void sroce_ah_cleanup_dev(struct sroce_dev *sdev)
 /**
  * sroce_path_from_ah_attr() - resolve an address vector into a path
  * @ah: the address vector (QP AV or AH attributes); must carry a GRH whose
- *	source GID is a RoCEv2 GID of port 1
+ *	source GID is a RoCEv2 GID of port 1 on @ndev
+ * @ndev: the device's netdev, the only one sroce sends on
  * @path: filled in on success; the UDP source port is left 0
  * @why: on error, set to what is wrong (for the caller's debug message)
  *
- * Return: 0, or -EINVAL for no GRH, another port, a non-RoCEv2 source GID
- * or mixed IPv4/IPv6 GIDs.
+ * The core's GID table also holds the addresses of the netdev's upper
+ * devices (a VLAN, in any network namespace): sroce would send their
+ * packets untagged, on its own netdev, from an address that is not its
+ * own (another namespace's, for IPv6 not even checked by the route), so
+ * a source GID of another netdev is refused.
+ *
+ * Return: 0, or -EINVAL for no GRH, another port, a non-RoCEv2 source GID,
+ * a source GID of another netdev or mixed IPv4/IPv6 GIDs.
  */
-int sroce_path_from_ah_attr(const struct rdma_ah_attr *ah, struct sroce_path *path,
-			    const char **why)
+int sroce_path_from_ah_attr(const struct rdma_ah_attr *ah, const struct net_device *ndev,
+			    struct sroce_path *path, const char **why)
 {
 	const struct ib_global_route *grh;
 	const struct ib_gid_attr *sgid;
+	const struct net_device *gid_ndev;
 	const union ib_gid *dgid;
 
 	memset(path, 0, sizeof(*path));
@@ -75,6 +84,17 @@ int sroce_path_from_ah_attr(const struct rdma_ah_attr *ah, struct sroce_path *pa
 	sgid = grh->sgid_attr;
 	if (!sgid || sgid->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP) {
 		*why = "sgid_index does not name a RoCE v2 GID";
+		return -EINVAL;
+	}
+	rcu_read_lock();
+	gid_ndev = rdma_read_gid_attr_ndev_rcu(sgid);
+	rcu_read_unlock();	/* compared only, never used */
+	if (IS_ERR(gid_ndev)) {
+		*why = "sgid_index names a GID whose netdev is gone";
+		return -EINVAL;
+	}
+	if (gid_ndev != ndev) {
+		*why = "sgid_index names a GID of another netdev (an upper device: a VLAN)";
 		return -EINVAL;
 	}
 	dgid = &grh->dgid;
@@ -140,7 +160,7 @@ int sroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 	info = kzalloc(sizeof(*info), gfp);
 	if (!info)
 		return -ENOMEM;
-	err = sroce_path_from_ah_attr(init->ah_attr, &info->path, &why);
+	err = sroce_path_from_ah_attr(init->ah_attr, sdev->ndev, &info->path, &why);
 	if (err) {
 		sroce_dbg_dev(ibah->device, "create_ah: address vector: %s", why);
 		goto err_free_info;

@@ -7,8 +7,8 @@
 
 #include "qp.h"
 
-int sroce_path_from_ah_attr(const struct rdma_ah_attr *ah, struct sroce_path *path,
-			    const char **why);
+int sroce_path_from_ah_attr(const struct rdma_ah_attr *ah, const struct net_device *ndev,
+			    struct sroce_path *path, const char **why);
 u32 sroce_ah_id(struct ib_ah *ibah);
 bool sroce_ah_path(struct sroce_dev *sdev, struct ib_pd *pd, u32 id,
 		   struct sroce_path *path);

@@ -474,7 +474,7 @@ static int sroce_qp_set_path(struct sroce_qp *qp, const struct ib_qp_attr *attr)
 	const char *why;
 	int err;
 
-	err = sroce_path_from_ah_attr(&attr->ah_attr, &path, &why);
+	err = sroce_path_from_ah_attr(&attr->ah_attr, qp->sdev->ndev, &path, &why);
 	if (!err)
 		qp->path = path;
 	else
