@@ -348,8 +348,8 @@ err_destroy_new:
 
 /*
  * IB_SRQ_MAX_WR replaces the ring (sroce_srq_resize(), first, so that a
- * limit given with it is checked against the new depth); IB_SRQ_LIMIT arms
- * the limit event.
+ * limit given with it is checked against the new depth, before the switch:
+ * a failed call leaves the old ring); IB_SRQ_LIMIT arms the limit event.
  */
 int sroce_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 		     enum ib_srq_attr_mask mask, struct ib_udata *udata)
@@ -360,6 +360,14 @@ int sroce_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 	if (mask & ~(IB_SRQ_MAX_WR | IB_SRQ_LIMIT)) {
 		sroce_dbg_srq(srq, "modify_srq: attr_mask 0x%x: unknown bits 0x%x", mask,
 			      mask & ~(IB_SRQ_MAX_WR | IB_SRQ_LIMIT));
+		return -EINVAL;
+	}
+	/* a limit refused after the switch would leave the new ring unknown */
+	if ((mask & IB_SRQ_MAX_WR) && (mask & IB_SRQ_LIMIT) && attr->max_wr &&
+	    attr->max_wr <= SROCE_MAX_SRQ_WR &&
+	    attr->srq_limit > roundup_pow_of_two(attr->max_wr)) {
+		sroce_dbg_srq(srq, "modify_srq: srq_limit %u > max_wr %u (%lu entries)",
+			      attr->srq_limit, attr->max_wr, roundup_pow_of_two(attr->max_wr));
 		return -EINVAL;
 	}
 	if (mask & IB_SRQ_MAX_WR) {

@@ -379,8 +379,8 @@ def _():
 
 @test('SRQ: resize writes the new ring to the address given, posted entries '
       'and indices carried over; no address EOPNOTSUPP, a bad one EFAULT, a '
-      'corrupt producer index or fewer entries than posted EINVAL, each '
-      'leaving the old ring')
+      'corrupt producer index, fewer entries than posted or a limit past the '
+      'new depth EINVAL, each leaving the old ring')
 def _():
     h, n, ring = uv.create_srq(pd, 16)
     m = None
@@ -404,6 +404,9 @@ def _():
         for bad in (0, 1 << 20):
             expect_errno(E.EINVAL, uv.modify_srq, h, U.SRQ_MAX_WR, bad, driver_in=addr)
         expect_errno(E.EINVAL, uv.modify_srq, h, U.SRQ_MAX_WR, 4, driver_in=addr)
+        # a limit above the new depth: refused before the switch
+        expect_errno(E.EINVAL, uv.modify_srq, h, U.SRQ_MAX_WR | U.SRQ_LIMIT, 32, 33,
+                     driver_in=addr)
         struct.pack_into('<I', m, 0, 100)     # hostile producer: 100 of 16
         expect_errno(E.EINVAL, uv.modify_srq, h, U.SRQ_MAX_WR, 64, driver_in=addr)
         struct.pack_into('<I', m, 0, 5)
