@@ -431,7 +431,9 @@ void sroce_ud_send(struct sroce_qp *qp)
  * unsignaled datagrams and destroy the QP at once (rdma_cm's mckey sends
  * its multicast messages that way), so they would be lost. In RTS this
  * sends them now: at most one SQ's worth of packets, then the destroy
- * goes on.
+ * goes on. BHs are off for one round (SROCE_UD_SEND_BUDGET datagrams) at
+ * a time, not for the SQ (16K datagrams): destroy_ah runs this for every
+ * UD QP of the PD.
  *
  * Context: process.
  */
@@ -439,10 +441,15 @@ void sroce_ud_send_posted(struct sroce_qp *qp)
 {
 	struct sroce_ring_hdr *h = qp->sq->hdr;
 	u32 rounds = qp->sq_entries / SROCE_UD_SEND_BUDGET + 2;
+	bool more = true;
 
-	spin_lock_bh(&qp->lock);
-	while (rounds-- && READ_ONCE(qp->state) == IB_QPS_RTS &&
-	       smp_load_acquire(&h->producer) != qp->req.comp_idx)
-		sroce_ud_send(qp);
-	spin_unlock_bh(&qp->lock);
+	while (rounds-- && more) {
+		spin_lock_bh(&qp->lock);
+		more = READ_ONCE(qp->state) == IB_QPS_RTS &&
+		       smp_load_acquire(&h->producer) != qp->req.comp_idx;
+		if (more)
+			sroce_ud_send(qp);
+		spin_unlock_bh(&qp->lock);
+		cond_resched();
+	}
 }
