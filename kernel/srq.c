@@ -259,17 +259,20 @@ static int sroce_srq_resize_request(struct sroce_srq *srq, struct ib_udata *udat
  * sroce_srq_resize() - replace an SRQ's ring by one of @max_wr entries
  * @srq: the SRQ
  * @max_wr: requested depth, rounded up to a power of two
+ * @limit: a limit set with the resize, checked against the new depth
+ *	before the switch; 0: none
  * @udata: a user SRQ's: holds struct sroce_modify_srq
  *
  * The entries posted and not taken yet are copied to the new ring at the
  * same indices. A user ring's producer index is read once and checked.
  *
  * Return: 0; -EINVAL for a depth outside 1..max_srq_wr or below the posted
- * entries, or a corrupt producer index; -EOPNOTSUPP for a user SRQ whose
+ * entries or @limit, or a corrupt producer index; -EOPNOTSUPP for a user SRQ whose
  * provider gave no address for the new ring; -ENOMEM; -EFAULT. On error
  * the old ring is untouched.
  */
-static int sroce_srq_resize(struct sroce_srq *srq, u32 max_wr, struct ib_udata *udata)
+static int sroce_srq_resize(struct sroce_srq *srq, u32 max_wr, u32 limit,
+			    struct ib_udata *udata)
 {
 	struct sroce_modify_srq cmd = {};
 	struct sroce_ring_info info;
@@ -295,6 +298,11 @@ static int sroce_srq_resize(struct sroce_srq *srq, u32 max_wr, struct ib_udata *
 			return err;
 	}
 	n = roundup_pow_of_two(max_wr);
+	if (limit > n) {
+		sroce_dbg_srq(srq, "modify_srq: srq_limit %u > max_wr %u (%u entries)", limit,
+			      max_wr, n);
+		return -EINVAL;
+	}
 	nq = sroce_queue_create(udata, n, srq->stride);
 	if (IS_ERR(nq)) {
 		sroce_dbg_srq(srq, "modify_srq: ring of %u x %u bytes: error %ld", n, srq->stride,
@@ -362,16 +370,10 @@ int sroce_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 			      mask & ~(IB_SRQ_MAX_WR | IB_SRQ_LIMIT));
 		return -EINVAL;
 	}
-	/* a limit refused after the switch would leave the new ring unknown */
-	if ((mask & IB_SRQ_MAX_WR) && (mask & IB_SRQ_LIMIT) && attr->max_wr &&
-	    attr->max_wr <= SROCE_MAX_SRQ_WR &&
-	    attr->srq_limit > roundup_pow_of_two(attr->max_wr)) {
-		sroce_dbg_srq(srq, "modify_srq: srq_limit %u > max_wr %u (%lu entries)",
-			      attr->srq_limit, attr->max_wr, roundup_pow_of_two(attr->max_wr));
-		return -EINVAL;
-	}
 	if (mask & IB_SRQ_MAX_WR) {
-		err = sroce_srq_resize(srq, attr->max_wr, udata);
+		/* a limit refused after the switch would leave the new ring unknown */
+		err = sroce_srq_resize(srq, attr->max_wr,
+				       (mask & IB_SRQ_LIMIT) ? attr->srq_limit : 0, udata);
 		if (err)
 			return err;
 	}
