@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# sroce-kernels: oldest newest
 # Completion queues and memory regions: honest limits, MR registration with
 # every size/offset/access combination, hostile MR and CQ arguments refused
 # with the right errno, mmapped CQ rings (including a mapping that outlives

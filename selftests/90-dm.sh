@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # sroce-timeout: 420
+# sroce-kernels: oldest newest
 # Device memory (ibv_alloc_dm, ibv_memcpy_to/from_dm, ibv_reg_dm_mr), with
 # pyverbs (dm_verbs.py): the DM lives on sroce8, the traffic peer is sroce9
 # in the other namespace. max_dm_size advertised; allocation of every size

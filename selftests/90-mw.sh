@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# sroce-kernels: oldest newest
 # Memory windows (IBTA 10.6.7), with pyverbs on one sroce device
 # (mw_verbs.py): type 1 (ibv_bind_mw) and type 2 (BIND_MW work request)
 # windows carry WRITE and READ byte for byte; accesses before, past or

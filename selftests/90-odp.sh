@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # sroce-timeout: 480
+# sroce-kernels: oldest newest
 # On-demand paging: ODP MRs (IBV_ACCESS_ON_DEMAND) on one sroce device
 # (loopback, odp_verbs.py): the capabilities; RDMA WRITE, READ, SEND and
 # atomics through ODP MRs whose pages were just taken from the process

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# sroce-kernels: oldest newest
 # RC data path with unmodified ibv_rc_pingpong --chk: loopback on one
 # device, and two sroce devices in different network namespaces over veth,
 # at MTU 1024 from 1 byte to 1 MiB (odd sizes too) and at MTU 4096 with

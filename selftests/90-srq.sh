@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # sroce-timeout: 600
+# sroce-kernels: oldest newest
 # Shared receive queues: unmodified ibv_srq_pingpong --chk (16 QPs on one
 # SRQ; a shallow SRQ so that senders meet RNR NAKs; completion events)
 # between two sroce devices in two namespaces and against rdma_rxe in both

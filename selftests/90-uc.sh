@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # sroce-timeout: 600
+# sroce-kernels: oldest newest
 # UC QPs: unmodified ibv_uc_pingpong --chk between two sroce devices in two
 # namespaces (1 byte to 64 KiB, multi-packet messages), against rdma_rxe in
 # both roles; and the UC semantics with

@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # sroce-timeout: 600
+# sroce-kernels: oldest newest
 # XRC: unmodified ibv_xsrq_pingpong (XRC domain, XRC SRQ, XRC INI and TGT
 # QPs; one server with several clients, whose messages the server sends
 # round-robin over its INI QPs into each client's XRC SRQ) between two

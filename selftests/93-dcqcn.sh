@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # sroce-timeout: 400
+# sroce-kernels: newest
 # DCQCN congestion control (sysfs dcqcn_enable, off by default), sroce8 ->
 # sroce9 across a veth where a congested switch is stood in for by a
 # marker: an nftables rule at sroce9's namespace input marks every 4th

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# sroce-kernels: newest
 # Opt-in ICRC skip (sysfs icrc_skip, off by default): two sroce devices
 # across a veth skip the ICRC only when both allow it; with one end only,
 # or against rdma_rxe, every packet keeps its ICRC. Data is checked with

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# sroce-kernels: oldest newest
 # Per-QP rate limits (rate_limit.py, pyverbs, one device in loopback):
 # packet_pacing_caps; an RC and a UC QP limited in RTS (IBV_QP_RATE_LIMIT)
 # send no faster than the limit allows, byte-exact; a limit set on the way

@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # sroce-timeout: 420
+# sroce-kernels: newest
 # Selective repeat (sysfs selective_repeat, on by default unless the module
 # parameter sr_default was off when the device was created; see
 # Documentation/multipath.rst): across a veth that reorders (netem), two

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# sroce-kernels: oldest newest
 # The extended verbs of the provider (verbs_ex.py, pyverbs, one device in
 # loopback): an ibv_wr_* batch mixing inline SEND, two-SGE RDMA WRITE and
 # SEND with immediate, read back through an extended CQ (ibv_start_poll);

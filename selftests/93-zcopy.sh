@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # sroce-timeout: 300
+# sroce-kernels: oldest newest
 # Zero-copy transmit (module parameter zcopy, on by default; see
 # Documentation/datapath.rst): RC requests and READ responses carry the
 # pages of user MRs by reference, and the receive side reads packets in

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# sroce-kernels: oldest newest
 # RC error handling and recovery: remote access errors (a wrong rkey, no
 # remote rights, 32 bytes and one byte past the MR's end), RNR NAK recovery
 # and exhaustion, retry exhaustion, length errors, flush in ERR, SQ drain

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# sroce-kernels: oldest newest
 # RC data-path integrity with build/userspace/sroce-verify: random SEND,
 # SEND_WITH_IMM, RDMA_WRITE, RDMA_WRITE_WITH_IMM and RDMA_READ transfers
 # (0 B .. 2 MiB, 1..16 SGEs over several MRs, both directions), every byte

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# sroce-kernels: oldest newest
 # Local delivery (module parameter loopback, on by default): packets for an
 # address of this host skip the IP stack, lo and the ICRC, and are counted
 # in loopback_pkts. Checked with sroce-verify on one device (every byte and

@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # sroce-timeout: 600
+# sroce-kernels: oldest newest
 #
 # Teardown under traffic: `rdma link delete`, netdev removal, namespace
 # removal and module unload while perftest moves data between two sroce
