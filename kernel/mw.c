@@ -38,8 +38,11 @@
  * @len: bytes in the window
  * @access: IB_ACCESS_REMOTE_* granted through the window
  * @qpn: type 2: the QP it was bound through, the only one it serves
- * @gen: bumped by every unbind: a transfer that began through the window
- *	goes on only while it stays (sroce_mw_copy_skb())
+ * @gen: a new value of the device's mw_gen at allocation and at every
+ *	unbind, never one another window had: a transfer that began through
+ *	the window goes on only while it stays (sroce_mw_copy_skb()), not
+ *	through a window allocated at the same index and rkey after a
+ *	dealloc_mw
  */
 struct sroce_win {
 	struct rcu_head rcu;
@@ -114,6 +117,7 @@ int sroce_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
 		goto err_dec_count;
 	}
 	spin_lock_init(&win->lock);
+	win->gen = (u32)atomic_inc_return(&sdev->mw_gen);
 	win->type = ibmw->type;
 	win->pd = ibmw->pd;
 
@@ -143,12 +147,12 @@ err_dec_count:
 }
 
 /* Forget the binding; returns the MR reference to drop (after the lock). */
-static struct sroce_mr *sroce_win_unbind(struct sroce_win *win)
+static struct sroce_mr *sroce_win_unbind(struct sroce_dev *sdev, struct sroce_win *win)
 {
 	struct sroce_mr *mr = win->mr;
 
 	lockdep_assert_held(&win->lock);
-	win->gen++;
+	win->gen = (u32)atomic_inc_return(&sdev->mw_gen);
 	win->mr = NULL;
 	win->va = 0;
 	win->len = 0;
@@ -175,7 +179,7 @@ int sroce_dealloc_mw(struct ib_mw *ibmw)
 	xa_erase(&sdev->mw_xa, (win->key >> 8) & ~SROCE_MW_INDEX_BIT);
 	spin_lock_bh(&win->lock);
 	win->dead = true;
-	mr = sroce_win_unbind(win);
+	mr = sroce_win_unbind(sdev, win);
 	spin_unlock_bh(&win->lock);
 	if (mr)
 		sroce_mr_put(mr);
@@ -290,7 +294,7 @@ int sroce_mw_bind(struct sroce_dev *sdev, struct ib_qp *ibqp, const struct sroce
 	if (win) {
 		spin_lock_bh(&win->lock);
 		if (sroce_win_bind_ok(win, ibqp, b, &why)) {
-			old = sroce_win_unbind(win);
+			old = sroce_win_unbind(sdev, win);
 			win->mr = mr;
 			win->va = b->va;
 			win->len = b->len;
@@ -335,7 +339,7 @@ static int sroce_mw_invalidate(struct sroce_dev *sdev, struct ib_pd *pd, u32 qpn
 		spin_lock_bh(&win->lock);
 		if (!win->dead && win->type == IB_MW_TYPE_2 && win->mr &&
 		    win->key == key && win->pd == pd && win->qpn == qpn) {
-			mr = sroce_win_unbind(win);
+			mr = sroce_win_unbind(sdev, win);
 			err = 0;
 		}
 		spin_unlock_bh(&win->lock);

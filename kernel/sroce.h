@@ -191,6 +191,7 @@ struct sroce_dev_stats {
  *	under RCU (mw.c)
  * @mw_next: cyclic allocation hint for @mw_xa
  * @mw_count: MWs allocated, at most SROCE_MAX_MW
+ * @mw_gen: the last generation given to a memory window (mw.c)
  * @xrcd_count: XRC domains allocated, at most SROCE_MAX_XRCD (xrc.c)
  * @cntr_count: completion counters, at most SROCE_MAX_COMP_CNTR (cntr.c)
  * @gsi_qp: the device's GSI QP (QP1), NULL when none; see ud.c
@@ -247,6 +248,7 @@ struct sroce_dev {
 	struct xarray mw_xa;
 	u32 mw_next;
 	atomic_t mw_count;
+	atomic_t mw_gen;
 	atomic_t xrcd_count;
 	atomic_t cntr_count;
 	struct sroce_qp *gsi_qp;
