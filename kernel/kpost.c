@@ -56,6 +56,22 @@ static void sroce_kpost_publish(struct sroce_queue *q)
 	smp_store_release(&q->hdr->producer, q->prod);
 }
 
+/* An IB_WR_REG_MR names one of our MRs, and a key of that MR */
+static int sroce_kpost_check_reg(struct sroce_qp *qp, const struct ib_reg_wr *reg)
+{
+	if (reg->mr->device != qp->ibqp.device) {
+		sroce_dbg_qp_rl(qp, "post_send: REG_MR of another device's MR");
+		return -EINVAL;
+	}
+	/* the range is this MR's (sroce_kpost_write_send()), the key must be */
+	if ((reg->key ^ reg->mr->lkey) >> 8) {
+		sroce_dbg_qp_rl(qp, "post_send: REG_MR key 0x%x is not of its MR (lkey 0x%x)",
+				reg->key, reg->mr->lkey);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int sroce_kpost_check_send(struct sroce_qp *qp, const struct ib_send_wr *wr,
 				  u32 *inline_len)
 {
@@ -93,10 +109,8 @@ static int sroce_kpost_check_send(struct sroce_qp *qp, const struct ib_send_wr *
 	case IB_WR_REG_MR:
 		if (ud)
 			goto bad_opcode;
-		if (reg_wr(wr)->mr->device != qp->ibqp.device) {
-			sroce_dbg_qp_rl(qp, "post_send: REG_MR of another device's MR");
+		if (sroce_kpost_check_reg(qp, reg_wr(wr)))
 			return -EINVAL;
-		}
 		break;
 	default:
 		goto bad_opcode;
@@ -155,8 +169,16 @@ static void sroce_kpost_write_send(struct sroce_qp *qp, struct sroce_send_wqe *w
 	if (wr->opcode == IB_WR_SEND_WITH_INV || wr->opcode == IB_WR_LOCAL_INV)
 		w->ex = (__force __be32)wr->ex.invalidate_rkey;
 	if (wr->opcode == IB_WR_REG_MR) {
+		const struct ib_mr *mr = reg_wr(wr)->mr;
+
+		/* the range as posted: a consumer may change ib_mr.iova after
+		 * map_mr_sg (xprtrdma puts the XID in its upper half)
+		 */
 		w->wr.reg.key = reg_wr(wr)->key;
 		w->wr.reg.access = reg_wr(wr)->access;
+		w->wr.reg.iova = mr->iova;
+		w->wr.reg.length = mr->length;
+		w->wr.reg.page_size = mr->page_size;
 		return;		/* no SGEs */
 	}
 	if (wr->opcode == IB_WR_LOCAL_INV)

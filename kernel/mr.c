@@ -27,6 +27,7 @@
 #include <linux/random.h>
 #include <linux/rcupdate.h>
 #include <linux/scatterlist.h>
+#include <linux/sizes.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <rdma/ib_umem.h>
@@ -612,7 +613,7 @@ int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	struct ib_umem *umem = mr->umem;
 	struct sroce_dmabuf *sdb = mr->dmabuf;
 	struct page **pages = mr->pages;
-	u64 *pbl = mr->pbl;
+	u64 *pbl = mr->pbl, *stage = mr->stage;
 
 	WRITE_ONCE(mr->dead, true);
 	/* a rereg may have put its successor (same keys) in our slot */
@@ -632,6 +633,7 @@ int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	}
 	kvfree(pages);
 	kfree(pbl);
+	kfree(stage);
 	ib_umem_release(umem);
 	if (sdb)
 		sroce_dmabuf_put(sdb);
@@ -667,29 +669,34 @@ struct ib_mr *sroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type, u32 max_n
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
 	mr->pbl = kcalloc(max_num_sg, sizeof(*mr->pbl), GFP_KERNEL);
-	if (!mr->pbl) {
-		kfree(mr);
-		return ERR_PTR(-ENOMEM);
+	mr->stage = kcalloc(max_num_sg, sizeof(*mr->stage), GFP_KERNEL);
+	if (!mr->pbl || !mr->stage) {
+		err = -ENOMEM;
+		goto err_free_lists;
 	}
 	mr->frmr = true;
 	mr->max_pbl = max_num_sg;
 	rwlock_init(&mr->lock);
 	err = sroce_mr_add(sroce_to_dev(ibpd->device), mr);
-	if (err) {
-		kfree(mr->pbl);
-		kfree(mr);
-		return ERR_PTR(err);
-	}
+	if (err)
+		goto err_free_lists;
 	return &mr->ibmr;
+
+err_free_lists:
+	kfree(mr->stage);
+	kfree(mr->pbl);
+	kfree(mr);
+	return ERR_PTR(err);
 }
 
 static int sroce_mr_set_page(struct ib_mr *ibmr, u64 addr)
 {
 	struct sroce_mr *mr = sroce_to_mr(ibmr);
 
-	if (mr->npbl == mr->max_pbl)
+	lockdep_assert_held_write(&mr->lock);
+	if (mr->nstage == mr->max_pbl)
 		return -ENOMEM;
-	mr->pbl[mr->npbl++] = addr;
+	mr->stage[mr->nstage++] = addr;
 	return 0;
 }
 
@@ -699,6 +706,10 @@ static int sroce_mr_set_page(struct ib_mr *ibmr, u64 addr)
  * @sg: DMA-mapped list (virtual DMA: addresses are kernel addresses)
  * @sg_nents: entries
  * @sg_offset: offset into the first entry
+ *
+ * The pages are staged: the MR's registration, valid or not, keeps its
+ * own until the next IB_WR_REG_MR takes them (sroce_mr_fast_reg()), as a
+ * RoCE NIC reads a REG_MR's page list when it executes the work request.
  *
  * Return: entries mapped (ib_sg_to_pages()).
  */
@@ -712,10 +723,23 @@ int sroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		sroce_dbg_mr(mr, "map_mr_sg: not a fast-registration MR (alloc_mr)");
 		return -EINVAL;
 	}
-	/* a consumer remapping a registered MR: copies never see half a list */
+	if (!is_power_of_2(ibmr->page_size) || ibmr->page_size < SZ_4K) {
+		sroce_dbg_mr(mr, "map_mr_sg: page size %u: not a power of 2 of at least 4 KiB",
+			     ibmr->page_size);
+		return -EINVAL;
+	}
+	/*
+	 * A REG_MR executing meanwhile takes a whole list, never half one.
+	 * A failed map leaves an empty list staged: the next REG_MR fails
+	 * rather than registering the last pages again.
+	 */
 	write_lock_bh(&mr->lock);
-	mr->npbl = 0;
+	mr->nstage = 0;
+	mr->stage_shift = ilog2(ibmr->page_size);
 	n = ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset, sroce_mr_set_page);
+	if (n <= 0)
+		mr->nstage = 0;
+	mr->staged = true;
 	write_unlock_bh(&mr->lock);
 	return n;
 }
@@ -737,46 +761,90 @@ static struct sroce_mr *sroce_frmr_get(struct sroce_dev *sdev, struct ib_pd *pd,
 	return mr;
 }
 
+/*
+ * Can @r register the @npages pages of @mr's list (the staged one or, with
+ * none staged, the registered one), mapped with pages of 1 << @shift
+ * bytes? The range starts in the first page and ends in the last, without
+ * wrapping.
+ */
+static const char *sroce_fr_reg_bad(const struct sroce_fr_reg *r, u32 npages,
+				    unsigned int shift)
+{
+	u64 end, span;
+
+	if (!npages)
+		return "no pages mapped (map_mr_sg)";
+	if (r->page_size != 1U << shift)
+		return "page size not the one the pages were mapped with";
+	if (check_add_overflow(r->iova, r->length, &end))
+		return "iova + length wraps";
+	span = (r->iova & (r->page_size - 1)) + r->length;
+	if (span > (u64)npages * r->page_size)
+		return "length past the pages mapped";
+	return NULL;
+}
+
+/* Take the staged page list, if any, and @r's range; under mr->lock */
+static void sroce_fr_install(struct sroce_mr *mr, const struct sroce_fr_reg *r)
+{
+	lockdep_assert_held_write(&mr->lock);
+	if (mr->staged) {
+		swap(mr->pbl, mr->stage);
+		mr->npbl = mr->nstage;
+		mr->fr_shift = mr->stage_shift;
+		mr->nstage = 0;
+		mr->staged = false;
+	}
+	if (mr->valid)
+		mr->gen++;
+	mr->iova = r->iova;
+	mr->len = r->length;
+	WRITE_ONCE(mr->key, r->key);
+	mr->access = r->access;
+	mr->valid = true;
+}
+
 /**
  * sroce_mr_fast_reg() - execute an IB_WR_REG_MR
  * @sdev: the device
  * @pd: the posting QP's PD
- * @key: the new lkey/rkey (index bits: the MR's)
- * @access: IB_ACCESS_* granted from now on
+ * @r: the work request: new lkey/rkey (index bits: the MR's), access, and
+ *	the MR's iova, length and page size when it was posted
  *
- * A registration over a valid one replaces it (as if invalidated first:
- * the old registration's holders fail from now on).
+ * Registers the pages map_mr_sg staged since the last REG_MR (none
+ * staged: the registered ones again, under the new key). A registration
+ * over a valid one replaces it (as if invalidated first: the old
+ * registration's holders fail from now on).
  *
  * Context: transport (BH disabled).
- * Return: 0, or -EINVAL (no such FR MR of @pd, nothing mapped, bad access
- * flags).
+ * Return: 0, or -EINVAL (no such FR MR of @pd, nothing mapped, a range
+ * the pages do not hold, bad access flags).
  */
-int sroce_mr_fast_reg(struct sroce_dev *sdev, struct ib_pd *pd, u32 key, int access)
+int sroce_mr_fast_reg(struct sroce_dev *sdev, struct ib_pd *pd, const struct sroce_fr_reg *r)
 {
-	struct sroce_mr *mr = sroce_frmr_get(sdev, pd, key);
+	struct sroce_mr *mr = sroce_frmr_get(sdev, pd, r->key);
 	const char *why;
 	int err = 0;
 
 	if (!mr) {
 		sroce_dbg_dev_rl(&sdev->ib_dev, "REG_MR: key 0x%x names no FR MR of the QP's PD",
-				 key);
+				 r->key);
 		return -EINVAL;
 	}
-	if (sroce_mr_check_access(access, &why)) {
-		sroce_dbg_mr_rl(mr, "REG_MR: access 0x%x: %s", access, why);
+	if (sroce_mr_check_access(r->access, &why)) {
+		sroce_dbg_mr_rl(mr, "REG_MR: access 0x%x: %s", r->access, why);
 		sroce_mr_put(mr);
 		return -EINVAL;
 	}
 	write_lock(&mr->lock);
-	if (!mr->npbl) {
-		sroce_dbg_mr_rl(mr, "REG_MR: no pages mapped (map_mr_sg)");
+	why = mr->staged ? sroce_fr_reg_bad(r, mr->nstage, mr->stage_shift) :
+			   sroce_fr_reg_bad(r, mr->npbl, mr->fr_shift);
+	if (why) {
+		sroce_dbg_mr_rl(mr, "REG_MR: iova 0x%llx length %llu page size %u: %s",
+				r->iova, r->length, r->page_size, why);
 		err = -EINVAL;
 	} else {
-		if (mr->valid)
-			mr->gen++;
-		WRITE_ONCE(mr->key, key);
-		mr->access = access;
-		mr->valid = true;
+		sroce_fr_install(mr, r);
 	}
 	write_unlock(&mr->lock);
 	sroce_mr_put(mr);

@@ -26,8 +26,9 @@
  * @offset: byte offset of the MR's first byte in @pages[0]
  * @access: IB_ACCESS_* granted
  * @iova: a user MR's first address; our copy: the core rewrites
- *	ibmr.iova (rereg without IB_MR_REREG_TRANS hands it 0)
- * @len: a user MR's length (our copy, as @iova)
+ *	ibmr.iova (rereg without IB_MR_REREG_TRANS hands it 0). A FR MR's:
+ *	the registered one, taken from the REG_MR work request
+ * @len: the MR's length (our copy, as @iova)
  * @key: the key lookups accept: the lkey/rkey given at creation, or the
  *	last fast registration's (the core's ibmr.lkey/rkey belong to the
  *	consumer, who changes them before posting IB_WR_REG_MR)
@@ -38,14 +39,23 @@
  * @frmr: a fast-registration MR (ib_alloc_mr): memory given by map_mr_sg,
  *	made accessible by IB_WR_REG_MR, revoked by (remote) invalidation
  * @valid: FR: registered and not invalidated
- * @gen: FR: bumped by every invalidation; a holder's copies must match
- *	the generation its lookup saw
+ * @gen: FR: bumped by every invalidation and by a REG_MR over a valid
+ *	registration; a holder's copies must match the generation its lookup
+ *	saw
  * @lock: FR: copies (read side) against registration, invalidation and
  *	map_mr_sg (write side)
- * @pbl: FR: kernel virtual address of each page (the device uses virtual
- *	DMA: DMA addresses are kernel virtual addresses)
- * @npbl: FR: pages mapped
- * @max_pbl: FR: entries in @pbl
+ * @pbl: FR: kernel virtual address of each registered page (the device
+ *	uses virtual DMA: DMA addresses are kernel virtual addresses)
+ * @npbl: FR: pages registered
+ * @fr_shift: FR: log2 of the registered pages' size
+ * @stage: FR: the pages map_mr_sg gave, registered by the next REG_MR
+ *	(a consumer maps the next registration's pages while the MR is
+ *	still valid under the last one's key: the key must not reach them)
+ * @nstage: FR: pages in @stage
+ * @stage_shift: FR: log2 of the size of @stage's pages (ib_mr.page_size
+ *	when they were mapped)
+ * @staged: FR: @stage holds a list no REG_MR has taken yet
+ * @max_pbl: FR: entries in @pbl and in @stage
  * @odp: with odp.umem set, an ODP MR (odp.c)
  */
 struct sroce_mr {
@@ -69,6 +79,11 @@ struct sroce_mr {
 	rwlock_t lock;
 	u64 *pbl;
 	u32 npbl;
+	unsigned int fr_shift;
+	u64 *stage;
+	u32 nstage;
+	unsigned int stage_shift;
+	bool staged;
 	u32 max_pbl;
 	struct sroce_odp odp;
 };
@@ -101,7 +116,16 @@ void sroce_mr_put(struct sroce_mr *mr);
 struct ib_mr *sroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type, u32 max_num_sg);
 int sroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		    unsigned int *sg_offset);
-int sroce_mr_fast_reg(struct sroce_dev *sdev, struct ib_pd *pd, u32 key, int access);
+/* An IB_WR_REG_MR as posted: ib_reg_wr's key and access, the MR's range */
+struct sroce_fr_reg {
+	u32 key;
+	int access;
+	u64 iova;
+	u64 length;
+	u32 page_size;
+};
+
+int sroce_mr_fast_reg(struct sroce_dev *sdev, struct ib_pd *pd, const struct sroce_fr_reg *r);
 int sroce_mr_invalidate(struct sroce_dev *sdev, struct ib_pd *pd, u32 key);
 
 /* A DMA MR (get_dma_mr): kernel virtual addresses, no page array */
@@ -119,8 +143,7 @@ static inline bool sroce_mr_in_bounds(const struct sroce_mr *mr, u64 iova, u64 l
 		return false;
 	if (sroce_mr_is_dma(mr))
 		return true;	/* DMA MR: all kernel memory */
-	if (mr->frmr)	/* ib_sg_to_pages() set the range */
-		return iova >= mr->ibmr.iova && end <= mr->ibmr.iova + mr->ibmr.length;
+	/* a FR MR's range changes with REG_MR: the caller holds mr->lock */
 	return iova >= mr->iova && end <= mr->iova + mr->len;
 }
 

@@ -23,17 +23,17 @@
 #include "odp.h"
 
 /*
- * The kernel address of @iova in a FR MR and the bytes left in its page,
- * or NULL if the page was never mapped. Caller holds mr->lock.
+ * The kernel address of @iova in a FR MR's registration and the bytes
+ * left in its page, or NULL outside it. Caller holds mr->lock.
  */
 static void *sroce_frmr_va(const struct sroce_mr *mr, u64 iova, u32 *room)
 {
-	u64 ps = mr->ibmr.page_size, off, idx;
+	u64 ps = 1ULL << mr->fr_shift, off, idx;
 
-	if (!ps || !is_power_of_2(ps))
+	if (!sroce_mr_in_bounds(mr, iova, 1))
 		return NULL;
-	off = iova - (mr->ibmr.iova & ~(ps - 1));
-	idx = off >> ilog2(ps);
+	off = iova - (mr->iova & ~(ps - 1));
+	idx = off >> mr->fr_shift;
 	if (idx >= mr->npbl)
 		return NULL;
 	*room = ps - (off & (ps - 1));
@@ -50,8 +50,13 @@ static int sroce_frmr_copy(struct sroce_mr *mr, u32 gen, u64 iova, void *buf,
 	int err = 0;
 
 	read_lock(&mr->lock);
-	if (!mr->valid || mr->gen != gen) {
+	if (!mr->valid || mr->gen != gen ||
+	    (dir == SROCE_COPY_TO_MR && !ib_access_writable(mr->access))) {
 		err = -EACCES;
+		goto out_unlock;
+	}
+	if (!sroce_mr_in_bounds(mr, iova, len)) {
+		err = -EINVAL;
 		goto out_unlock;
 	}
 	while (len) {
@@ -98,9 +103,10 @@ int sroce_mr_copy(struct sroce_mr *mr, u32 gen, u64 iova, void *buf, u32 len,
 	int err = 0;
 	u64 pos;
 
-	if (!sroce_mr_in_bounds(mr, iova, len))
+	/* a FR MR's range and rights change with REG_MR: sroce_frmr_copy() */
+	if (!mr->frmr && !sroce_mr_in_bounds(mr, iova, len))
 		return -EINVAL;
-	if (dir == SROCE_COPY_TO_MR && !ib_access_writable(mr->access))
+	if (!mr->frmr && dir == SROCE_COPY_TO_MR && !ib_access_writable(mr->access))
 		return -EACCES;
 
 	/* sroce_dereg_mr() unpins the pages one grace period after the mark */
@@ -194,9 +200,10 @@ int sroce_mr_atomic(struct sroce_mr *mr, u32 gen, u64 iova, enum sroce_atomic_op
 	void *va;
 	int err = 0;
 
-	if ((iova & 7) || !sroce_mr_in_bounds(mr, iova, 8))
+	/* a FR MR's range and rights change with REG_MR: checked under its lock */
+	if ((iova & 7) || (!mr->frmr && !sroce_mr_in_bounds(mr, iova, 8)))
 		return -EINVAL;
-	if (!ib_access_writable(mr->access))
+	if (!mr->frmr && !ib_access_writable(mr->access))
 		return -EACCES;
 
 	rcu_read_lock();
@@ -204,7 +211,8 @@ int sroce_mr_atomic(struct sroce_mr *mr, u32 gen, u64 iova, enum sroce_atomic_op
 		err = -EACCES;
 	} else if (mr->frmr) {
 		read_lock(&mr->lock);
-		word = mr->valid && mr->gen == gen ? sroce_frmr_va(mr, iova, &room) : NULL;
+		word = mr->valid && mr->gen == gen && ib_access_writable(mr->access) &&
+		       sroce_mr_in_bounds(mr, iova, 8) ? sroce_frmr_va(mr, iova, &room) : NULL;
 		if (word && room >= 8 && !((uintptr_t)word & 7))
 			*orig = sroce_atomic_word(word, op, compare, swap_add);
 		else
@@ -305,12 +313,12 @@ int sroce_mr_frags(struct sroce_mr *mr, u64 iova, u32 len, struct sk_buff *skb)
 	struct skb_shared_info *shinfo = skb_shinfo(skb);
 	u64 pos, first, last;
 
+	if (!sroce_mr_pages_shareable(mr))
+		return -EOPNOTSUPP;
 	if (!sroce_mr_in_bounds(mr, iova, len))
 		return -EINVAL;
 	if (!len)
 		return 0;
-	if (!sroce_mr_pages_shareable(mr))
-		return -EOPNOTSUPP;
 	pos = iova - mr->iova + mr->offset;
 	first = pos >> PAGE_SHIFT;
 	last = (pos + len - 1) >> PAGE_SHIFT;

@@ -878,12 +878,18 @@ void sroce_req_doorbell(struct sroce_qp *qp)
 static enum ib_wc_status sroce_req_local_exec(struct sroce_qp *qp,
 					      const struct sroce_send_wqe *wqe)
 {
+	struct sroce_fr_reg r;
 	struct sroce_bind b;
 
 	switch (wqe->opcode) {
 	case SROCE_WR_REG_MR:
-		return sroce_mr_fast_reg(qp->sdev, qp->ibqp.pd, wqe->wr.reg.key,
-					 wqe->wr.reg.access) ? IB_WC_LOC_PROT_ERR : IB_WC_SUCCESS;
+		r.key = wqe->wr.reg.key;
+		r.access = wqe->wr.reg.access;
+		r.iova = wqe->wr.reg.iova;
+		r.length = wqe->wr.reg.length;
+		r.page_size = wqe->wr.reg.page_size;
+		return sroce_mr_fast_reg(qp->sdev, qp->ibqp.pd, &r) ?
+		       IB_WC_LOC_PROT_ERR : IB_WC_SUCCESS;
 	case IB_UVERBS_WR_BIND_MW:
 		b.mw_key = wqe->wr.bind.mw_rkey;
 		b.new_key = wqe->wr.bind.new_rkey;

@@ -320,8 +320,8 @@ static const char *sroce_res_mr_type(const struct sroce_mr *mr)
  * Its kind (user, odp, dmabuf, dm, fast_reg, dma) and pages: those a
  * user, dma-buf or DM MR spans; of an ODP MR the pages of its range,
  * those mapped now, and the faults it took (and those that failed); of a
- * fast-registration MR the pages the last map_mr_sg mapped, its capacity
- * and whether it is registered (valid).
+ * fast-registration MR the pages the last REG_MR registered, its
+ * capacity and whether it is registered (valid).
  *
  * Return: 0 or -EMSGSIZE.
  */
