@@ -908,7 +908,8 @@ static int sroce_mr_check(const struct sroce_mr *mr, struct ib_pd *pd, int need_
  * @gen: the MR's generation, for sroce_mr_copy() (a FR MR's copies fail
  *	once it is invalidated, even if registered again meanwhile)
  *
- * Context: any; does not sleep (BH disabled for a FR MR's lock).
+ * Context: any; does not sleep. A FR MR's lock is taken only for its own
+ * PD's QPs: a kernel consumer's, with BHs disabled.
  * Return: the MR, to be released with sroce_mr_put(), or an ERR_PTR:
  * -ENOENT no such key (or being deregistered, or an invalid FR MR),
  * -EACCES wrong PD or missing access right, -EINVAL range outside the MR
@@ -929,6 +930,15 @@ struct sroce_mr *sroce_mr_lookup(struct sroce_dev *sdev, u32 key,
 	if (!mr)
 		return ERR_PTR(-ENOENT);
 
+	/*
+	 * The PD never changes: refuse another PD's MR before its lock. A FR
+	 * MR is a kernel consumer's, whose lock is taken with BHs off; a user
+	 * naming its key from process context (advise_mr) must not take it.
+	 */
+	if (mr->ibmr.pd != pd) {
+		sroce_mr_put(mr);
+		return ERR_PTR(-EACCES);
+	}
 	if (mr->frmr) {
 		/* registration and invalidation change these under the lock */
 		read_lock(&mr->lock);
