@@ -167,7 +167,9 @@ static struct sroce_mr *sroce_win_unbind(struct sroce_dev *sdev, struct sroce_wi
  * Never waits for a transfer through the window: one already under way
  * holds its own MR reference, and fails at its next packet
  * (sroce_mw_copy_skb()): no WRITE copies through the window once this
- * returns, no READ response is built from it.
+ * returns, and no READ response packet is built from it after the one
+ * being built, if any (its check and copy are not under the window's
+ * lock, nor is an atomic's).
  * Return: 0.
  */
 int sroce_dealloc_mw(struct ib_mw *ibmw)
@@ -410,11 +412,15 @@ static struct sroce_mr *sroce_mw_lookup(struct sroce_dev *sdev, u32 key, struct 
 	return mr;
 }
 
-/* Is @win still bound as it was when a transfer through @key began? */
-static bool sroce_win_still(const struct sroce_win *win, u32 key, u32 gen)
+/*
+ * Is @win still bound as it was when a transfer through @key began,
+ * holding @mr (a reference: no other MR has its address meanwhile)?
+ */
+static bool sroce_win_still(const struct sroce_win *win, u32 key, u32 gen,
+			    const struct sroce_mr *mr)
 {
 	lockdep_assert_held(&win->lock);
-	return !win->dead && win->mr && win->key == key && win->gen == gen;
+	return !win->dead && win->mr == mr && win->key == key && win->gen == gen;
 }
 
 /**
@@ -447,7 +453,7 @@ int sroce_mw_copy_skb(struct sroce_dev *sdev, u32 key, struct sroce_mr *mr, u32 
 	win = sroce_win_find(sdev, key);
 	if (win) {
 		spin_lock_bh(&win->lock);
-		if (sroce_win_still(win, key, gen))
+		if (sroce_win_still(win, key, gen, mr))
 			err = skb ? sroce_mr_copy_skb(mr, gen, iova, skb, off, len) : 0;
 		spin_unlock_bh(&win->lock);
 	}

@@ -84,11 +84,15 @@ static inline int sroce_rkey_copy_skb(struct sroce_dev *sdev, u32 key, struct sr
 	return sroce_mw_copy_skb(sdev, key, mr, gen, iova, skb, off, len);
 }
 
-/* May a transfer that began through @key at @gen go on (sroce_mw_copy_skb())? */
-static inline bool sroce_rkey_still(struct sroce_dev *sdev, u32 key, u32 gen)
+/*
+ * May a transfer that began through @key at @gen, holding @mr, go on
+ * (sroce_mw_copy_skb())?
+ */
+static inline bool sroce_rkey_still(struct sroce_dev *sdev, u32 key, struct sroce_mr *mr,
+				    u32 gen)
 {
 	return likely(!sroce_key_is_mw(key)) ||
-	       !sroce_mw_copy_skb(sdev, key, NULL, gen, 0, NULL, 0, 0);
+	       !sroce_mw_copy_skb(sdev, key, mr, gen, 0, NULL, 0, 0);
 }
 
 #endif /* SROCE_MW_H */

@@ -260,7 +260,7 @@ static int sroce_read_payload(struct sroce_qp *qp, struct sroce_resp_read *rd,
 	u8 *buf;
 
 	/* through a window invalidated, rebound or freed since: as an MR gone */
-	if (!sroce_rkey_still(qp->sdev, rd->key, rd->gen))
+	if (!sroce_rkey_still(qp->sdev, rd->key, rd->mr, rd->gen))
 		return -EACCES;
 	if (mode == SROCE_PKT_LINEAR)
 		return sroce_mr_copy(rd->mr, rd->gen, va, skb_put(skb, n), n, SROCE_COPY_FROM_MR);

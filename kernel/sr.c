@@ -171,8 +171,9 @@ static bool sroce_resp_sr_place_only(struct sroce_qp *qp, struct sk_buff *skb,
 			       IB_ACCESS_REMOTE_WRITE, hdr->reth.va, hdr->reth.dma_len, &gen);
 	if (IS_ERR(mr))
 		return false;
-	err = sroce_mr_copy_skb(mr, gen, hdr->reth.va, skb,
-				sizeof(struct udphdr) + hdr->hdr_len, hdr->payload_len);
+	/* through a window: only while it is still bound as the lookup saw */
+	err = sroce_rkey_copy_skb(qp->sdev, hdr->reth.rkey, mr, gen, hdr->reth.va, skb,
+				  sizeof(struct udphdr) + hdr->hdr_len, hdr->payload_len);
 	sroce_mr_put(mr);
 	if (err)
 		return false;
