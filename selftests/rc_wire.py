@@ -78,8 +78,12 @@ def roce_opcodes(pkts, src):
 
 
 def sniffer(iface):
-    s = AsyncSniffer(iface=iface, store=True,
+    """An AsyncSniffer of RoCEv2 packets on IFACE, started; .seen lists
+    what it caught so far (its thread appends), .results once stopped."""
+    seen = []
+    s = AsyncSniffer(iface=iface, store=True, prn=seen.append,
                      lfilter=lambda p: UDP in p and p[UDP].dport == ROCE_PORT)
+    s.seen = seen
     s.start()
     time.sleep(0.3)      # let the thread open its socket
     return s
