@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # sroce-timeout: 420
+# sroce-kernels: oldest newest
 # sroce in containers: ib_core in netns exclusive mode (`rdma system set
 # netns exclusive`), two namespaces joined by a veth, each with its own
 # sroce device:

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# sroce-kernels: oldest newest
+# sroce-kernels: newest
 # 100x add/delete leaves no leak: module refcount back to 0, the netdev
 # can still be deleted at once (no reference leak), slab usage does not grow
 # with the iteration count, dmesg stays clean.

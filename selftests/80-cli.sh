@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# sroce-kernels: oldest newest
 # The sroce CLI over RDMA netlink: link add/del and show (text and JSON),
 # checked against what the kernel and sysfs say; rdma's forms (link add
 # ... type sroce, -j before or after the command, link show with rdma -j's

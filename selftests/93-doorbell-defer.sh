@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # sroce-timeout: 480
-# sroce-kernels: oldest newest
+# sroce-kernels: newest
 # Doorbell deferral (module parameter doorbell_defer; Documentation/
 # datapath.rst, *Doorbell deferral*): 0 runs every SQ doorbell's round in
 # the system call, 1 (the default) hands a streaming QP's doorbells to a

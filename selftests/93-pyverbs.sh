@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # sroce-timeout: 480
-# sroce-kernels: oldest newest
+# sroce-kernels: oldest
 # Conformance gate: rdma-core's pyverbs suite (python3-pyverbs) against
 # sroce0. Unsupported features must be refused (EOPNOTSUPP) so the suite
 # skips them; any failure or error fails this test, as do fewer than

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # sroce-timeout: 420
-# sroce-kernels: oldest newest
+# sroce-kernels: newest
 # RC atomics: ATOMIC_CMP_AND_SWP and ATOMIC_FETCH_AND_ADD on 8-byte aligned
 # targets. pyverbs on one device (loopback, rc_atomics.py): the device
 # reports atomic_cap IBV_ATOMIC_HCA, good atomics return the original value

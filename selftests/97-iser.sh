@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # sroce-timeout: 300
+# sroce-kernels: oldest newest
 # iSCSI Extensions for RDMA on sroce: the LIO iSCSI target with an iSER
 # network portal (ib_isert) and the open-iscsi initiator (iscsid with the
 # built-in "iser" interface, ib_iser). A 32 MiB RAM disk is a LIO iblock

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# sroce-kernels: oldest newest
 # UD multicast (RoCEv2: IP multicast to DQPN 0xFFFFFF): rdma_cm's mckey
 # joins a group and receives every datagram a sender in the other
 # namespace sends to it, sroce <-> sroce both ways (IPv4: the kernel's

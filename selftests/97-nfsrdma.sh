@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # sroce-timeout: 600
+# sroce-kernels: oldest newest
 # NFS over RDMA on sroce: the kernel's NFS server (nfsd with svcrdma,
 # listening on RDMA port 20049) and NFSv4.2 client (xprtrdma, proto=rdma).
 # The client moves data with RDMA READ/WRITE against fast-registered MRs

@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # sroce-timeout: 600
+# sroce-kernels: newest
 # NVMe over Fabrics (RDMA) on sroce under churn and removal, with the
 # kernel's nvme-rdma host and nvmet-rdma target on one sroce device in
 # init_net (the setup of 97-nvmeof.sh, nvmet-lib.sh):

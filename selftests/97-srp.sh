@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # sroce-timeout: 300
+# sroce-kernels: oldest newest
 # SCSI RDMA Protocol on sroce, the kernel's own target (ib_srpt under LIO)
 # and initiator (ib_srp), connected through the RDMA/CM (the way RoCE
 # carries SRP: add_target with dest=IP:port). A 32 MiB RAM disk is a LIO

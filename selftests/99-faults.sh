@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # sroce-timeout: 900
-# sroce-kernels: oldest newest
+# sroce-kernels: newest
 # RC recovery from loss: a fault matrix across a veth between two
 # namespaces. nftables drops one class of RoCEv2 packets (READ responses,
 # ACK/NAK, READ requests, WRITE or SEND FIRST/MIDDLE/LAST) at 1, 10 or

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # sroce-timeout: 900
-# sroce-kernels: oldest newest
+# sroce-kernels: newest
 #
 # Wire fuzzer: build/userspace/sroce-fuzz sends FUZZ_COUNT (default 100000;
 # 1000000 for the full run the reliability issue asks for) hostile RoCEv2

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # sroce-timeout: 300
-# sroce-kernels: oldest newest
+# sroce-kernels: oldest
 # Limits against a hostile RC peer (rc_hostile.py, as 99-hostile.sh: pyverbs
 # drives the victim QP on sroce8, a raw socket in the peer namespace forges
 # packets with valid ICRCs):

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # sroce-timeout: 600
-# sroce-kernels: oldest newest
+# sroce-kernels: oldest
 #
 # A hostile local process (build/userspace/sroce-hostile) against sroce8
 # (veth srA, 192.0.2.1; its RoCEv2 GID 1), each step bounded:

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # sroce-timeout: 600
-# sroce-kernels: oldest newest
+# sroce-kernels: newest
 # A hostile RC peer (rc_hostile.py: pyverbs drives the victim QP on sroce8,
 # scapy and a raw socket in the peer namespace forge packets from the
 # victim's peer address 192.0.2.2 with valid ICRCs):
