@@ -178,7 +178,6 @@ static void sroce_kpost_write_send(struct sroce_qp *qp, struct sroce_send_wqe *w
 		w->wr.reg.access = reg_wr(wr)->access;
 		w->wr.reg.iova = mr->iova;
 		w->wr.reg.length = mr->length;
-		w->wr.reg.page_size = mr->page_size;
 		return;		/* no SGEs */
 	}
 	if (wr->opcode == IB_WR_LOCAL_INV)

@@ -770,16 +770,13 @@ static struct sroce_mr *sroce_frmr_get(struct sroce_dev *sdev, struct ib_pd *pd,
 static const char *sroce_fr_reg_bad(const struct sroce_fr_reg *r, u32 npages,
 				    unsigned int shift)
 {
-	u64 end, span;
+	u64 ps = 1ULL << shift, end;
 
 	if (!npages)
 		return "no pages mapped (map_mr_sg)";
-	if (r->page_size != 1U << shift)
-		return "page size not the one the pages were mapped with";
 	if (check_add_overflow(r->iova, r->length, &end))
 		return "iova + length wraps";
-	span = (r->iova & (r->page_size - 1)) + r->length;
-	if (span > (u64)npages * r->page_size)
+	if ((r->iova & (ps - 1)) + r->length > (u64)npages << shift)
 		return "length past the pages mapped";
 	return NULL;
 }
@@ -809,7 +806,7 @@ static void sroce_fr_install(struct sroce_mr *mr, const struct sroce_fr_reg *r)
  * @sdev: the device
  * @pd: the posting QP's PD
  * @r: the work request: new lkey/rkey (index bits: the MR's), access, and
- *	the MR's iova, length and page size when it was posted
+ *	the MR's iova and length when it was posted
  *
  * Registers the pages map_mr_sg staged since the last REG_MR (none
  * staged: the registered ones again, under the new key). A registration
@@ -840,8 +837,8 @@ int sroce_mr_fast_reg(struct sroce_dev *sdev, struct ib_pd *pd, const struct sro
 	why = mr->staged ? sroce_fr_reg_bad(r, mr->nstage, mr->stage_shift) :
 			   sroce_fr_reg_bad(r, mr->npbl, mr->fr_shift);
 	if (why) {
-		sroce_dbg_mr_rl(mr, "REG_MR: iova 0x%llx length %llu page size %u: %s",
-				r->iova, r->length, r->page_size, why);
+		sroce_dbg_mr_rl(mr, "REG_MR: iova 0x%llx length %llu: %s",
+				r->iova, r->length, why);
 		err = -EINVAL;
 	} else {
 		sroce_fr_install(mr, r);
@@ -888,11 +885,10 @@ int sroce_mr_invalidate(struct sroce_dev *sdev, struct ib_pd *pd, u32 key)
 	return err;
 }
 
-/* May @pd's QP access [@iova, @iova + @len) of @mr with @need_access? */
-static int sroce_mr_check(const struct sroce_mr *mr, struct ib_pd *pd, int need_access,
-			  u64 iova, u64 len)
+/* May a QP of @mr's PD access [@iova, @iova + @len) with @need_access? */
+static int sroce_mr_check(const struct sroce_mr *mr, int need_access, u64 iova, u64 len)
 {
-	if (mr->ibmr.pd != pd || (need_access & ~mr->access))
+	if (need_access & ~mr->access)
 		return -EACCES;
 	return sroce_mr_in_bounds(mr, iova, len) ? 0 : -EINVAL;
 }
@@ -943,11 +939,11 @@ struct sroce_mr *sroce_mr_lookup(struct sroce_dev *sdev, u32 key,
 		/* registration and invalidation change these under the lock */
 		read_lock(&mr->lock);
 		err = mr->valid && mr->key == key ?
-		      sroce_mr_check(mr, pd, need_access, iova, len) : -ENOENT;
+		      sroce_mr_check(mr, need_access, iova, len) : -ENOENT;
 		*gen = mr->gen;
 		read_unlock(&mr->lock);
 	} else {
-		err = sroce_mr_check(mr, pd, need_access, iova, len);
+		err = sroce_mr_check(mr, need_access, iova, len);
 		*gen = 0;
 	}
 	if (err) {

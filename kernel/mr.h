@@ -116,13 +116,15 @@ void sroce_mr_put(struct sroce_mr *mr);
 struct ib_mr *sroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type, u32 max_num_sg);
 int sroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		    unsigned int *sg_offset);
-/* An IB_WR_REG_MR as posted: ib_reg_wr's key and access, the MR's range */
+/*
+ * An IB_WR_REG_MR as posted: ib_reg_wr's key and access, the MR's range
+ * (its page size is the page list's, recorded by map_mr_sg)
+ */
 struct sroce_fr_reg {
 	u32 key;
 	int access;
 	u64 iova;
 	u64 length;
-	u32 page_size;
 };
 
 int sroce_mr_fast_reg(struct sroce_dev *sdev, struct ib_pd *pd, const struct sroce_fr_reg *r);

@@ -23,15 +23,15 @@
 #include "odp.h"
 
 /*
- * The kernel address of @iova in a FR MR's registration and the bytes
- * left in its page, or NULL outside it. Caller holds mr->lock.
+ * The kernel address of @iova in a FR MR's registered pages and the bytes
+ * left in its page, or NULL past them (an @iova below the first page
+ * wraps to past them). The caller holds mr->lock and checked the range
+ * against the registration's (sroce_mr_in_bounds()).
  */
 static void *sroce_frmr_va(const struct sroce_mr *mr, u64 iova, u32 *room)
 {
 	u64 ps = 1ULL << mr->fr_shift, off, idx;
 
-	if (!sroce_mr_in_bounds(mr, iova, 1))
-		return NULL;
 	off = iova - (mr->iova & ~(ps - 1));
 	idx = off >> mr->fr_shift;
 	if (idx >= mr->npbl)
@@ -104,10 +104,12 @@ int sroce_mr_copy(struct sroce_mr *mr, u32 gen, u64 iova, void *buf, u32 len,
 	u64 pos;
 
 	/* a FR MR's range and rights change with REG_MR: sroce_frmr_copy() */
-	if (!mr->frmr && !sroce_mr_in_bounds(mr, iova, len))
-		return -EINVAL;
-	if (!mr->frmr && dir == SROCE_COPY_TO_MR && !ib_access_writable(mr->access))
-		return -EACCES;
+	if (!mr->frmr) {
+		if (!sroce_mr_in_bounds(mr, iova, len))
+			return -EINVAL;
+		if (dir == SROCE_COPY_TO_MR && !ib_access_writable(mr->access))
+			return -EACCES;
+	}
 
 	/* sroce_dereg_mr() unpins the pages one grace period after the mark */
 	rcu_read_lock();

@@ -887,7 +887,6 @@ static enum ib_wc_status sroce_req_local_exec(struct sroce_qp *qp,
 		r.access = wqe->wr.reg.access;
 		r.iova = wqe->wr.reg.iova;
 		r.length = wqe->wr.reg.length;
-		r.page_size = wqe->wr.reg.page_size;
 		return sroce_mr_fast_reg(qp->sdev, qp->ibqp.pd, &r) ?
 		       IB_WC_LOC_PROT_ERR : IB_WC_SUCCESS;
 	case IB_UVERBS_WR_BIND_MW:

@@ -160,8 +160,6 @@ struct sroce_send_wqe {
 			__u32 access;	/* IB_ACCESS_* */
 			__aligned_u64 iova;	/* ib_mr.iova when posted */
 			__aligned_u64 length;	/* ib_mr.length */
-			__u32 page_size;	/* ib_mr.page_size */
-			__u32 reserved;
 		} reg;
 		/*
 		 * IB_UVERBS_WR_BIND_MW (ibv_bind_mw() for type 1, a BIND_MW
